@@ -1,0 +1,75 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "SceneStore",
+    products: [
+        .library(name: "SceneStore", targets: ["SceneStore"]),
+        .library(name: "SceneNavigation", targets: ["SceneNavigation"]),
+        .library(name: "SceneStoreTesting", targets: ["SceneStoreTesting"]),
+        .executable(name: "scenes", targets: ["scenes"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.0"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CInotifyTools",
+            path: "Sources/CInotifyTools",
+            providers: [.apt(["libinotifytools0-dev"])]
+        ),
+        .target(
+            name: "SceneStore",
+            dependencies: [
+                "CInotifyTools",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "SceneNavigation",
+            dependencies: [
+                "SceneStore",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "SceneStoreTesting",
+            dependencies: ["SceneStore"]
+        ),
+        .executableTarget(
+            name: "scenes",
+            dependencies: [
+                "SceneStore",
+                "SceneNavigation",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Demo/scenes"
+        ),
+        .testTarget(
+            name: "SceneStoreTests",
+            dependencies: ["SceneStore", "SceneStoreTesting"]
+        ),
+        .testTarget(
+            name: "SceneNavigationTests",
+            dependencies: [
+                "SceneNavigation",
+                "SceneStoreTesting",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
+        .testTarget(
+            name: "ScenesCLITests",
+            dependencies: ["SceneStore", "SceneStoreTesting", "scenes"]
+        ),
+    ]
+)
+
+// Strict settings for every target of ours, set once.
+for target in package.targets where target.type != .system {
+    target.swiftSettings = (target.swiftSettings ?? []) + [
+        .enableUpcomingFeature("ExistentialAny"),
+    ]
+}

@@ -1,0 +1,51 @@
+import Logging
+
+extension SceneRegistry {
+    /// When a store writes what was set.
+    public enum SavePolicy: Sendable, Equatable {
+        /// Schedule a save as soon as a value is set (still off the caller's thread).
+        case writeThrough
+        /// Gather the sets made within `window` into one save.
+        case coalesced(Duration)
+        /// Save only on ``SceneStore/flush()`` and when the registry closes
+        /// (deterministic tests; apps that flush at known points).
+        case onFlush
+
+        /// 30 ms: fast enough to mirror another process within a frame or two,
+        /// slow enough to turn a burst of sets into one write.
+        public static let `default` = SavePolicy.coalesced(.milliseconds(30))
+    }
+
+    /// Size limits, each enforced by a typed error naming the key and limit.
+    public struct Limits: Sendable, Equatable {
+        /// Key length in UTF-8 bytes (1...this).
+        public var maxKeyBytes = 256
+        /// One value's size in bytes (string UTF-8, Data bytes, URL string).
+        public var maxValueBytes = 1 << 20
+        /// Keys plus values of one scene, in bytes.
+        public var maxSceneBytes = 8 << 20
+
+        public init() {}
+    }
+
+    /// How a registry behaves; the defaults suit an app.
+    public struct Configuration: Sendable {
+        public var savePolicy: SavePolicy
+        public var limits: Limits
+        /// How changes by other processes are noticed.
+        public var watcher: FileWatcherPreference
+        public var logger: Logger
+
+        public init(
+            savePolicy: SavePolicy = .default,
+            limits: Limits = Limits(),
+            watcher: FileWatcherPreference = .automatic,
+            logger: Logger = Logger(label: "SceneStore")
+        ) {
+            self.savePolicy = savePolicy
+            self.limits = limits
+            self.watcher = watcher
+            self.logger = logger
+        }
+    }
+}

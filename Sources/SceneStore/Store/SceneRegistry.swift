@@ -1,0 +1,186 @@
+import Foundation
+import Logging
+
+/// Owns one root directory and hands out one ``SceneStore`` per scene id.
+///
+/// ```swift
+/// let scenes = try SceneRegistry(appID: "com.example.editor")
+/// let store = try scenes.store(for: "main")
+/// try store.set(2, forKey: "selectedTab")
+/// try await scenes.close()
+/// ```
+///
+/// Several processes (or registries) may open the same root: each watches
+/// it and reloads what the others write; saves merge under a lock so no
+/// write is lost. Call ``close()`` before exiting to flush.
+public final class SceneRegistry: Sendable {
+    /// The directory holding one file per scene.
+    public let root: URL
+    public let configuration: Configuration
+
+    private let directory: SceneDirectory
+    private let writer = WriterIdentity.current()
+    private let watcher: (any FileWatcher)?
+    private let watchToken: FileWatchToken?
+    private let state: Locked<State>
+
+    private struct State: Sendable {
+        var stores: [SceneID: SceneStore] = [:]
+        var closed = false
+    }
+
+    /// Opens (creating it with mode 0700 if needed) the registry at `root`.
+    /// - Throws: ``SceneStoreError/io(syscall:path:errno:)`` when the root
+    ///   cannot be created or is not a directory.
+    public init(root: URL, configuration: Configuration = Configuration()) throws {
+        self.root = root.standardizedFileURL
+        self.configuration = configuration
+        try SceneDirectory.prepare(root: self.root)
+        self.directory = SceneDirectory(root: self.root)
+        let state = Locked(State())
+        self.state = state
+        let watcher = makeFileWatcher(configuration.watcher, logger: configuration.logger)
+        do {
+            self.watchToken = try watcher.watch(directory: self.root) { event in
+                Self.route(event, to: state)
+            }
+            self.watcher = watcher
+        } catch {
+            configuration.logger.warning("no file watcher: changes by other processes are merged only when saving", metadata: [
+                "root": "\(self.root.path)", "error": "\(error)",
+            ])
+            self.watchToken = nil
+            self.watcher = nil
+        }
+    }
+
+    /// Opens the registry in the XDG state directory of `appID`:
+    /// `$XDG_STATE_HOME/<appID>/scenes`, else `~/.local/state/<appID>/scenes`.
+    public convenience init(appID: String, configuration: Configuration = Configuration()) throws {
+        try self.init(root: Self.defaultRoot(appID: appID), configuration: configuration)
+    }
+
+    /// Where ``init(appID:configuration:)`` keeps scenes.
+    /// - Throws: ``SceneStoreError/invalidSceneID(_:reason:)`` for an app id
+    ///   that is not a plain file name (same rules as a scene id).
+    public static func defaultRoot(
+        appID: String, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws -> URL {
+        _ = try SceneID(appID)
+        let base: URL
+        if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") {
+            base = URL(fileURLWithPath: state, isDirectory: true)
+        } else {
+            let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+            base = URL(fileURLWithPath: home, isDirectory: true)
+                .appendingPathComponent(".local/state", isDirectory: true)
+        }
+        return base.appendingPathComponent(appID, isDirectory: true)
+            .appendingPathComponent("scenes", isDirectory: true)
+    }
+
+    /// The watcher in use (`nil` if none could start).
+    public var watcherKind: FileWatcherKind? { watcher?.kind }
+
+    /// The store of scene `id`, loaded from disk on first use; the same
+    /// instance for the same id afterwards.
+    ///
+    /// - Throws: ``SceneStoreError/closed(scene:)``,
+    ///   ``SceneStoreError/unsupportedFormat(scene:version:path:)`` for a file
+    ///   written by a newer SceneStore (left untouched), or an I/O error.
+    ///   A damaged file is not an error: it is moved to `quarantine/`, the
+    ///   scene starts empty and ``SceneStore/lastRecovery`` says so.
+    public func store(for id: SceneID) throws -> SceneStore {
+        let existing = try state.withLock { (state) throws(SceneStoreError) -> SceneStore? in
+            guard !state.closed else { throw .closed(scene: nil) }
+            return state.stores[id]
+        }
+        if let existing { return existing }
+        let opened = SceneStore(
+            id: id, directory: directory, configuration: configuration, writer: writer,
+            watcherKind: { [weak self] in self?.watcherKind })
+        try opened.io.sync { () throws in try opened.load() }
+        let store = try state.withLock { (state) throws(SceneStoreError) -> SceneStore in
+            guard !state.closed else { throw .closed(scene: nil) }
+            if let raced = state.stores[id] { return raced }
+            state.stores[id] = opened
+            return opened
+        }
+        // Events that arrived between the load and the registration were
+        // not routed to this store: read once more (usually a no-op).
+        store.scheduleReload()
+        return store
+    }
+
+    /// The store of scene `id`; the id is validated first.
+    public func store(for id: String) throws -> SceneStore {
+        try store(for: SceneID(id))
+    }
+
+    /// The scenes that have a file in the root, sorted.
+    public func sceneIDs() throws -> [SceneID] {
+        try directory.sceneIDs()
+    }
+
+    /// Deletes a scene's state, like discarding a scene session. Open
+    /// streams of the scene, here and in other processes, get a
+    /// `.discarded` event and finish; the store stays usable and a later
+    /// set creates the scene again.
+    public func discard(_ id: SceneID) async throws {
+        try await store(for: id).discard()
+    }
+
+    /// Discards scene `id`; the id is validated first.
+    public func discard(_ id: String) async throws {
+        try await discard(SceneID(id))
+    }
+
+    /// Flushes every store, finishes their streams and stops watching.
+    /// Later calls to ``store(for:)-(SceneID)`` throw. Idempotent.
+    /// - Throws: the first flush error, after closing everything anyway.
+    public func close() async throws {
+        let stores = state.withLock { state -> [SceneStore] in
+            defer { state.closed = true }
+            return state.closed ? [] : Array(state.stores.values)
+        }
+        stopWatching()
+        var firstError: (any Error)?
+        for store in stores {
+            do { try await store.close() } catch { firstError = firstError ?? error }
+        }
+        if let firstError { throw firstError }
+    }
+
+    /// Drops every store without saving, as if the process were killed.
+    package func abandon() {
+        let stores = state.withLock { state -> [SceneStore] in
+            defer { state.closed = true }
+            return Array(state.stores.values)
+        }
+        stopWatching()
+        for store in stores { store.abandon() }
+    }
+
+    private func stopWatching() {
+        if let watcher, let watchToken { watcher.cancel(watchToken) }
+    }
+
+    deinit {
+        stopWatching()
+    }
+
+    /// Runs on the watcher's thread: hands the event to the store it is
+    /// about, which re-reads its file on its own queue.
+    private static func route(_ event: FileWatchEvent, to state: Locked<State>) {
+        switch event {
+        case .changed(let name):
+            guard let id = SceneDirectory.sceneID(forFileNamed: name),
+                  let store = state.withLock({ $0.stores[id] }) else { return }
+            store.scheduleReload()
+        case .rescan:
+            for store in state.withLock({ Array($0.stores.values) }) {
+                store.scheduleReload()
+            }
+        }
+    }
+}

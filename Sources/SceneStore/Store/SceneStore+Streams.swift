@@ -1,0 +1,91 @@
+extension SceneStore {
+    /// The value for `key` now, then each new value as it changes, locally
+    /// or from another process. A value of another kind reads as
+    /// `defaultValue`.
+    ///
+    /// Buffering keeps only the latest value: a slow consumer skips
+    /// intermediate values but always ends on the current one. The stream
+    /// finishes when the registry closes or the scene is discarded (after
+    /// yielding `defaultValue`), or when the consuming task is cancelled.
+    public func values<Value: SceneStorable>(
+        forKey key: String, default defaultValue: Value
+    ) -> AsyncStream<Value> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Value.self, bufferingPolicy: .bufferingNewest(1))
+        let convert: @Sendable (SceneValue?) -> Value = { [weak self] stored in
+            guard let stored else { return defaultValue }
+            return self?.convert(stored, forKey: key) ?? defaultValue
+        }
+        let current = SceneEvent.changed(SceneChange(
+            key: key, oldValue: nil, newValue: nil, origin: .local, generation: nil))
+        subscribe(continuation, initial: current) { event in
+            switch event {
+            case .changed(let change) where change.key == key:
+                continuation.yield(convert(change.newValue))
+            case .discarded:
+                continuation.yield(defaultValue)
+            default:
+                break
+            }
+        }
+        return stream
+    }
+
+    /// The values behind a typed key; see ``values(forKey:default:)``.
+    public func values<Value: SceneStorable>(for key: SceneKey<Value>) -> AsyncStream<Value> {
+        values(forKey: key.name, default: key.defaultValue)
+    }
+
+    /// Every change of every key, in order, from the moment of the call:
+    /// local sets and removes, and changes written by other processes.
+    /// Unbounded buffering: no change is dropped. Finishes like
+    /// ``values(forKey:default:)``.
+    public func changes() -> AsyncStream<SceneChange> {
+        let (stream, continuation) = AsyncStream.makeStream(of: SceneChange.self)
+        subscribe(continuation, initial: nil) { event in
+            if case .changed(let change) = event { continuation.yield(change) }
+        }
+        return stream
+    }
+
+    /// Every event of the scene: changes, a discard (the stream's last
+    /// element), and damaged files moved to quarantine.
+    public func events() -> AsyncStream<SceneEvent> {
+        let (stream, continuation) = AsyncStream.makeStream(of: SceneEvent.self)
+        subscribe(continuation, initial: nil) { continuation.yield($0) }
+        return stream
+    }
+
+    /// How many streams are subscribed now (for leak checks).
+    package var subscriberCount: Int {
+        state.withLock { $0.broadcast.count }
+    }
+
+    /// Registers `receive` and, when `initial` is a change, sends the
+    /// current value of its key to this subscriber alone, under the same
+    /// lock, so no change can fall between the two.
+    private func subscribe<Element>(
+        _ continuation: AsyncStream<Element>.Continuation,
+        initial: SceneEvent?,
+        receive: @escaping @Sendable (SceneEvent) -> Void
+    ) {
+        let subscriber = Broadcast.Subscriber(receive: receive, finish: { continuation.finish() })
+        let id = state.withLock { state -> UInt64? in
+            guard state.phase == .open else { return nil }
+            var initialEvents: [SceneEvent] = []
+            if case .changed(let change)? = initial {
+                initialEvents = [.changed(SceneChange(
+                    key: change.key, oldValue: nil, newValue: state.values[change.key],
+                    origin: .local, generation: nil))]
+            }
+            return state.broadcast.register(subscriber, initial: initialEvents)
+        }
+        guard let id else {
+            continuation.finish()
+            return
+        }
+        continuation.onTermination = { [weak self] _ in
+            self?.state.withLock { $0.broadcast.unregister(id) }
+        }
+        state.deliver(\.broadcast)
+    }
+}

@@ -1,0 +1,145 @@
+import Foundation
+import Logging
+
+/// The key-value store of one scene: Bool, Int, Double, String, URL and
+/// Data values (see ``SceneStorable``) that survive relaunch and stay in
+/// sync with other processes that open the same scene.
+///
+/// Get one from ``SceneRegistry/store(for:)-(String)``; the registry hands out
+/// the same instance for the same scene id. Reads and writes are synchronous
+/// and never touch the disk: ``set(_:forKey:)`` updates memory and schedules
+/// a save on the store's own queue, as the registry's
+/// ``SceneRegistry/Configuration/savePolicy`` says. ``flush()`` returns once
+/// everything set before it is durable.
+///
+/// Thread safety: every method may be called from any thread or task.
+public final class SceneStore: Sendable {
+    /// The scene this store holds.
+    public let id: SceneID
+
+    let directory: SceneDirectory
+    let configuration: SceneRegistry.Configuration
+    let writer: WriterIdentity
+    let state = Locked(StoreState())
+    /// Every file operation of this store runs here, one at a time.
+    let io: DispatchQueue
+    let watcherKindProvider: @Sendable () -> FileWatcherKind?
+
+    var logger: Logger { configuration.logger }
+
+    init(
+        id: SceneID,
+        directory: SceneDirectory,
+        configuration: SceneRegistry.Configuration,
+        writer: WriterIdentity,
+        watcherKind: @escaping @Sendable () -> FileWatcherKind?
+    ) {
+        self.id = id
+        self.directory = directory
+        self.configuration = configuration
+        self.writer = writer
+        self.io = DispatchQueue(label: "SceneStore.io.\(id.rawValue)")
+        self.watcherKindProvider = watcherKind
+    }
+
+    // MARK: Reading
+
+    /// The value for `key`, or `defaultValue` when the scene has none or
+    /// holds another kind of value there (logged at debug level).
+    public func value<Value: SceneStorable>(forKey key: String, default defaultValue: Value) -> Value {
+        guard let stored = state.withLock({ $0.values[key] }) else { return defaultValue }
+        return convert(stored, forKey: key) ?? defaultValue
+    }
+
+    /// The value for `key`, or `nil` when absent or of another kind.
+    public func value<Value: SceneStorable>(forKey key: String, as type: Value.Type = Value.self) -> Value? {
+        guard let stored = state.withLock({ $0.values[key] }) else { return nil }
+        return convert(stored, forKey: key)
+    }
+
+    /// The value behind a typed key.
+    public subscript<Value: SceneStorable>(key: SceneKey<Value>) -> Value {
+        value(forKey: key.name, default: key.defaultValue)
+    }
+
+    /// All values, as stored.
+    public var snapshot: [String: SceneValue] {
+        state.withLock { $0.values }
+    }
+
+    /// The generation of the scene file this store last read or wrote
+    /// (0 before the scene has a file).
+    public var generation: UInt64 {
+        state.withLock { $0.disk.generation }
+    }
+
+    /// The file watcher keeping this store in sync with other processes,
+    /// or `nil` when none could be started (changes from other processes
+    /// are then seen only when they are merged at the next save).
+    public var watcherKind: FileWatcherKind? { watcherKindProvider() }
+
+    /// The last damaged file of this scene that was moved to quarantine.
+    public var lastRecovery: SceneRecovery? {
+        state.withLock { $0.lastRecovery }
+    }
+
+    /// Who changed the scene from outside last, and when, if anyone has.
+    public var lastExternalChange: (writerPID: Int32?, at: ContinuousClock.Instant)? {
+        state.withLock { state in state.lastExternalChange.map { ($0.pid, $0.at) } }
+    }
+
+    func convert<Value: SceneStorable>(_ stored: SceneValue, forKey key: String) -> Value? {
+        if let value = Value(sceneValue: stored) { return value }
+        logger.debug("wrong kind read; returning the default", metadata: [
+            "scene": "\(id)", "key": "\(key)", "stored": "\(stored.kind)", "requested": "\(Value.self)",
+        ])
+        return nil
+    }
+
+    // MARK: Writing
+
+    /// Sets `value` for `key` in memory and schedules a save. Setting `nil`
+    /// (an empty Optional) removes the key.
+    ///
+    /// - Throws: ``SceneStoreError/invalidKey(_:limit:)``,
+    ///   ``SceneStoreError/valueTooLarge(key:size:limit:)``,
+    ///   ``SceneStoreError/sceneTooLarge(scene:key:size:limit:)`` or
+    ///   ``SceneStoreError/closed(scene:)``; nothing is changed then.
+    public func set<Value: SceneStorable>(_ value: Value, forKey key: String) throws(SceneStoreError) {
+        try apply(key: key, value: value.sceneValue)
+    }
+
+    /// Sets the value behind a typed key.
+    public func set<Value: SceneStorable>(_ value: Value, for key: SceneKey<Value>) throws(SceneStoreError) {
+        try set(value, forKey: key.name)
+    }
+
+    /// Removes the value for `key` (a no-op if absent, invalid or closed).
+    public func removeValue(forKey key: String) {
+        do {
+            try apply(key: key, value: nil)
+        } catch {
+            logger.debug("remove ignored", metadata: ["scene": "\(id)", "key": "\(key)", "error": "\(error)"])
+        }
+    }
+
+    func apply(key: String, value: SceneValue?) throws(SceneStoreError) {
+        let limits = configuration.limits
+        let keyBytes = key.utf8.count
+        guard (1...limits.maxKeyBytes).contains(keyBytes) else {
+            throw .invalidKey(key, limit: limits.maxKeyBytes)
+        }
+        if let value, value.byteCount > limits.maxValueBytes {
+            throw .valueTooLarge(key: key, size: value.byteCount, limit: limits.maxValueBytes)
+        }
+        let schedule = try state.withLock { (state) throws(SceneStoreError) -> Bool in
+            guard try state.applyLocal(
+                key: key, value: value, sceneLimit: limits.maxSceneBytes, scene: id) else { return false }
+            guard !state.saveScheduled else { return false }
+            state.saveScheduled = true
+            return true
+        }
+        state.deliver(\.broadcast)
+        if schedule { scheduleSave() }
+    }
+}

@@ -1,0 +1,124 @@
+/// Which version of the scene file the store's memory reflects.
+struct DiskVersion: Equatable, Sendable {
+    /// `nil` while no file has been seen or written.
+    var incarnation: String?
+    var generation: UInt64
+
+    static let none = DiskVersion(incarnation: nil, generation: 0)
+
+    /// Whether `file` is a version this store has not yet applied.
+    func isOlder(than file: SceneFile) -> Bool {
+        incarnation != file.incarnation || file.generation > generation
+    }
+}
+
+/// A local set (`value` non-nil) or remove (`nil`) not yet saved.
+struct PendingEdit: Sendable {
+    let value: SceneValue?
+    /// Tells an edit apart from a later edit of the same key, so a save
+    /// only clears the edits it actually wrote.
+    let sequence: UInt64
+}
+
+/// Everything a ``SceneStore`` holds in memory, guarded by its lock. Each
+/// transition is a `mutating func` that decides and enqueues events; the
+/// store delivers them and does I/O after releasing the lock.
+struct StoreState: Sendable {
+    enum Phase: Sendable { case open, closed }
+
+    var phase = Phase.open
+    /// What readers see: the last known disk state with pending edits on top.
+    private(set) var values: [String: SceneValue] = [:]
+    private(set) var byteCount = 0
+    private(set) var pending: [String: PendingEdit] = [:]
+    private var nextSequence: UInt64 = 0
+    private(set) var disk = DiskVersion.none
+    var saveScheduled = false
+    var reloadQueued = false
+    var lastRecovery: SceneRecovery?
+    var lastExternalChange: (pid: Int32?, at: ContinuousClock.Instant)?
+    var broadcast = Broadcast()
+
+    static func cost(key: String, value: SceneValue?) -> Int {
+        guard let value else { return 0 }
+        return key.utf8.count + value.byteCount
+    }
+
+    /// Applies a local set or remove.
+    /// - Returns: `false` if nothing changed (same value, or removing an absent key).
+    mutating func applyLocal(key: String, value: SceneValue?, sceneLimit: Int, scene: SceneID) throws(SceneStoreError) -> Bool {
+        guard phase == .open else { throw .closed(scene: scene.rawValue) }
+        let old = values[key]
+        guard old != value else { return false }
+        let newCount = byteCount - Self.cost(key: key, value: old) + Self.cost(key: key, value: value)
+        if value != nil && newCount > sceneLimit {
+            throw .sceneTooLarge(scene: scene.rawValue, key: key, size: newCount, limit: sceneLimit)
+        }
+        values[key] = value
+        byteCount = newCount
+        nextSequence += 1
+        pending[key] = PendingEdit(value: value, sequence: nextSequence)
+        broadcast.enqueue([.changed(SceneChange(
+            key: key, oldValue: old, newValue: value, origin: .local, generation: nil))])
+        return true
+    }
+
+    /// Takes `file` (or, with `nil`, an empty scene) as the disk state:
+    /// every key without a pending local edit takes the file's value, and
+    /// each difference is enqueued as a change from `origin`.
+    mutating func adopt(_ file: SceneFile?, origin: SceneChangeOrigin) {
+        disk = file.map { DiskVersion(incarnation: $0.incarnation, generation: $0.generation) } ?? .none
+        let incoming = file?.values ?? [:]
+        var changes: [SceneEvent] = []
+        for key in Set(values.keys).union(incoming.keys).sorted() where pending[key] == nil {
+            let old = values[key]
+            let new = incoming[key]
+            guard old != new else { continue }
+            values[key] = new
+            byteCount += Self.cost(key: key, value: new) - Self.cost(key: key, value: old)
+            changes.append(.changed(SceneChange(
+                key: key, oldValue: old, newValue: new, origin: origin, generation: file?.generation)))
+        }
+        if case .external = origin, !changes.isEmpty {
+            lastExternalChange = (file?.writer.pid, ContinuousClock.now)
+        }
+        broadcast.enqueue(changes)
+    }
+
+    /// Records that `file`, which includes `edits`, is now on disk.
+    mutating func saved(_ edits: [String: PendingEdit], as file: SceneFile, over base: SceneFile?) {
+        for (key, edit) in edits where pending[key]?.sequence == edit.sequence {
+            pending[key] = nil
+        }
+        adopt(file, origin: .external(writerPID: base?.writer.pid))
+    }
+
+    /// Marks every value as unsaved, so the next save writes the whole
+    /// scene again (after its file was found damaged and moved aside).
+    mutating func markAllPending() {
+        for (key, value) in values where pending[key] == nil {
+            nextSequence += 1
+            pending[key] = PendingEdit(value: value, sequence: nextSequence)
+        }
+        disk = .none
+    }
+
+    /// Empties the scene after a discard, finishing every stream after a
+    /// `.discarded` event. The store stays open.
+    mutating func discard(origin: SceneChangeOrigin) {
+        values = [:]
+        byteCount = 0
+        pending = [:]
+        disk = .none
+        broadcast.enqueue([.discarded(origin: origin)])
+        broadcast.finishAll()
+    }
+
+    /// Closes the store: pending edits are dropped (flush first for a
+    /// graceful close) and every stream finishes.
+    mutating func close() {
+        phase = .closed
+        pending = [:]
+        broadcast.finishAll()
+    }
+}

@@ -1,0 +1,88 @@
+/// Fan-out of scene events to any number of subscribers, in order.
+///
+/// The store calls ``enqueue(_:)`` and ``register(_:initial:)`` while holding
+/// its own lock, so the order of events is the order of state changes. The
+/// actual yields happen in ``deliver()``, called after the store released its
+/// lock; one thread at a time drains the outbox, so every subscriber sees
+/// events in order even when several threads change the scene at once.
+struct Broadcast: Sendable {
+    /// A registered consumer: yields events to its continuation, finishes it.
+    struct Subscriber: Sendable {
+        let receive: @Sendable (SceneEvent) -> Void
+        let finish: @Sendable () -> Void
+    }
+
+    fileprivate enum Delivery {
+        case event(SceneEvent, to: [Subscriber])
+        case finish([Subscriber])
+    }
+
+    private var subscribers: [UInt64: Subscriber] = [:]
+    private var nextID: UInt64 = 0
+    private var outbox: [Delivery] = []
+    private var draining = false
+
+    var count: Int { subscribers.count }
+
+    /// Adds a subscriber; `initial` events go to it alone, before anything
+    /// enqueued later.
+    mutating func register(_ subscriber: Subscriber, initial: [SceneEvent] = []) -> UInt64 {
+        nextID += 1
+        subscribers[nextID] = subscriber
+        for event in initial {
+            outbox.append(.event(event, to: [subscriber]))
+        }
+        return nextID
+    }
+
+    mutating func unregister(_ id: UInt64) {
+        subscribers[id] = nil
+    }
+
+    mutating func enqueue(_ events: some Sequence<SceneEvent>) {
+        guard !subscribers.isEmpty else { return }
+        let targets = Array(subscribers.values)
+        for event in events {
+            outbox.append(.event(event, to: targets))
+        }
+    }
+
+    /// Finishes every current subscriber (after what is already enqueued)
+    /// and forgets them.
+    mutating func finishAll() {
+        guard !subscribers.isEmpty else { return }
+        outbox.append(.finish(Array(subscribers.values)))
+        subscribers = [:]
+    }
+
+    /// Takes the next batch to deliver, or `nil` if another thread is
+    /// draining or there is nothing to do. Call under the owner's lock.
+    fileprivate mutating func takeBatch(continuing: Bool) -> [Delivery]? {
+        if !continuing && draining { return nil }
+        guard !outbox.isEmpty else {
+            draining = false
+            return nil
+        }
+        draining = true
+        defer { outbox = [] }
+        return outbox
+    }
+}
+
+extension Locked {
+    /// Delivers what `broadcast` has queued, outside the lock.
+    func deliver(_ broadcast: WritableKeyPath<State, Broadcast>) {
+        var continuing = false
+        while let batch = withLock({ $0[keyPath: broadcast].takeBatch(continuing: continuing) }) {
+            continuing = true
+            for delivery in batch {
+                switch delivery {
+                case .event(let event, let targets):
+                    for target in targets { target.receive(event) }
+                case .finish(let targets):
+                    for target in targets { target.finish() }
+                }
+            }
+        }
+    }
+}

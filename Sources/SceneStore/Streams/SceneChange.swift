@@ -1,0 +1,51 @@
+/// Where a change came from.
+public enum SceneChangeOrigin: Sendable, Hashable {
+    /// This process (this registry) set or removed the value.
+    case local
+    /// Another process (or another registry on the same root) wrote it;
+    /// `writerPID` is `nil` when the writer left no trace (a discard).
+    case external(writerPID: Int32?)
+}
+
+/// One key's value changed.
+public struct SceneChange: Sendable, Hashable {
+    public let key: String
+    /// `nil` when the key was absent.
+    public let oldValue: SceneValue?
+    /// `nil` when the key was removed.
+    public let newValue: SceneValue?
+    public let origin: SceneChangeOrigin
+    /// The generation of the scene file that carried an external change;
+    /// `nil` for a local change, which has no generation until it is saved.
+    public let generation: UInt64?
+
+    public init(
+        key: String, oldValue: SceneValue?, newValue: SceneValue?,
+        origin: SceneChangeOrigin, generation: UInt64?
+    ) {
+        self.key = key
+        self.oldValue = oldValue
+        self.newValue = newValue
+        self.origin = origin
+        self.generation = generation
+    }
+}
+
+/// A damaged scene file that was moved aside.
+public struct SceneRecovery: Sendable, Hashable {
+    public let scene: SceneID
+    /// What was wrong with the file.
+    public let reason: String
+    /// Where the damaged file now is, inside the root's `quarantine/`.
+    public let quarantinedFile: String
+}
+
+/// Everything a scene reports to its observers, in order.
+public enum SceneEvent: Sendable, Hashable {
+    case changed(SceneChange)
+    /// The scene was discarded, here or by another process. Its streams
+    /// finish right after this event; the store is empty and usable again.
+    case discarded(origin: SceneChangeOrigin)
+    /// The scene file was damaged and moved to quarantine.
+    case recovered(SceneRecovery)
+}

@@ -1,0 +1,44 @@
+import Foundation
+
+/// Every error SceneStore throws. Each case carries what a log line or a
+/// caller needs to act: the scene, the key, the path, the syscall, the errno.
+public enum SceneStoreError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// A scene id outside `[A-Za-z0-9._-]{1,128}`, or starting with `.`.
+    case invalidSceneID(String, reason: String)
+    /// A key that is empty or longer than `limit` UTF-8 bytes.
+    case invalidKey(String, limit: Int)
+    /// One value larger than `limit` bytes once encoded.
+    case valueTooLarge(key: String, size: Int, limit: Int)
+    /// A write that would make the scene larger than `limit` bytes.
+    case sceneTooLarge(scene: String, key: String, size: Int, limit: Int)
+    /// A system call failed.
+    case io(syscall: String, path: String, errno: Int32)
+    /// The scene file was written by a newer SceneStore (format `version`);
+    /// it is left untouched and the scene cannot be opened.
+    case unsupportedFormat(scene: String, version: Int, path: String)
+    /// The registry or store was closed.
+    case closed(scene: String?)
+    /// A file watcher could not be set up.
+    case watcherUnavailable(reason: String)
+
+    public var description: String {
+        switch self {
+        case .invalidSceneID(let id, let reason):
+            "invalid scene id \(id.debugDescription): \(reason)"
+        case .invalidKey(let key, let limit):
+            "invalid key \(key.debugDescription): must be 1...\(limit) UTF-8 bytes"
+        case .valueTooLarge(let key, let size, let limit):
+            "value for key \(key.debugDescription) is \(size) bytes; the limit is \(limit)"
+        case .sceneTooLarge(let scene, let key, let size, let limit):
+            "setting \(key.debugDescription) would make scene \(scene.debugDescription) \(size) bytes; the limit is \(limit)"
+        case .io(let syscall, let path, let errno):
+            "\(syscall)(\(path)) failed: \(String(cString: strerror(errno))) (errno \(errno))"
+        case .unsupportedFormat(let scene, let version, let path):
+            "scene \(scene.debugDescription) at \(path) has format version \(version), newer than this SceneStore understands; left untouched"
+        case .closed(let scene):
+            if let scene { "scene \(scene.debugDescription) is closed" } else { "the registry is closed" }
+        case .watcherUnavailable(let reason):
+            "file watcher unavailable: \(reason)"
+        }
+    }
+}

@@ -1,0 +1,28 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Runs a system call that returns -1 and sets `errno` on failure, retrying
+/// on `EINTR`, and turns failure into ``SceneStoreError/io(syscall:path:errno:)``.
+///
+/// - Parameters:
+///   - name: the C function, for the error (`"open"`, `"fsync"`, ...).
+///   - path: the file the call is about, for the error.
+///   - call: the call itself.
+/// - Returns: the call's non-negative result.
+@discardableResult
+package func syscall<R: BinaryInteger>(
+    _ name: String, path: String, _ call: () -> R
+) throws(SceneStoreError) -> R {
+    while true {
+        let result = call()
+        if result != -1 { return result }
+        let code = errno
+        if code == EINTR { continue }
+        throw .io(syscall: name, path: path, errno: code)
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+import SceneStore
+
+/// A scene root in a fresh temporary directory, for an app's own tests:
+/// simulate a relaunch, a crash, a second process, against the real disk.
+///
+/// ```swift
+/// let fixture = try SceneStoreFixture()
+/// try fixture.registry.store(for: "main").set(3, forKey: "tab")
+/// try await fixture.registry.store(for: "main").flush()
+/// let relaunched = try await fixture.relaunch()
+/// #expect(try relaunched.store(for: "main").value(forKey: "tab", default: 0) == 3)
+/// ```
+///
+/// The directory is removed by ``tearDown()`` or, at the latest, when the
+/// fixture is deallocated. By default stores save only on `flush()` and
+/// close (``SceneRegistry/Configuration/testing``), so what ``crash()``
+/// keeps is exactly what was flushed.
+public final class SceneStoreFixture: Sendable {
+    /// The registries' root: `<temporary directory>/scenes`, created by the
+    /// first registry with mode 0700.
+    public let root: URL
+    /// The temporary directory holding ``root``.
+    public let directory: URL
+    public let configuration: SceneRegistry.Configuration
+
+    private let registries: Locked<(current: SceneRegistry, others: [SceneRegistry])>
+
+    /// Creates the temporary root and opens the first registry on it.
+    public init(configuration: SceneRegistry.Configuration = .testing) throws {
+        var template = Array(
+            FileManager.default.temporaryDirectory.appendingPathComponent("scenestore-XXXXXX").path.utf8CString)
+        guard let made = template.withUnsafeMutableBufferPointer({ buffer in buffer.baseAddress.flatMap { mkdtemp($0) } }) else {
+            throw SceneStoreError.io(syscall: "mkdtemp", path: FileManager.default.temporaryDirectory.path, errno: errno)
+        }
+        directory = URL(fileURLWithPath: String(cString: made), isDirectory: true)
+        root = directory.appendingPathComponent("scenes", isDirectory: true)
+        self.configuration = configuration
+        registries = Locked((try SceneRegistry(root: root, configuration: configuration), []))
+    }
+
+    /// The registry of the current "launch".
+    public var registry: SceneRegistry {
+        registries.withLock { $0.current }
+    }
+
+    /// Quits gracefully (closing the registry flushes every store) and
+    /// launches again on the same root.
+    /// - Returns: the new registry, also ``registry`` from now on.
+    @discardableResult
+    public func relaunch() async throws -> SceneRegistry {
+        try await registry.close()
+        return try replaceCurrent()
+    }
+
+    /// Dies as `kill -9` would: everything not yet flushed is dropped, no
+    /// stream is told anything more than that it finished, nothing is
+    /// written. Then launches again on the same root.
+    /// - Returns: the new registry, also ``registry`` from now on.
+    @discardableResult
+    public func crash() throws -> SceneRegistry {
+        registry.abandon()
+        return try replaceCurrent()
+    }
+
+    /// Another registry on the same root, with its own writer identity,
+    /// locks and watcher: to the current registry it is another process.
+    public func secondProcess(configuration: SceneRegistry.Configuration? = nil) throws -> SceneRegistry {
+        let other = try SceneRegistry(root: root, configuration: configuration ?? self.configuration)
+        registries.withLock { $0.others.append(other) }
+        return other
+    }
+
+    /// Closes every registry and deletes the temporary directory.
+    public func tearDown() async {
+        let all = registries.withLock { [$0.current] + $0.others }
+        for registry in all { try? await registry.close() }
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    private func replaceCurrent() throws -> SceneRegistry {
+        let next = try SceneRegistry(root: root, configuration: configuration)
+        registries.withLock { $0.current = next }
+        return next
+    }
+
+    deinit {
+        let all = registries.withLock { [$0.current] + $0.others }
+        for registry in all { registry.abandon() }
+        try? FileManager.default.removeItem(at: directory)
+    }
+}
+
+extension SceneRegistry.Configuration {
+    /// For tests: saves happen only on `flush()` and close, so a test
+    /// decides exactly what is durable. Everything else as in production.
+    public static var testing: Self {
+        SceneRegistry.Configuration(savePolicy: .onFlush)
+    }
+}

@@ -1,0 +1,120 @@
+import Foundation
+import SceneStore
+import SceneStoreTesting
+import Testing
+
+@Suite struct RelaunchTests {
+    static let samples: [String: SceneValue] = [
+        "bool.true": .bool(true),
+        "bool.false": .bool(false),
+        "int.min": .int(.min),
+        "int.max": .int(.max),
+        "int.negative": .int(-5),
+        "double.nan": .double(.nan),
+        "double.inf": .double(.infinity),
+        "double.-inf": .double(-.infinity),
+        "double.-0": .double(-0.0),
+        "double.tiny": .double(.leastNonzeroMagnitude),
+        "double.third": .double(1.0 / 3.0),
+        "string.empty": .string(""),
+        "string.unicode": .string("日本語 · ünïcödé · 🧭 · \"quotes\" \\ \n\t"),
+        "url.file": .url(URL(fileURLWithPath: "/tmp/a file with spaces.txt")),
+        "url.http": .url(URL(string: "http://example.com:8080/path?q=1&r=%20#frag")!),
+        "data.empty": .data(Data()),
+        "data.bytes": .data(Data((0...255).map { UInt8($0) })),
+        "clé/avec/ünïcode": .string("keys may be any UTF-8"),
+    ]
+
+    @Test func flushedValuesSurviveRelaunch() async throws {
+        let fixture = try SceneStoreFixture()
+        let store = try fixture.registry.store(for: "main")
+        for (key, value) in Self.samples { try set(value, forKey: key, in: store) }
+        try await store.flush()
+
+        let relaunched = try await fixture.relaunch()
+        let restored = try relaunched.store(for: "main").snapshot
+        #expect(restored == Self.samples)
+        #expect(restored["url.file"].map { URL(sceneValue: $0)?.isFileURL } == true)
+        await fixture.tearDown()
+    }
+
+    @Test func closingFlushesWhatWasNotFlushed() async throws {
+        let fixture = try SceneStoreFixture()
+        try fixture.registry.store(for: "main").set(9, forKey: "unflushed")
+        let relaunched = try await fixture.relaunch()
+        #expect(try relaunched.store(for: "main").value(forKey: "unflushed", default: 0) == 9)
+        await fixture.tearDown()
+    }
+
+    @Test func crashKeepsExactlyWhatWasFlushed() async throws {
+        let fixture = try SceneStoreFixture()
+        let store = try fixture.registry.store(for: "main")
+        try store.set(1, forKey: "a")
+        try store.set("kept", forKey: "b")
+        try await store.flush()
+        try store.set(2, forKey: "a")
+        try store.set(3, forKey: "c")
+        store.removeValue(forKey: "b")
+
+        let relaunched = try fixture.crash()
+        #expect(try relaunched.store(for: "main").snapshot == ["a": .int(1), "b": .string("kept")])
+        await fixture.tearDown()
+    }
+
+    @Test func coalescedSavesReachTheDiskWithoutFlush() async throws {
+        let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .coalesced(.milliseconds(5))))
+        let store = try fixture.registry.store(for: "main")
+        let saved = store.events()
+        try store.set(5, forKey: "k")
+        // A second registry sees the value only once it is on disk.
+        let other = try fixture.secondProcess()
+        let otherStore = try other.store(for: "main")
+        let arrived = await otherStore.values(forKey: "k", default: 0).first(where: { $0 == 5 })
+        #expect(arrived == 5)
+        _ = saved
+        await fixture.tearDown()
+    }
+
+    @Test func sameSceneIDGivesTheSameStore() throws {
+        let fixture = try SceneStoreFixture()
+        let a = try fixture.registry.store(for: "main")
+        let b = try fixture.registry.store(for: SceneID("main"))
+        #expect(a === b)
+        #expect(try fixture.registry.store(for: "other") !== a)
+    }
+
+    @Test func closedRegistryRefusesWork() async throws {
+        let fixture = try SceneStoreFixture()
+        let store = try fixture.registry.store(for: "main")
+        try await fixture.registry.close()
+        #expect(throws: SceneStoreError.closed(scene: "main")) { try store.set(1, forKey: "k") }
+        #expect(throws: SceneStoreError.closed(scene: nil)) { try fixture.registry.store(for: "main") }
+    }
+
+    @Test func discardDeletesTheSceneAndTheStoreStaysUsable() async throws {
+        let fixture = try SceneStoreFixture()
+        let store = try fixture.registry.store(for: "old")
+        try store.set(1, forKey: "k")
+        try await store.flush()
+        #expect(try fixture.registry.sceneIDs() == [SceneID("old")])
+        try await fixture.registry.discard("old")
+        #expect(try fixture.registry.sceneIDs().isEmpty)
+        #expect(store.snapshot.isEmpty)
+        try store.set(2, forKey: "k")
+        try await store.flush()
+        let relaunched = try await fixture.relaunch()
+        #expect(try relaunched.store(for: "old").snapshot == ["k": .int(2)])
+        await fixture.tearDown()
+    }
+
+    private func set(_ value: SceneValue, forKey key: String, in store: SceneStore) throws {
+        switch value {
+        case .bool(let v): try store.set(v, forKey: key)
+        case .int(let v): try store.set(v, forKey: key)
+        case .double(let v): try store.set(v, forKey: key)
+        case .string(let v): try store.set(v, forKey: key)
+        case .url(let v): try store.set(v, forKey: key)
+        case .data(let v): try store.set(v, forKey: key)
+        }
+    }
+}
