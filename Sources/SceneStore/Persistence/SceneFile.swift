@@ -40,7 +40,6 @@ struct SceneFile: Equatable {
     }
 
     func encoded() throws -> Data {
-        let stored = values.mapValues(StoredValue.init)
         let document = Document(
             format: Self.magic,
             version: Self.currentVersion,
@@ -48,8 +47,8 @@ struct SceneFile: Equatable {
             generation: generation,
             incarnation: incarnation,
             writer: writer,
-            checksum: try Self.checksum(of: stored),
-            values: stored
+            checksum: try Self.checksum(of: values),
+            values: values
         )
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
@@ -83,11 +82,11 @@ struct SceneFile: Equatable {
             generation: document.generation,
             incarnation: document.incarnation,
             writer: document.writer,
-            values: document.values.mapValues(\.value)
+            values: document.values
         ))
     }
 
-    private static func checksum(of values: [String: StoredValue]) throws -> String {
+    private static func checksum(of values: [String: SceneValue]) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return Checksum.fnv1a64(try encoder.encode(values))
@@ -106,7 +105,7 @@ struct SceneFile: Equatable {
         let incarnation: String
         let writer: WriterIdentity
         let checksum: String
-        let values: [String: StoredValue]
+        let values: [String: SceneValue]
     }
 }
 

@@ -1,64 +1,58 @@
 import Foundation
 
-/// A value as it is written in a scene file:
+/// A value as scene files (and `scenes show --json`) write it:
 /// `{"type": "int", "value": 5}`. Doubles that JSON cannot hold are written
 /// as the strings `"nan"`, `"inf"` and `"-inf"`; Data is base64; URLs are
 /// their absolute string.
-struct StoredValue: Codable, Equatable {
-    let value: SceneValue
-
-    init(_ value: SceneValue) {
-        self.value = value
-    }
-
+extension SceneValue: Codable {
     private enum CodingKeys: String, CodingKey {
         case type, value
     }
 
-    init(from decoder: any Decoder) throws {
+    public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let kind = try container.decode(SceneValue.Kind.self, forKey: .type)
         switch kind {
         case .bool:
-            value = .bool(try container.decode(Bool.self, forKey: .value))
+            self = .bool(try container.decode(Bool.self, forKey: .value))
         case .int:
-            value = .int(try container.decode(Int.self, forKey: .value))
+            self = .int(try container.decode(Int.self, forKey: .value))
         case .double:
             if let text = try? container.decode(String.self, forKey: .value) {
                 switch text {
-                case "nan": value = .double(.nan)
-                case "inf": value = .double(.infinity)
-                case "-inf": value = .double(-.infinity)
+                case "nan": self = .double(.nan)
+                case "inf": self = .double(.infinity)
+                case "-inf": self = .double(-.infinity)
                 default:
                     throw DecodingError.dataCorruptedError(
                         forKey: .value, in: container, debugDescription: "not a double: \(text)")
                 }
             } else {
-                value = .double(try container.decode(Double.self, forKey: .value))
+                self = .double(try container.decode(Double.self, forKey: .value))
             }
         case .string:
-            value = .string(try container.decode(String.self, forKey: .value))
+            self = .string(try container.decode(String.self, forKey: .value))
         case .url:
             let text = try container.decode(String.self, forKey: .value)
             guard let url = URL(string: text) else {
                 throw DecodingError.dataCorruptedError(
                     forKey: .value, in: container, debugDescription: "not a URL: \(text)")
             }
-            value = .url(url)
+            self = .url(url)
         case .data:
             let text = try container.decode(String.self, forKey: .value)
             guard let data = Data(base64Encoded: text) else {
                 throw DecodingError.dataCorruptedError(
                     forKey: .value, in: container, debugDescription: "not base64")
             }
-            value = .data(data)
+            self = .data(data)
         }
     }
 
-    func encode(to encoder: any Encoder) throws {
+    public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(value.kind, forKey: .type)
-        switch value {
+        try container.encode(kind, forKey: .type)
+        switch self {
         case .bool(let bool): try container.encode(bool, forKey: .value)
         case .int(let int): try container.encode(int, forKey: .value)
         case .double(let double):

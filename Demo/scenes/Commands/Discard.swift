@@ -1,0 +1,18 @@
+import ArgumentParser
+import SceneStore
+
+struct Discard: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Delete a scene's state; processes that have it open see it emptied.")
+
+    @OptionGroup var rootOptions: RootOptions
+    @OptionGroup var sceneOption: SceneOption
+
+    func run() async throws {
+        let id = try sceneOption.sceneID()
+        let registry = try rootOptions.openRegistry()
+        try requireScene(id, in: registry)
+        try await registry.discard(id)
+        try await registry.close()
+    }
+}

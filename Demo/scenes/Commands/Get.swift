@@ -1,0 +1,25 @@
+import ArgumentParser
+import SceneStore
+
+struct Get: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Print one value the way `set` takes it.",
+        discussion: "Bool as true/false, numbers in decimal, URL as its absolute string, Data as base64. Exit status 1 if the key is absent."
+    )
+
+    @OptionGroup var rootOptions: RootOptions
+    @OptionGroup var sceneOption: SceneOption
+    @Argument(help: "The key.") var key: String
+
+    func validate() throws { try validateKey(key) }
+
+    func run() async throws {
+        let id = try sceneOption.sceneID()
+        let registry = try rootOptions.openRegistry()
+        guard let value = try registry.store(for: id).snapshot[key] else {
+            throw failure("no key \(key.debugDescription) in scene \(id.rawValue.debugDescription)")
+        }
+        emit(value.description)
+        try await registry.close()
+    }
+}

@@ -1,0 +1,25 @@
+import ArgumentParser
+import SceneStore
+
+struct List: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "List the scenes that have state.")
+
+    @OptionGroup var rootOptions: RootOptions
+    @Flag(help: "Print one JSON array of {scene, generation, keys}.") var json = false
+
+    func run() async throws {
+        let registry = try rootOptions.openRegistry()
+        let ids = try registry.sceneIDs()
+        if json {
+            struct Entry: Encodable { let scene: String; let generation: UInt64; let keys: Int }
+            let entries = try ids.map { id in
+                let store = try registry.store(for: id)
+                return Entry(scene: id.rawValue, generation: store.generation, keys: store.snapshot.count)
+            }
+            emit(try jsonLine(entries))
+        } else {
+            for id in ids { emit(id.rawValue) }
+        }
+        try await registry.close()
+    }
+}

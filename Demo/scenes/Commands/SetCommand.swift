@@ -1,0 +1,93 @@
+import ArgumentParser
+import Foundation
+import SceneStore
+
+struct SetCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "set",
+        abstract: "Set one value; it is durable when the command exits.",
+        discussion: "Give exactly one type flag. Negative numbers work: --int -5, --double -0.5."
+    )
+
+    @OptionGroup var rootOptions: RootOptions
+    @OptionGroup var sceneOption: SceneOption
+    @Argument(help: "The key (1-256 UTF-8 bytes).") var key: String
+
+    @Option(parsing: .unconditional, help: "true or false.") var bool: String?
+    @Option(parsing: .unconditional, help: "A 64-bit integer.") var int: String?
+    @Option(parsing: .unconditional, help: "A double (also nan, inf, -inf).") var double: String?
+    @Option(parsing: .unconditional, help: "A string.") var string: String?
+    @Option(parsing: .unconditional, help: "An absolute URL (file:///..., https://...).") var url: String?
+    @Option(name: .customLong("data-base64"), parsing: .unconditional, help: "Bytes, base64-encoded.")
+    var dataBase64: String?
+
+    func validate() throws {
+        try validateKey(key)
+        _ = try parsedValue()
+    }
+
+    /// The value given, or a usage error saying what is wrong with it.
+    func parsedValue() throws -> SceneValue {
+        let given = [bool, int, double, string, url, dataBase64].compactMap { $0 }
+        guard given.count == 1 else {
+            throw ValidationError("give exactly one of --bool, --int, --double, --string, --url, --data-base64")
+        }
+        if let bool {
+            switch bool.lowercased() {
+            case "true", "yes", "1": return .bool(true)
+            case "false", "no", "0": return .bool(false)
+            default: throw ValidationError("--bool takes true or false, not \(bool.debugDescription)")
+            }
+        }
+        if let int {
+            guard let value = Int(int) else { throw ValidationError("--int takes a 64-bit integer, not \(int.debugDescription)") }
+            return .int(value)
+        }
+        if let double {
+            guard let value = Double(double) else { throw ValidationError("--double takes a number, not \(double.debugDescription)") }
+            return .double(value)
+        }
+        if let string { return .string(string) }
+        if let url {
+            guard let value = URL(string: url), value.scheme != nil else {
+                throw ValidationError("--url takes an absolute URL with a scheme, not \(url.debugDescription)")
+            }
+            return .url(value)
+        }
+        if let dataBase64 {
+            guard let value = Data(base64Encoded: dataBase64) else {
+                throw ValidationError("--data-base64 takes base64, not \(dataBase64.debugDescription)")
+            }
+            return .data(value)
+        }
+        throw ValidationError("no value given")
+    }
+
+    func run() async throws {
+        let id = try sceneOption.sceneID()
+        let value = try parsedValue()
+        let registry = try rootOptions.openRegistry(savePolicy: .onFlush)
+        let store = try registry.store(for: id)
+        do {
+            try store.set(value, forKey: key)
+        } catch {
+            // Nothing reaches the disk: this registry saves only on flush.
+            throw ValidationError(error.description)
+        }
+        try await registry.close()
+    }
+}
+
+extension SceneStore {
+    /// Sets a ``SceneValue`` as whichever kind it holds.
+    func set(_ value: SceneValue, forKey key: String) throws(SceneStoreError) {
+        switch value {
+        case .bool(let v): try set(v, forKey: key)
+        case .int(let v): try set(v, forKey: key)
+        case .double(let v): try set(v, forKey: key)
+        case .string(let v): try set(v, forKey: key)
+        case .url(let v): try set(v, forKey: key)
+        case .data(let v): try set(v, forKey: key)
+        }
+    }
+}

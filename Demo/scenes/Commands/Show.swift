@@ -1,0 +1,35 @@
+import ArgumentParser
+import SceneStore
+
+struct Show: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Print every key of a scene.")
+
+    @OptionGroup var rootOptions: RootOptions
+    @OptionGroup var sceneOption: SceneOption
+    @Flag(help: #"Print {"scene", "generation", "values": {KEY: {"type", "value"}}} as one JSON line."#)
+    var json = false
+
+    func run() async throws {
+        let id = try sceneOption.sceneID()
+        let registry = try rootOptions.openRegistry()
+        try requireScene(id, in: registry)
+        let store = try registry.store(for: id)
+        let values = store.snapshot
+        if json {
+            emit(try jsonLine(SceneDump(scene: id.rawValue, generation: store.generation, values: values)))
+        } else {
+            printTable(id: id, generation: store.generation, values: values)
+        }
+        try await registry.close()
+    }
+
+    private func printTable(id: SceneID, generation: UInt64, values: [String: SceneValue]) {
+        emit("scene \(id) (generation \(generation), \(values.count) keys)")
+        let width = values.keys.map(\.count).max() ?? 0
+        for key in values.keys.sorted() {
+            guard let value = values[key] else { continue }
+            let padded = key.padding(toLength: width, withPad: " ", startingAt: 0)
+            emit("  \(padded)  \(value.kind.rawValue.padding(toLength: 6, withPad: " ", startingAt: 0))  \(value)")
+        }
+    }
+}

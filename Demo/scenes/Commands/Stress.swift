@@ -1,0 +1,51 @@
+import ArgumentParser
+import Foundation
+import SceneStore
+
+/// Writes in a loop, flushing after every write: the load the multi-process
+/// tests and benchmarks put on a scene. Hidden from help.
+struct Stress: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Write to a scene in a loop (for tests and benchmarks).",
+        shouldDisplay: false
+    )
+
+    @OptionGroup var rootOptions: RootOptions
+    @OptionGroup var sceneOption: SceneOption
+    @Option(help: "How many writes (0: until killed).") var count = 100
+    @Option(help: "Write distinct keys PREFIX0, PREFIX1, ... with their index as value.") var prefix: String?
+    @Option(help: "Write this one key, value \"<pid>-<index>\".") var sameKey: String?
+    @Option(help: "Bytes of filler written with each write (a consistent state to check after a kill).")
+    var payload = 0
+
+    func validate() throws {
+        guard prefix == nil || sameKey == nil else {
+            throw ValidationError("give at most one of --prefix and --same-key")
+        }
+    }
+
+    func run() async throws {
+        let id = try sceneOption.sceneID()
+        let registry = try rootOptions.openRegistry(savePolicy: .onFlush)
+        let store = try registry.store(for: id)
+        let pid = getpid()
+        emit("ready \(pid)")
+        var index = 0
+        while count == 0 || index < count {
+            if let prefix {
+                try store.set(index, forKey: "\(prefix)\(index)")
+            } else if let sameKey {
+                try store.set("\(pid)-\(index)", forKey: sameKey)
+            } else {
+                // Three keys that must always agree: a torn save would break them.
+                try store.set(index, forKey: "counter")
+                try store.set(index * 2, forKey: "double")
+                try store.set(Data(repeating: UInt8(truncatingIfNeeded: index), count: payload), forKey: "filler")
+            }
+            try await store.flush()
+            index += 1
+        }
+        emit("done \(index)")
+        try await registry.close()
+    }
+}

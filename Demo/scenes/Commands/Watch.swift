@@ -1,0 +1,101 @@
+import ArgumentParser
+import Foundation
+import SceneStore
+
+struct Watch: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Print each change of a scene as it happens, until interrupted.",
+        discussion: "One line per change: key, old and new value, origin, writer pid, generation."
+    )
+
+    @OptionGroup var rootOptions: RootOptions
+    @OptionGroup var sceneOption: SceneOption
+    @Flag(help: "Print one JSON object per line.") var json = false
+
+    func run() async throws {
+        let id = try sceneOption.sceneID()
+        let registry = try rootOptions.openRegistry()
+        let store = try registry.store(for: id)
+        if json {
+            emit(try jsonLine(WatchLine.ready(scene: id, watcher: registry.watcherKind, generation: store.generation)))
+        } else {
+            emit("watching scene \(id) in \(registry.root.path) (\(registry.watcherKind?.description ?? "no watcher"))")
+        }
+        // A discard finishes the stream; the store stays usable, so follow on.
+        while !Task.isCancelled {
+            for await event in store.events() {
+                emit(json ? try jsonLine(WatchLine(event, scene: id)) : WatchLine(event, scene: id).text)
+            }
+        }
+    }
+}
+
+/// One line of `scenes watch`.
+struct WatchLine: Encodable {
+    var event: String
+    var scene: String
+    var key: String?
+    var old: SceneValue?
+    var new: SceneValue?
+    var origin: String?
+    var pid: Int32?
+    var generation: UInt64?
+    var watcher: String?
+    var detail: String?
+
+    static func ready(scene: SceneID, watcher: FileWatcherKind?, generation: UInt64) -> WatchLine {
+        WatchLine(event: "ready", scene: scene.rawValue, generation: generation, watcher: watcher?.description ?? "none")
+    }
+
+    init(event: String, scene: String, key: String? = nil, old: SceneValue? = nil, new: SceneValue? = nil,
+         origin: String? = nil, pid: Int32? = nil, generation: UInt64? = nil, watcher: String? = nil, detail: String? = nil) {
+        self.event = event
+        self.scene = scene
+        self.key = key
+        self.old = old
+        self.new = new
+        self.origin = origin
+        self.pid = pid
+        self.generation = generation
+        self.watcher = watcher
+        self.detail = detail
+    }
+
+    init(_ event: SceneEvent, scene: SceneID) {
+        switch event {
+        case .changed(let change):
+            let (origin, pid) = Self.describe(change.origin)
+            self.init(event: "changed", scene: scene.rawValue, key: change.key, old: change.oldValue,
+                      new: change.newValue, origin: origin, pid: pid, generation: change.generation)
+        case .discarded(let origin):
+            let (origin, pid) = Self.describe(origin)
+            self.init(event: "discarded", scene: scene.rawValue, origin: origin, pid: pid)
+        case .recovered(let recovery):
+            self.init(event: "recovered", scene: scene.rawValue, detail: "\(recovery.reason); moved to \(recovery.quarantinedFile)")
+        }
+    }
+
+    private static func describe(_ origin: SceneChangeOrigin) -> (String, Int32?) {
+        switch origin {
+        case .local: ("local", getpid())
+        case .external(let pid): ("external", pid)
+        }
+    }
+
+    /// The plain-text form.
+    var text: String {
+        switch event {
+        case "changed":
+            let from = old.map { "\($0)" } ?? "(none)"
+            let to = new.map { "\($0)" } ?? "(removed)"
+            var where_ = origin ?? ""
+            if let pid { where_ += ", pid \(pid)" }
+            if let generation { where_ += ", generation \(generation)" }
+            return "\(scene)  \(key ?? ""): \(from) -> \(to)  (\(where_))"
+        case "discarded":
+            return "\(scene)  discarded (\(origin ?? "")\(pid.map { ", pid \($0)" } ?? ""))"
+        default:
+            return "\(scene)  \(event): \(detail ?? "")"
+        }
+    }
+}

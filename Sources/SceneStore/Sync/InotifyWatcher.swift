@@ -1,0 +1,461 @@
+#if os(Linux)
+internal import CInotifyTools
+import Foundation
+import Glibc
+import Logging
+
+/// The libinotifytools watcher: one per process, on its own thread.
+///
+/// libinotifytools keeps process-global state and is not thread-safe, so this
+/// type is the only code that touches it (and the only file that imports
+/// `CInotifyTools`), and every call into it happens on one *owner thread*.
+///
+/// ## Lifecycle
+/// The first ``watch(directory:handler:)`` starts the owner thread, which
+/// initialises the library, marks its inotify descriptor close-on-exec and
+/// watches a private *wake file*: an unlinked temporary file kept open, whose
+/// timestamps callers touch (`futimens`) to wake the thread out of
+/// `inotifytools_next_event`. Waiting is a blocking `select` with no timeout:
+/// an idle watcher uses no CPU. When the last interest is cancelled, the
+/// thread drains and closes the library (`inotifytools_cleanup`), closes the
+/// wake file and exits; a later `watch` starts it again.
+///
+/// ## Watches
+/// The library is used to create the inotify instance, to read and frame
+/// events, and to close it. Watches are added and removed with
+/// `inotify_add_watch`/`inotify_rm_watch` on the library's descriptor, on the
+/// owner thread, and tracked in this type's own wd table: the library's watch
+/// table is keyed by file name, cannot represent a directory that was deleted
+/// and re-created, hands out stale descriptors for it, and prints to stderr
+/// when removing a watch the kernel already dropped. Each directory gets
+/// `IN_MOVED_TO | IN_CLOSE_WRITE | IN_DELETE | IN_MOVED_FROM` (reported as
+/// ``FileWatchEvent/changed(name:)``) plus `IN_DELETE_SELF | IN_MOVE_SELF`,
+/// always with `IN_MASK_ADD | IN_ONLYDIR`. Several interests in one directory
+/// share one kernel watch.
+///
+/// ## A watched directory that disappears
+/// When a watched directory is deleted or moved away, its handlers get
+/// ``FileWatchEvent/rescan`` at once and the interest stays registered: the
+/// watcher then watches the nearest existing ancestor for the missing path
+/// component (`IN_CREATE | IN_MOVED_TO`, no polling). When the directory
+/// exists again it is watched again and its handlers get one more
+/// ``FileWatchEvent/rescan``. `IN_Q_OVERFLOW` delivers
+/// ``FileWatchEvent/rescan`` to every handler.
+///
+/// ## Threads
+/// Handlers run on the owner thread, one at a time, outside every lock.
+/// `watch` and `cancel` may be called from any thread, including from a
+/// handler.
+package final class InotifyWatcher: FileWatcher {
+    /// The process-wide instance.
+    package static let shared = InotifyWatcher()
+
+    private let coordinator = Locked(InotifyCoordinator())
+    private let logger = Logger(label: "SceneStore.InotifyWatcher")
+
+    private init() {}
+
+    package var kind: FileWatcherKind { .inotify }
+
+    /// Whether the owner thread is running (for diagnostics and tests).
+    package var isRunning: Bool {
+        coordinator.withLock { $0.phase != .idle }
+    }
+
+    /// Starts delivering events about the entries of `directory` to `handler`.
+    ///
+    /// Returns once the kernel watch is in place (a few tens of microseconds
+    /// when the thread is running, even while it waits for events; the first
+    /// call also starts the thread). Events for changes made after the return
+    /// are delivered.
+    ///
+    /// - Parameters:
+    ///   - directory: an existing directory.
+    ///   - handler: called on the owner thread; must return quickly.
+    /// - Returns: the token to pass to ``cancel(_:)``.
+    /// - Throws: ``SceneStoreError/watcherUnavailable(reason:)`` when inotify
+    ///   cannot serve (instance or watch limit reached, descriptor above 1023,
+    ///   the library failed) — the caller should fall back to polling;
+    ///   ``SceneStoreError/io(syscall:path:errno:)`` when the directory cannot
+    ///   be watched (missing, not a directory, no permission).
+    package func watch(
+        directory: URL,
+        handler: @escaping @Sendable (FileWatchEvent) -> Void
+    ) throws -> FileWatchToken {
+        let path = directory.standardizedFileURL.path
+        let reply = InotifyReply()
+        let token = coordinator.withLock { $0.makeTokenID() }
+        try submit(.add(token: token, directory: path, handler: handler, reply: reply))
+        coordinator.withLock { _ = $0.liveTokens.insert(token) }
+        return FileWatchToken(id: token)
+    }
+
+    /// Stops delivering events for `token`. Idempotent.
+    ///
+    /// Blocks until the owner thread has removed the interest (after the
+    /// handler call in progress, if any, returned): once `cancel` returns the
+    /// handler is not called again. Cancelling the last interest also closes
+    /// the library and the wake file before returning; the thread exits right
+    /// after.
+    package func cancel(_ token: FileWatchToken) {
+        let live = coordinator.withLock { $0.liveTokens.remove(token.id) != nil && $0.phase != .idle }
+        guard live else { return }
+        // Removal cannot fail.
+        try? submit(.remove(token: token.id, reply: InotifyReply()))
+    }
+
+    /// Runs `request` on the owner thread and waits for its answer; runs it
+    /// in place when called from a handler on that thread.
+    private func submit(_ request: InotifyRequest) throws(SceneStoreError) {
+        if let owner = OwnerThread.current {
+            owner.process([request])
+        } else {
+            let action = coordinator.withLock { state in
+                state.enqueue(request) { wakeFD in _ = futimens(wakeFD, nil) }
+            }
+            if case .startThread = action {
+                Thread { [self] in runOwnerThread() }.start()
+            }
+        }
+        try request.reply.wait().get()
+    }
+
+    // MARK: - Owner thread
+
+    /// The owner thread's name as the kernel shows it (15 bytes at most).
+    package static let threadName = "SceneStore.inot"
+
+    private func runOwnerThread() {
+        Thread.current.name = Self.threadName
+        while true {
+            let session: LibrarySession
+            do {
+                session = try LibrarySession.open(logger: logger)
+            } catch {
+                logger.debug("inotify unavailable", metadata: ["reason": "\(error)"])
+                let failed = coordinator.withLock { state in
+                    state.phase = .idle
+                    return state.takeRequests()
+                }
+                for request in failed {
+                    switch request {
+                    case .add: request.reply.complete(.failure(error))
+                    case .remove: request.reply.complete(.success(()))
+                    }
+                }
+                return
+            }
+            let owner = OwnerThread(watcher: self, session: session)
+            OwnerThread.current = owner
+            coordinator.withLock { $0.phase = .running(wakeFD: session.wakeFD) }
+            let lastReplies = owner.run()
+            OwnerThread.current = nil
+            session.close()
+            for reply in lastReplies { reply.complete(.success(())) }
+            let restart = coordinator.withLock { state -> Bool in
+                if state.requests.isEmpty {
+                    state.phase = .idle
+                    return false
+                }
+                state.phase = .starting
+                return true
+            }
+            if !restart { return }
+        }
+    }
+
+    /// The owner thread's loop and its wd table. Lives on the owner thread only.
+    private final class OwnerThread {
+        /// The instance running on the current thread, if it is the owner thread.
+        static var current: OwnerThread? {
+            get { Thread.current.threadDictionary[key] as? OwnerThread }
+            set { Thread.current.threadDictionary[key] = newValue }
+        }
+        private static let key = "SceneStore.InotifyWatcher.owner"
+
+        private let watcher: InotifyWatcher
+        private var session: LibrarySession
+        private var table: InotifyWatchTable
+
+        init(watcher: InotifyWatcher, session: LibrarySession) {
+            self.watcher = watcher
+            self.session = session
+            let logger = watcher.logger
+            self.table = InotifyWatchTable(
+                addWatch: { path, role in
+                    let result = session.addWatch(path: path, role: role)
+                    if case .failure(let error) = result, role == .ancestor {
+                        logger.debug("cannot watch ancestor", metadata: ["error": "\(error)"])
+                    }
+                    return result
+                },
+                removeWatch: { wd in session.removeWatch(wd) }
+            )
+        }
+
+        /// Waits for events and requests until no interest is left and no
+        /// request is queued.
+        /// - Returns: the replies to send once the library is closed.
+        func run() -> [InotifyReply] {
+            while true {
+                let requests = watcher.coordinator.withLock { $0.takeRequests() }
+                let replies = process(requests, replying: false)
+                if table.isEmpty {
+                    let stopping = watcher.coordinator.withLock { state -> Bool in
+                        guard state.requests.isEmpty else { return false }
+                        state.phase = .stopping
+                        return true
+                    }
+                    if stopping { return replies }
+                    for reply in replies { reply.complete(.success(())) }
+                    continue
+                }
+                for reply in replies { reply.complete(.success(())) }
+
+                switch session.nextEvent() {
+                case .wake:
+                    continue
+                case .event(let record):
+                    deliver(table.handle(record))
+                case .failed(let code):
+                    watcher.logger.error("inotifytools_next_event failed; reopening inotify", metadata: [
+                        "errno": "\(code)",
+                    ])
+                    reopen()
+                }
+            }
+        }
+
+        /// Processes requests on the owner thread.
+        /// - Parameter replying: complete every reply now; otherwise only the
+        ///   failed ones, and return the others.
+        @discardableResult
+        func process(_ requests: [InotifyRequest], replying: Bool = true) -> [InotifyReply] {
+            var succeeded: [InotifyReply] = []
+            for request in requests {
+                switch request {
+                case .add(let token, let directory, let handler, let reply):
+                    do {
+                        try table.add(token: token, directory: directory, handler: handler)
+                        succeeded.append(reply)
+                    } catch {
+                        reply.complete(.failure(error))
+                    }
+                case .remove(let token, let reply):
+                    table.remove(token: token)
+                    succeeded.append(reply)
+                }
+            }
+            if replying {
+                for reply in succeeded { reply.complete(.success(())) }
+                return []
+            }
+            return succeeded
+        }
+
+        private func deliver(_ deliveries: [InotifyDelivery]) {
+            for delivery in deliveries where table.contains(delivery.token) {
+                delivery.handler(delivery.event)
+            }
+        }
+
+        /// Replaces a library session that failed: re-watches every
+        /// directory in a new one and tells every handler to rescan.
+        private func reopen() {
+            // Callers must not touch the old wake file once it is closed.
+            watcher.coordinator.withLock { $0.phase = .starting }
+            session.close()
+            do {
+                session = try LibrarySession.open(logger: watcher.logger)
+            } catch {
+                watcher.logger.critical("cannot reopen inotify; interests stop receiving events", metadata: [
+                    "reason": "\(error)",
+                ])
+                deliver(table.deliveriesToAll(.rescan))
+                table.removeAll()
+                return
+            }
+            let newSession = session
+            watcher.coordinator.withLock { $0.phase = .running(wakeFD: newSession.wakeFD) }
+            let logger = watcher.logger
+            table = table.rebuilt(
+                addWatch: { path, role in
+                    let result = newSession.addWatch(path: path, role: role)
+                    if case .failure(let error) = result, role == .ancestor {
+                        logger.debug("cannot watch ancestor", metadata: ["error": "\(error)"])
+                    }
+                    return result
+                },
+                removeWatch: { wd in newSession.removeWatch(wd) }
+            )
+            deliver(table.deliveriesToAll(.rescan))
+        }
+    }
+}
+
+// MARK: - The library
+
+/// One initialisation of libinotifytools plus the wake file. Owner thread only.
+private final class LibrarySession {
+    enum Next {
+        /// The wake file was touched: look at the request queue.
+        case wake
+        case event(InotifyEventRecord)
+        /// `inotifytools_next_event` failed with this errno.
+        case failed(Int32)
+    }
+
+    /// The library's inotify descriptor.
+    let inotifyFD: Int32
+    /// The open, unlinked wake file.
+    let wakeFD: Int32
+    private let wakeWD: Int32
+    private var closed = false
+
+    private init(inotifyFD: Int32, wakeFD: Int32, wakeWD: Int32) {
+        self.inotifyFD = inotifyFD
+        self.wakeFD = wakeFD
+        self.wakeWD = wakeWD
+    }
+
+    private static let directoryMask = UInt32(IN_MOVED_TO | IN_CLOSE_WRITE | IN_DELETE | IN_MOVED_FROM)
+        | UInt32(IN_DELETE_SELF | IN_MOVE_SELF)
+    private static let ancestorMask = UInt32(IN_CREATE | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF)
+    private static let entryMask = UInt32(IN_MOVED_TO | IN_CLOSE_WRITE | IN_DELETE | IN_MOVED_FROM)
+
+    /// Initialises the library and the wake file.
+    /// - Throws: ``SceneStoreError/watcherUnavailable(reason:)``.
+    static func open(logger: Logger) throws(SceneStoreError) -> LibrarySession {
+        let before = inotifyDescriptors()
+        guard inotifytools_initialize() != 0 else {
+            let code = inotifytools_error()
+            throw .watcherUnavailable(reason: "inotifytools_initialize failed: \(String(cString: strerror(code))) (errno \(code))")
+        }
+        let created = inotifyDescriptors().subtracting(before)
+        guard !created.isEmpty else {
+            // Initialised before, by other code in this process: not ours to close.
+            throw .watcherUnavailable(reason: "libinotifytools is already initialised elsewhere in this process")
+        }
+        // Until a watch is added there are no events: the failure paths below
+        // close the library without draining (which would select() on the fd).
+        guard created.count == 1, let fd = created.first else {
+            inotifytools_cleanup()
+            throw .watcherUnavailable(reason: "cannot identify the inotify descriptor of libinotifytools")
+        }
+        // The library opens it without close-on-exec.
+        let flags = fcntl(fd, F_GETFD)
+        guard flags != -1, fcntl(fd, F_SETFD, flags | FD_CLOEXEC) != -1 else {
+            let code = errno
+            inotifytools_cleanup()
+            throw .watcherUnavailable(reason: "fcntl(FD_CLOEXEC) on the inotify descriptor failed (errno \(code))")
+        }
+        // The library waits with select(), which aborts the process for fd >= FD_SETSIZE.
+        guard fd < FD_SETSIZE else {
+            inotifytools_cleanup()
+            throw .watcherUnavailable(reason: "inotify descriptor \(fd) is not below FD_SETSIZE (\(FD_SETSIZE)); libinotifytools' select() cannot wait on it")
+        }
+        let wakeFD: Int32
+        let wakeWD: Int32
+        do {
+            (wakeFD, wakeWD) = try makeWakeFile(inotifyFD: fd)
+        } catch {
+            inotifytools_cleanup()
+            throw .watcherUnavailable(reason: "cannot create the wake file: \(error)")
+        }
+        logger.debug("inotify started", metadata: ["fd": "\(fd)"])
+        return LibrarySession(inotifyFD: fd, wakeFD: wakeFD, wakeWD: wakeWD)
+    }
+
+    /// A temporary file, watched for `IN_ATTRIB`, then unlinked: its open
+    /// descriptor keeps it alive and `futimens` on it wakes the reader.
+    private static func makeWakeFile(inotifyFD: Int32) throws(SceneStoreError) -> (fd: Int32, wd: Int32) {
+        let directory = FileManager.default.temporaryDirectory.standardizedFileURL.path
+        let path = "\(directory)/scenestore-wake-\(getpid())-\(UUID().uuidString)"
+        let fd = try syscall("open", path: path) {
+            Glibc.open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        }
+        defer { unlink(path) }
+        let wd = inotify_add_watch(inotifyFD, path, UInt32(IN_ATTRIB))
+        guard wd >= 0 else {
+            let code = errno
+            Glibc.close(fd)
+            throw .io(syscall: "inotify_add_watch", path: path, errno: code)
+        }
+        return (fd, wd)
+    }
+
+    /// The descriptors of this process that are inotify instances.
+    private static func inotifyDescriptors() -> Set<Int32> {
+        guard let dir = opendir("/proc/self/fd") else { return [] }
+        defer { closedir(dir) }
+        var result: Set<Int32> = []
+        var target = [CChar](repeating: 0, count: 64)
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            guard let fd = Int32(name) else { continue }
+            let length = readlink("/proc/self/fd/\(name)", &target, target.count - 1)
+            guard length > 0 else { continue }
+            let link = target.prefix(length).withUnsafeBufferPointer { buffer in
+                String(decoding: UnsafeRawBufferPointer(buffer), as: UTF8.self)
+            }
+            if link == "anon_inode:inotify" { result.insert(fd) }
+        }
+        return result
+    }
+
+    /// Empties the library's static event buffer (it survives
+    /// `inotifytools_cleanup` and would otherwise hand stale events to the
+    /// next session), then closes the library.
+    private static func drainAndCleanUp() {
+        while inotifytools_next_events(0, 1) != nil {}
+        inotifytools_cleanup()
+    }
+
+    func addWatch(path: String, role: InotifyWatchRole) -> Result<Int32, SceneStoreError> {
+        let mask = (role == .directory ? Self.directoryMask : Self.ancestorMask)
+            | UInt32(IN_MASK_ADD) | UInt32(IN_ONLYDIR)
+        let wd = inotify_add_watch(inotifyFD, path, mask)
+        if wd >= 0 { return .success(wd) }
+        let code = errno
+        if code == ENOSPC {
+            return .failure(.watcherUnavailable(reason: "inotify watch limit reached (fs.inotify.max_user_watches) adding \(path)"))
+        }
+        return .failure(.io(syscall: "inotify_add_watch", path: path, errno: code))
+    }
+
+    /// Removes a watch; silent when the kernel already dropped it.
+    func removeWatch(_ wd: Int32) {
+        _ = inotify_rm_watch(inotifyFD, wd)
+    }
+
+    /// Blocks until the next event, copying it out of the library's buffer.
+    func nextEvent() -> Next {
+        guard let event = inotifytools_next_event(0) else {
+            let code = inotifytools_error()
+            return code == EINTR ? .wake : .failed(code)
+        }
+        let wd = event.pointee.wd
+        let mask = event.pointee.mask
+        let name = event.pointee.len > 0 ? String(cString: scenestore_inotify_event_name(event)) : nil
+        if wd == wakeWD { return .wake }
+        var record = InotifyEventRecord(wd: wd, name: name)
+        record.overflows = mask & UInt32(IN_Q_OVERFLOW) != 0
+        record.dropsWatch = mask & UInt32(IN_IGNORED) != 0
+        record.losesTarget = mask & UInt32(IN_DELETE_SELF | IN_MOVE_SELF | IN_UNMOUNT) != 0
+        record.changesEntry = name != nil && mask & Self.entryMask != 0
+        record.addsSubdirectory = name != nil && mask & UInt32(IN_ISDIR) != 0
+            && mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0
+        return .event(record)
+    }
+
+    /// Closes the library and the wake file. Idempotent.
+    func close() {
+        guard !closed else { return }
+        closed = true
+        Self.drainAndCleanUp()
+        _ = Glibc.close(wakeFD)
+    }
+}
+#endif

@@ -1,0 +1,181 @@
+import Dispatch
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A ``FileWatcher`` that compares `stat` snapshots of a directory's entries
+/// at a fixed interval.
+///
+/// Used where inotify cannot serve: its limits are reached, the platform is
+/// not Linux, or the file system is shared over the network (inotify does not
+/// see writes made on other machines).
+///
+/// Each interest keeps a snapshot of its directory — entry name -> inode,
+/// size, modification and status-change times in nanoseconds — taken when
+/// `watch` is called. Every `interval` the directory is listed again and
+/// ``FileWatchEvent/changed(name:)`` is delivered, in name order, for each
+/// entry that appeared, vanished or whose stamp differs. When the directory
+/// itself vanishes or comes back, ``FileWatchEvent/rescan`` is delivered as
+/// well. Changes that undo themselves within one interval, or that keep
+/// inode, size and both times equal, are not seen.
+///
+/// Handlers run on the watcher's private serial dispatch queue, one at a
+/// time. Timers use a leeway of a tenth of the interval.
+package final class PollingWatcher: FileWatcher {
+    /// The time between two scans of a directory.
+    package let interval: Duration
+
+    private let queue = DispatchQueue(label: "SceneStore.PollingWatcher")
+    private let queueKey = DispatchSpecificKey<ObjectIdentifier>()
+    private let state = Locked(State())
+
+    private struct State {
+        var nextTokenID: UInt64 = 1
+        var interests: [UInt64: (poll: Poll, timer: any DispatchSourceTimer)] = [:]
+    }
+
+    /// - Parameter interval: the time between scans; values below one
+    ///   millisecond are raised to one millisecond.
+    package init(interval: Duration) {
+        self.interval = max(interval, .milliseconds(1))
+        queue.setSpecific(key: queueKey, value: ObjectIdentifier(self))
+    }
+
+    package var kind: FileWatcherKind { .polling(interval: interval) }
+
+    /// Takes the first snapshot of `directory` on the calling thread, then
+    /// scans it every ``interval``.
+    ///
+    /// - Parameters:
+    ///   - directory: an existing, readable directory.
+    ///   - handler: called on the watcher's queue; must return quickly.
+    /// - Returns: the token to pass to ``cancel(_:)``.
+    /// - Throws: ``SceneStoreError/io(syscall:path:errno:)`` when the
+    ///   directory cannot be listed.
+    package func watch(
+        directory: URL,
+        handler: @escaping @Sendable (FileWatchEvent) -> Void
+    ) throws -> FileWatchToken {
+        let path = directory.standardizedFileURL.path
+        let snapshot = try Self.scan(path).get()
+        let poll = Poll(directory: path, handler: handler, snapshot: snapshot)
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.setEventHandler { poll.tick() }
+        let token = state.withLock { state in
+            let id = state.nextTokenID
+            state.nextTokenID += 1
+            state.interests[id] = (poll, timer)
+            return FileWatchToken(id: id)
+        }
+        let nanoseconds = Self.nanoseconds(interval)
+        timer.schedule(
+            deadline: .now() + .nanoseconds(nanoseconds),
+            repeating: .nanoseconds(nanoseconds),
+            leeway: .nanoseconds(max(nanoseconds / 10, 1))
+        )
+        timer.activate()
+        return token
+    }
+
+    /// Stops scanning for `token`. Idempotent.
+    ///
+    /// Once `cancel` returns the handler is not called again: called from
+    /// another thread it waits for a handler call in progress to return;
+    /// called from the handler itself it takes effect for the rest of the
+    /// current scan.
+    package func cancel(_ token: FileWatchToken) {
+        guard let interest = state.withLock({ $0.interests.removeValue(forKey: token.id) }) else { return }
+        interest.poll.cancel()
+        interest.timer.cancel()
+        if DispatchQueue.getSpecific(key: queueKey) != ObjectIdentifier(self) {
+            queue.sync {}
+        }
+    }
+
+    private static func nanoseconds(_ duration: Duration) -> Int {
+        let (seconds, attoseconds) = duration.components
+        let limit = Int64(Int.max / 1_000_000_000 - 1)
+        return Int(min(seconds, limit)) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
+    }
+
+    // MARK: - Snapshots
+
+    /// What identifies one version of a directory entry.
+    struct Stamp: Equatable {
+        var inode: UInt64
+        var size: Int64
+        var modified: Int64
+        var changed: Int64
+    }
+
+    /// The entries of `directory` with their stamps (not following symlinks).
+    static func scan(_ directory: String) -> Result<[String: Stamp], SceneStoreError> {
+        guard let dir = opendir(directory) else {
+            return .failure(.io(syscall: "opendir", path: directory, errno: errno))
+        }
+        defer { closedir(dir) }
+        let dirFD = dirfd(dir)
+        var entries: [String: Stamp] = [:]
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name == "." || name == ".." { continue }
+            var info = stat()
+            // An entry removed between readdir and fstatat is simply absent.
+            guard fstatat(dirFD, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { continue }
+            entries[name] = Stamp(
+                inode: UInt64(info.st_ino),
+                size: Int64(info.st_size),
+                modified: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec),
+                changed: Int64(info.st_ctim.tv_sec) * 1_000_000_000 + Int64(info.st_ctim.tv_nsec)
+            )
+        }
+        return .success(entries)
+    }
+
+    /// One interest: its directory, handler and last snapshot. Scanned on the
+    /// watcher's queue only.
+    private final class Poll: Sendable {
+        let directory: String
+        let handler: @Sendable (FileWatchEvent) -> Void
+        /// The last snapshot, nil while the directory cannot be listed.
+        private let snapshot: Locked<[String: Stamp]?>
+        private let cancelled = Locked(false)
+
+        init(directory: String, handler: @escaping @Sendable (FileWatchEvent) -> Void, snapshot: [String: Stamp]) {
+            self.directory = directory
+            self.handler = handler
+            self.snapshot = Locked(snapshot)
+        }
+
+        func cancel() {
+            cancelled.withLock { $0 = true }
+        }
+
+        func tick() {
+            let current = try? PollingWatcher.scan(directory).get()
+            let previous = snapshot.withLock { stored in
+                defer { stored = current }
+                return stored
+            }
+            var events: [FileWatchEvent] = []
+            if (previous == nil) != (current == nil) {
+                events.append(.rescan)
+            }
+            let old = previous ?? [:]
+            let new = current ?? [:]
+            let names = Set(old.keys).union(new.keys).filter { old[$0] != new[$0] }.sorted()
+            events += names.map { .changed(name: $0) }
+            for event in events {
+                if cancelled.withLock({ $0 }) { return }
+                handler(event)
+            }
+        }
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+import SceneNavigation
+import Testing
+
+@Suite struct ScenePathTypesTests {
+    private struct Nested: Hashable, Codable, Sendable {}
+    private struct Generic<Value: Hashable & Codable & Sendable>: Hashable, Codable, Sendable {
+        var value: Value
+    }
+
+    @Test func standardTypesHaveShortTags() {
+        let types = ScenePathTypes([
+            .init(Bool.self), .init(Int.self), .init(Double.self), .init(String.self),
+            .init(UUID.self), .init(URL.self), .init(Date.self), .init(Data.self), .init(UInt16.self),
+        ])
+        #expect(types.tags == ["bool", "data", "date", "double", "int", "string", "uint16", "url", "uuid"])
+    }
+
+    @Test func customTypesGetTheirUnqualifiedName() {
+        let types = ScenePathTypes([.init(Book.self), .init(Nested.self), .init(Generic<Int>.self)])
+        #expect(types.tag(for: Book.self) == "Book")
+        #expect(types.tag(for: Nested.self) == "Nested")
+        #expect(types.tag(for: Generic<Int>.self) == "Generic<Int>")
+    }
+
+    @Test func explicitTagsOverrideDefaults() {
+        let types = ScenePathTypes([.init(Int.self, tag: "number"), .init(Book.self, tag: "book")])
+        #expect(types.tag(for: Int.self) == "number")
+        #expect(types.tag(for: Book.self) == "book")
+        #expect(types.tag(for: String.self) == nil)
+    }
+
+    @Test func overriddenTagIsWhatIsWrittenAndRead() throws {
+        let types = ScenePathTypes([.init(Int.self, tag: "number")])
+        let data = try ScenePath([4]).encoded(types: types)
+        #expect(data.utf8 == #"{"elements":[{"tag":"number","value":4}],"version":1}"#)
+        #expect(try ScenePath(decoding: data, types: types, policy: .strict) == ScenePath([4]))
+        _ = #expect(throws: ScenePathError.self) {
+            try ScenePath(decoding: data, types: testTypes, policy: .strict)
+        }
+    }
+
+    @Test func renamedTypeIsRecoveredByRegisteringItsOldNameAsTag() throws {
+        let old = ScenePathTypes([.init(BookBeforeRename.self)])
+        let data = try ScenePath([BookBeforeRename(id: 1, title: "t", pages: 2)]).encoded(types: old)
+        #expect(data.utf8.contains(#""tag":"BookBeforeRename""#))
+        let renamed = ScenePathTypes([.init(RenamedBook.self, tag: "BookBeforeRename")])
+        let path = try ScenePath(decoding: data, types: renamed, policy: .strict)
+        #expect(path.last(as: RenamedBook.self) == RenamedBook(id: 1, title: "t", pages: 2))
+    }
+
+    @Test func repeatingTheSameRegistrationIsHarmless() {
+        let types = ScenePathTypes([.init(Int.self), .init(Int.self), .init(Book.self, tag: "b"), .init(Book.self, tag: "b")])
+        #expect(types.tags == ["b", "int"])
+    }
+
+    @Test func oneTagForTwoTypesTraps() async {
+        await #expect(processExitsWith: .failure) {
+            _ = ScenePathTypes([.init(Int.self, tag: "x"), .init(String.self, tag: "x")])
+        }
+    }
+
+    @Test func twoTagsForOneTypeTraps() async {
+        await #expect(processExitsWith: .failure) {
+            _ = ScenePathTypes([.init(Int.self, tag: "x"), .init(Int.self, tag: "y")])
+        }
+    }
+
+    @Test func emptyTagTraps() async {
+        await #expect(processExitsWith: .failure) {
+            _ = ScenePathTypes([.init(Int.self, tag: "")])
+        }
+    }
+}
+
+private struct RenamedBook: Hashable, Codable, Sendable {
+    var id: Int
+    var title: String
+    var pages: Int
+}

@@ -1,0 +1,308 @@
+#if os(Linux)
+import Foundation
+import Logging
+import Testing
+@testable import SceneStore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension SyncWatcherTests {
+    @Suite struct InotifyWatcherTests {
+        let watcher = InotifyWatcher.shared
+
+        @Test func renameIntoDirectoryReportsChanged() async throws {
+            let directory = try TemporaryDirectory()
+            let outside = try TemporaryDirectory("outside")
+            defer { directory.remove(); outside.remove() }
+            try outside.write("scene.json")
+            let recorder = EventRecorder()
+            let token = try watcher.watch(directory: directory.url, handler: recorder.handler)
+            defer { watcher.cancel(token) }
+
+            #expect(rename(outside.file("scene.json"), directory.file("scene.json")) == 0)
+            #expect(await recorder.wait(for: .changed(name: "scene.json")))
+        }
+
+        @Test func writeAndCloseReportsChanged() async throws {
+            let directory = try TemporaryDirectory()
+            defer { directory.remove() }
+            let recorder = EventRecorder()
+            let token = try watcher.watch(directory: directory.url, handler: recorder.handler)
+            defer { watcher.cancel(token) }
+
+            try directory.write("main.json", "{}")
+            #expect(await recorder.wait(for: .changed(name: "main.json")))
+        }
+
+        @Test func deleteReportsChanged() async throws {
+            let directory = try TemporaryDirectory()
+            defer { directory.remove() }
+            try directory.write("gone.json")
+            let recorder = EventRecorder()
+            let token = try watcher.watch(directory: directory.url, handler: recorder.handler)
+            defer { watcher.cancel(token) }
+
+            #expect(unlink(directory.file("gone.json")) == 0)
+            #expect(await recorder.wait(for: .changed(name: "gone.json")))
+        }
+
+        @Test func moveAwayReportsChanged() async throws {
+            let directory = try TemporaryDirectory()
+            let outside = try TemporaryDirectory("outside")
+            defer { directory.remove(); outside.remove() }
+            try directory.write("leaving.json")
+            let recorder = EventRecorder()
+            let token = try watcher.watch(directory: directory.url, handler: recorder.handler)
+            defer { watcher.cancel(token) }
+
+            #expect(rename(directory.file("leaving.json"), outside.file("leaving.json")) == 0)
+            #expect(await recorder.wait(for: .changed(name: "leaving.json")))
+        }
+
+        @Test func twoHandlersOnOneDirectoryAreIndependent() async throws {
+            let directory = try TemporaryDirectory()
+            defer { directory.remove() }
+            let first = EventRecorder()
+            let second = EventRecorder()
+            let firstToken = try watcher.watch(directory: directory.url, handler: first.handler)
+            let secondToken = try watcher.watch(directory: directory.url, handler: second.handler)
+            defer { watcher.cancel(secondToken) }
+
+            try directory.write("a")
+            #expect(await first.wait(for: .changed(name: "a")))
+            #expect(await second.wait(for: .changed(name: "a")))
+
+            watcher.cancel(firstToken)
+            try directory.write("b")
+            #expect(await second.wait(for: .changed(name: "b")))
+            #expect(!first.events.contains(.changed(name: "b")))
+        }
+
+        @Test func cancelStopsDelivery() async throws {
+            let directory = try TemporaryDirectory()
+            defer { directory.remove() }
+            let cancelled = EventRecorder()
+            let cancelledToken = try watcher.watch(directory: directory.url, handler: cancelled.handler)
+            // Registered after, so it is called after `cancelled` for the same event.
+            let sentinel = EventRecorder()
+            let sentinelToken = try watcher.watch(directory: directory.url, handler: sentinel.handler)
+            defer { watcher.cancel(sentinelToken) }
+
+            watcher.cancel(cancelledToken)
+            watcher.cancel(cancelledToken)  // idempotent
+            try directory.write("after-cancel")
+            #expect(await sentinel.wait(for: .changed(name: "after-cancel")))
+            #expect(cancelled.events.isEmpty)
+        }
+
+        @Test func handlerCanCancelItselfAndWatchAgain() async throws {
+            let directory = try TemporaryDirectory()
+            defer { directory.remove() }
+            let watcher = self.watcher
+            let own = EventRecorder()
+            let later = EventRecorder()
+            let tokens = Locked<(own: FileWatchToken?, added: FileWatchToken?)>((nil, nil))
+            let ownToken = try watcher.watch(directory: directory.url) { event in
+                // Runs on the owner thread: both calls are handled in place.
+                if let token = tokens.withLock({ $0.own }) {
+                    watcher.cancel(token)
+                    let added = try? watcher.watch(directory: directory.url, handler: later.handler)
+                    tokens.withLock { $0.added = added }
+                }
+                own.record(event)
+            }
+            tokens.withLock { $0.own = ownToken }
+
+            try directory.write("first")
+            #expect(await own.wait(for: .changed(name: "first")))
+            try directory.write("second")
+            #expect(await later.wait(for: .changed(name: "second")))
+            #expect(own.events == [.changed(name: "first")])
+            if let added = tokens.withLock({ $0.added }) { watcher.cancel(added) }
+        }
+
+        @Test func missingDirectoryThrowsIOError() throws {
+            let directory = try TemporaryDirectory()
+            directory.remove()
+            #expect {
+                _ = try watcher.watch(directory: directory.url) { _ in }
+            } throws: { error in
+                guard case SceneStoreError.io(_, _, let code) = error else { return false }
+                return code == ENOENT
+            }
+        }
+
+        @Test func deletedAndRecreatedDirectoryIsWatchedAgain() async throws {
+            let root = try TemporaryDirectory("root")
+            defer { root.remove() }
+            let scenes = root.url.appendingPathComponent("scenes/nested")
+            try FileManager.default.createDirectory(at: scenes, withIntermediateDirectories: true)
+            let recorder = EventRecorder()
+            let token = try watcher.watch(directory: scenes, handler: recorder.handler)
+            defer { watcher.cancel(token) }
+
+            for cycle in 0..<5 {
+                let rescans = recorder.events.filter { $0 == .rescan }.count
+                try FileManager.default.removeItem(at: root.url.appendingPathComponent("scenes"))
+                #expect(await recorder.wait(for: .rescan, count: rescans + 1))
+                // Waits for the ancestor; re-created, the directory is watched again.
+                try FileManager.default.createDirectory(at: scenes, withIntermediateDirectories: true)
+                #expect(await recorder.wait(for: .rescan, count: rescans + 2))
+                try TemporaryDirectory(existing: scenes).write("back-\(cycle).json")
+                #expect(await recorder.wait(for: .changed(name: "back-\(cycle).json")))
+            }
+        }
+
+        @Test func thousandWatchCancelCyclesLeaveNoDescriptorsOrThreads() async throws {
+            #expect(await ProcessProbe.eventually { !watcher.isRunning })
+            let descriptorsBefore = ProcessProbe.openDescriptorCount()
+            let threadsBefore = ProcessProbe.threadCount()
+
+            for _ in 0..<1000 {
+                let directory = try TemporaryDirectory("cycle")
+                let token = try watcher.watch(directory: directory.url) { _ in }
+                watcher.cancel(token)
+                directory.remove()
+            }
+
+            let descriptorsAfter = ProcessProbe.openDescriptorCount()
+            #expect(descriptorsAfter <= descriptorsBefore + 2, "fds \(descriptorsBefore) -> \(descriptorsAfter)")
+            #expect(await ProcessProbe.eventually { !watcher.isRunning })
+            var threadsAfter = ProcessProbe.threadCount()
+            #expect(await ProcessProbe.eventually {
+                threadsAfter = ProcessProbe.threadCount()
+                return threadsAfter <= threadsBefore + 2 && ProcessProbe.threadStatPath(named: InotifyWatcher.threadName) == nil
+            }, "threads \(threadsBefore) -> \(threadsAfter)")
+            print("1000 watch/cancel cycles: fds \(descriptorsBefore) -> \(descriptorsAfter), threads \(threadsBefore) -> \(threadsAfter)")
+        }
+
+        @Test func watchReturnsQuicklyWhileOwnerThreadWaits() async throws {
+            let anchor = try TemporaryDirectory("anchor")
+            defer { anchor.remove() }
+            let anchorEvents = EventRecorder()
+            let anchorToken = try watcher.watch(directory: anchor.url, handler: anchorEvents.handler)
+            defer { watcher.cancel(anchorToken) }
+            // One round trip so the owner thread is certainly back in next_event.
+            try anchor.write("ping")
+            #expect(await anchorEvents.wait(for: .changed(name: "ping")))
+
+            var latencies: [Duration] = []
+            for index in 0..<50 {
+                let directory = try TemporaryDirectory("latency")
+                defer { directory.remove() }
+                let recorder = EventRecorder()
+                let start = ContinuousClock.now
+                let token = try watcher.watch(directory: directory.url, handler: recorder.handler)
+                latencies.append(ContinuousClock.now - start)
+                try directory.write("file-\(index)")
+                #expect(await recorder.wait(for: .changed(name: "file-\(index)")))
+                watcher.cancel(token)
+            }
+            let sorted = latencies.sorted()
+            print("watch() latency while the owner waits: median \(sorted[sorted.count / 2]), max \(sorted[sorted.count - 1])")
+        }
+
+        @Test func queueOverflowDeliversRescan() async throws {
+            let directory = try TemporaryDirectory("flood")
+            defer { directory.remove() }
+            let maxQueued = (try? String(contentsOfFile: "/proc/sys/fs/inotify/max_queued_events", encoding: .utf8))
+                .flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) } ?? 16384
+            let release = DispatchSemaphore(value: 0)
+            let blocked = Locked(false)
+            let recorder = EventRecorder()
+            let token = try watcher.watch(directory: directory.url) { event in
+                // Hold the owner thread on the first event so the kernel queue fills.
+                let first = blocked.withLock { wasBlocked in
+                    defer { wasBlocked = true }
+                    return !wasBlocked
+                }
+                if first { release.wait() }
+                recorder.record(event)
+            }
+            defer { watcher.cancel(token) }
+
+            try directory.write("first")
+            #expect(await ProcessProbe.eventually { blocked.withLock { $0 } })
+            for index in 0..<(maxQueued + 2000) {
+                try directory.write("f\(index)")
+            }
+            release.signal()
+            #expect(await recorder.wait(for: .rescan, timeout: .seconds(60)))
+        }
+
+        @Test func inotifyDescriptorIsCloseOnExecAndWakeFileIsUnlinked() throws {
+            let directory = try TemporaryDirectory()
+            defer { directory.remove() }
+            let token = try watcher.watch(directory: directory.url) { _ in }
+            defer { watcher.cancel(token) }
+
+            let descriptors = ProcessProbe.descriptors(linkingTo: "anon_inode:inotify")
+            #expect(!descriptors.isEmpty)
+            for fd in descriptors {
+                #expect(fcntl(fd, F_GETFD) & FD_CLOEXEC != 0, "inotify fd \(fd) lacks FD_CLOEXEC")
+            }
+            let temporary = FileManager.default.temporaryDirectory.path
+            let leftovers = try FileManager.default.contentsOfDirectory(atPath: temporary)
+                .filter { $0.hasPrefix("scenestore-wake-\(getpid())-") }
+            #expect(leftovers.isEmpty)
+        }
+
+        @Test func descriptorAbove1023IsRefusedAndFallbackPolls() async throws {
+            #expect(await ProcessProbe.eventually { !watcher.isRunning })
+            // Occupy every descriptor below 1024 so the library's would land above.
+            var fillers: [Int32] = []
+            defer { fillers.forEach { _ = close($0) } }
+            while true {
+                let fd = open("/dev/null", O_RDONLY | O_CLOEXEC)
+                guard fd >= 0 else { break }
+                if fd >= 1023 {
+                    fillers.append(fd)
+                    break
+                }
+                fillers.append(fd)
+            }
+            let directory = try TemporaryDirectory()
+            defer { directory.remove() }
+            #expect {
+                _ = try watcher.watch(directory: directory.url) { _ in }
+            } throws: { error in
+                guard case SceneStoreError.watcherUnavailable(let reason) = error else { return false }
+                return reason.contains("FD_SETSIZE")
+            }
+            #expect(ProcessProbe.descriptors(linkingTo: "anon_inode:inotify").isEmpty)
+
+            let fallback = FallbackWatcher(
+                primary: watcher,
+                fallbackInterval: .milliseconds(20),
+                logger: Logger(label: "SceneStoreTests.InotifyWatcher")
+            )
+            let recorder = EventRecorder()
+            let token = try fallback.watch(directory: directory.url, handler: recorder.handler)
+            defer { fallback.cancel(token) }
+            #expect(fallback.kind == .polling(interval: .milliseconds(20)))
+            try directory.write("polled.json")
+            #expect(await recorder.wait(for: .changed(name: "polled.json")))
+        }
+
+        @Test func idleWatcherUsesNoCPU() async throws {
+            let directories = try (0..<10).map { _ in try TemporaryDirectory("idle") }
+            defer { directories.forEach { $0.remove() } }
+            let tokens = try directories.map { try watcher.watch(directory: $0.url) { _ in } }
+            defer { tokens.forEach(watcher.cancel) }
+
+            let threadStat = try #require(ProcessProbe.threadStatPath(named: InotifyWatcher.threadName))
+            let threadBefore = try #require(ProcessProbe.cpuSeconds(statPath: threadStat))
+            let processBefore = try #require(ProcessProbe.cpuSeconds())
+            try await Task.sleep(for: .seconds(3))  // the measurement window, not a wait for an event
+            let threadAfter = try #require(ProcessProbe.cpuSeconds(statPath: threadStat))
+            let processAfter = try #require(ProcessProbe.cpuSeconds())
+            print("idle 3 s with 10 interests: owner thread CPU +\(threadAfter - threadBefore) s, process CPU +\(processAfter - processBefore) s")
+            #expect(threadAfter - threadBefore < 0.01)
+            #expect(processAfter - processBefore < 0.1)
+        }
+    }
+}
+
+#endif

@@ -1,0 +1,44 @@
+import Foundation
+import SceneStore
+import SceneStoreTesting
+import Testing
+
+@Suite struct AtomicityTests {
+    /// A writer saving in a loop is killed with SIGKILL at random moments,
+    /// hundreds of times; after each kill the scene must load, complete and
+    /// consistent (the three keys of one save always agree).
+    @Test(.timeLimit(.minutes(5)))
+    func killedWriterAlwaysLeavesALoadableCompleteScene() async throws {
+        let fixture = try SceneStoreFixture()
+        var progressed = 0
+        for round in 0..<300 {
+            let writer = try RunningScenes(
+                ["stress", "--scene", "s", "--count", "0", "--payload", "4096"], root: fixture.root)
+            // Wait until the writer is up, then let it run a random while.
+            _ = await writer.lines.first { $0.hasPrefix("ready") }
+            let pause = UInt32.random(in: 0...4000)
+            usleep(pause)
+            writer.kill()
+            _ = await writer.exitStatus()
+
+            let registry = try SceneRegistry(root: fixture.root, configuration: .testing)
+            let store = try registry.store(for: "s")
+            #expect(store.lastRecovery == nil, "round \(round): the scene file was damaged")
+            let values = store.snapshot
+            if let counter = store.value(forKey: "counter", as: Int.self) {
+                #expect(store.value(forKey: "double", as: Int.self) == counter * 2, "round \(round)")
+                let filler = try #require(store.value(forKey: "filler", as: Data.self))
+                #expect(filler == Data(repeating: UInt8(truncatingIfNeeded: counter), count: 4096), "round \(round)")
+                if counter > 0 { progressed += 1 }
+            } else {
+                #expect(values.isEmpty, "round \(round): a partial state \(values.keys.sorted())")
+            }
+            registry.abandon()
+        }
+        // The kills landed while saves were happening, not only before them.
+        #expect(progressed > 50)
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: fixture.root.path)
+            .filter { $0.contains(".tmp-") }
+        #expect(leftovers.count <= 1, "opening cleans what killed writers left: \(leftovers)")
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+import SceneStore
+import SceneStoreTesting
+import Testing
+
+@Suite struct InspectionCommandTests {
+    @Test func setThenGetInANewProcess() throws {
+        let fixture = try SceneStoreFixture()
+        #expect(try scenes(["set", "--scene", "a", "k", "--int", "5"], root: fixture.root).status == 0)
+        let result = try scenes(["get", "--scene", "a", "k"], root: fixture.root)
+        #expect(result.status == 0)
+        #expect(result.stdout == "5\n")
+    }
+
+    @Test(arguments: [
+        (["--int", "-5"], "-5"),
+        (["--double", "-0.5"], "-0.5"),
+        (["--double", "nan"], "nan"),
+        (["--bool", "true"], "true"),
+        (["--string", "-dash and ünïcode"], "-dash and ünïcode"),
+        (["--url", "file:///tmp/a%20b"], "file:///tmp/a%20b"),
+        (["--data-base64", "AAEC/w=="], "AAEC/w=="),
+        (["--data-base64", ""], ""),
+    ])
+    func getPrintsValuesTheWaySetTakesThem(flag: [String], printed: String) throws {
+        let fixture = try SceneStoreFixture()
+        let set = try scenes(["set", "--scene", "a", "k"] + flag, root: fixture.root)
+        #expect(set.status == 0, "\(set.stderr)")
+        #expect(try scenes(["get", "--scene", "a", "k"], root: fixture.root).stdout == printed + "\n")
+    }
+
+    @Test func getOfAnAbsentKeyExitsOne() throws {
+        let fixture = try SceneStoreFixture()
+        let result = try scenes(["get", "--scene", "a", "missing"], root: fixture.root)
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("missing"))
+        #expect(result.stdout.isEmpty)
+    }
+
+    @Test(arguments: [
+        ["set", "--scene", "..", "k", "--int", "1"],
+        ["set", "--scene", "a/b", "k", "--int", "1"],
+        ["set", "--scene", "", "k", "--int", "1"],
+        ["set", "--scene", ".hidden", "k", "--int", "1"],
+        ["set", "--scene", String(repeating: "x", count: 129), "k", "--int", "1"],
+        ["set", "--scene", "a", "k", "--int", "12x"],
+        ["set", "--scene", "a", "k", "--int", "99999999999999999999"],
+        ["set", "--scene", "a", "k", "--double", "one"],
+        ["set", "--scene", "a", "k", "--bool", "maybe"],
+        ["set", "--scene", "a", "k", "--url", "no scheme"],
+        ["set", "--scene", "a", "k", "--data-base64", "%%%"],
+        ["set", "--scene", "a", "k"],
+        ["set", "--scene", "a", "k", "--int", "1", "--string", "s"],
+        ["set", "--scene", "a", "", "--int", "1"],
+        ["get", "--scene", "../etc", "k"],
+    ])
+    func badInputExitsNonZeroAndCreatesNothing(arguments: [String]) throws {
+        let fixture = try SceneStoreFixture()
+        try? FileManager.default.removeItem(at: fixture.root)
+        let result = try scenes(arguments, root: fixture.root)
+        #expect(result.status == 64, "\(result.stderr)")
+        #expect(!result.stderr.isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: fixture.root.path))
+    }
+
+    @Test func tooLongKeyIsRefusedAndNothingIsWritten() throws {
+        let fixture = try SceneStoreFixture()
+        try scenes(["set", "--scene", "a", "keep", "--int", "1"], root: fixture.root)
+        let before = try Data(contentsOf: fixture.root.appendingPathComponent("a.json"))
+        let long = String(repeating: "k", count: 257)
+        let result = try scenes(["set", "--scene", "a", long, "--int", "2"], root: fixture.root)
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("256"))
+        #expect(try Data(contentsOf: fixture.root.appendingPathComponent("a.json")) == before)
+    }
+
+    @Test func showJSONHasSceneGenerationAndTypedValues() throws {
+        let fixture = try SceneStoreFixture()
+        try scenes(["set", "--scene", "a", "n", "--int", "-5"], root: fixture.root)
+        try scenes(["set", "--scene", "a", "s", "--string", "hi"], root: fixture.root)
+        let result = try scenes(["show", "--scene", "a", "--json"], root: fixture.root)
+        #expect(result.status == 0)
+        #expect(result.stdout.split(separator: "\n").count == 1)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        #expect(object["scene"] as? String == "a")
+        #expect(object["generation"] as? Int == 2)
+        let values = try #require(object["values"] as? [String: [String: Any]])
+        #expect(values["n"]?["type"] as? String == "int")
+        #expect(values["n"]?["value"] as? Int == -5)
+        #expect(values["s"]?["value"] as? String == "hi")
+    }
+
+    @Test func listRemoveAndDiscard() throws {
+        let fixture = try SceneStoreFixture()
+        try scenes(["set", "--scene", "b", "k", "--int", "1"], root: fixture.root)
+        try scenes(["set", "--scene", "a", "k", "--int", "1"], root: fixture.root)
+        try scenes(["set", "--scene", "a", "j", "--int", "2"], root: fixture.root)
+        #expect(try scenes(["list"], root: fixture.root).stdout == "a\nb\n")
+        #expect(try scenes(["remove", "--scene", "a", "k"], root: fixture.root).status == 0)
+        #expect(try scenes(["get", "--scene", "a", "k"], root: fixture.root).status == 1)
+        #expect(try scenes(["remove", "--scene", "a", "k"], root: fixture.root).status == 1)
+        #expect(try scenes(["discard", "--scene", "b"], root: fixture.root).status == 0)
+        #expect(try scenes(["list"], root: fixture.root).stdout == "a\n")
+        #expect(try scenes(["discard", "--scene", "b"], root: fixture.root).status == 1)
+        #expect(try scenes(["show", "--scene", "b"], root: fixture.root).status == 1)
+    }
+}

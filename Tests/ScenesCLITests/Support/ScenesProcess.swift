@@ -1,0 +1,118 @@
+import Foundation
+import SceneStoreTesting
+
+/// The built `scenes` executable, next to the test bundle (the test target
+/// depends on it, so `swift test` builds it first).
+let scenesExecutable: URL = URL(fileURLWithPath: "/proc/self/exe")
+    .resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("scenes")
+
+/// What a finished `scenes` run printed.
+struct ScenesResult: Sendable {
+    let status: Int32
+    let stdout: String
+    let stderr: String
+}
+
+/// Runs `scenes` with `arguments` against `root` and waits for it to exit.
+@discardableResult
+func scenes(_ arguments: [String], root: URL, stdin: String? = nil) throws -> ScenesResult {
+    let process = Process()
+    process.executableURL = scenesExecutable
+    process.arguments = arguments
+    var environment = ProcessInfo.processInfo.environment
+    environment["SCENES_ROOT"] = root.path
+    process.environment = environment
+    let out = Pipe()
+    let err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    let input = Pipe()
+    process.standardInput = input
+    try process.run()
+    if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
+    try input.fileHandleForWriting.close()
+    let stdoutData = out.fileHandleForReading.readDataToEndOfFile()
+    let stderrData = err.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return ScenesResult(
+        status: process.terminationStatus,
+        stdout: String(decoding: stdoutData, as: UTF8.self),
+        stderr: String(decoding: stderrData, as: UTF8.self))
+}
+
+/// A `scenes` process left running: its stdout arrives as a stream of lines.
+final class RunningScenes: Sendable {
+    let process: Process
+    let lines: AsyncStream<String>
+    private let input: FileHandle
+
+    init(_ arguments: [String], root: URL) throws {
+        let process = Process()
+        process.executableURL = scenesExecutable
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["SCENES_ROOT"] = root.path
+        process.environment = environment
+        let out = Pipe()
+        let inputPipe = Pipe()
+        process.standardOutput = out
+        process.standardInput = inputPipe
+        process.standardError = FileHandle.nullDevice
+        let (lines, continuation) = AsyncStream.makeStream(of: String.self)
+        let buffer = LineBuffer()
+        out.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            if data.isEmpty {
+                handle.readabilityHandler = nil
+                continuation.finish()
+                return
+            }
+            for line in buffer.append(data) { continuation.yield(line) }
+        }
+        try process.run()
+        self.process = process
+        self.lines = lines
+        self.input = inputPipe.fileHandleForWriting
+    }
+
+    /// Sends one line to the process's stdin.
+    func send(_ line: String) {
+        input.write(Data((line + "\n").utf8))
+    }
+
+    func kill(_ signal: Int32 = SIGKILL) {
+        Foundation.kill(process.processIdentifier, signal)
+    }
+
+    /// Waits for exit without blocking a thread of the cooperative pool.
+    func exitStatus() async -> Int32 {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                self.process.waitUntilExit()
+                continuation.resume(returning: self.process.terminationStatus)
+            }
+        }
+    }
+
+    deinit {
+        if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
+    }
+}
+
+/// Splits bytes into lines as they arrive.
+private final class LineBuffer: @unchecked Sendable {
+    private var pending = Data()
+    private let lock = NSLock()
+
+    func append(_ data: Data) -> [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        pending.append(data)
+        var lines: [String] = []
+        while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+            lines.append(String(decoding: pending[pending.startIndex..<newline], as: UTF8.self))
+            pending.removeSubrange(pending.startIndex...newline)
+        }
+        return lines
+    }
+}
