@@ -57,6 +57,7 @@ let package = Package(
             dependencies: [
                 "SceneNavigation",
                 "SceneStoreTesting",
+                "scenes",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),

@@ -1,0 +1,159 @@
+import Foundation
+import Observation
+import SceneNavigation
+import SceneStore
+import SceneStoreTesting
+import Testing
+
+@Suite struct PathBindingTests {
+    private func binding(_ store: SceneStore) -> PathBinding<ScenePath> {
+        PathBinding(store: store, key: "mixed.path", codec: .scenePath(types: testTypes))
+    }
+
+    private func samplePath() -> ScenePath {
+        var path = ScenePath()
+        path.append(7)
+        path.append("letter")
+        path.append(dune)
+        path.append(Shelf.rated(stars: 5, by: "me"))
+        return path
+    }
+
+    @Test func relaunchRestoresTheExactPath() async throws {
+        let fixture = try SceneStoreFixture()
+        let path = samplePath()
+        try binding(fixture.registry.store(for: "main")).save(path)
+        let relaunched = try await fixture.relaunch()
+        let restored = try #require(binding(relaunched.store(for: "main")).restore())
+        #expect(restored.path == path)
+        #expect(restored.dropped.isEmpty)
+        await fixture.tearDown()
+    }
+
+    @Test func crashRestoresTheLastFlushedPath() async throws {
+        let fixture = try SceneStoreFixture()
+        let store = try fixture.registry.store(for: "main")
+        var path = samplePath()
+        try binding(store).save(path)
+        try await store.flush()
+        let flushed = path
+        path.append(99)
+        try binding(store).save(path)
+        let relaunched = try fixture.crash()
+        #expect(try binding(relaunched.store(for: "main")).restore()?.path == flushed)
+        await fixture.tearDown()
+    }
+
+    @Test func typedAndReferenceStacksRoundTrip() async throws {
+        let fixture = try SceneStoreFixture()
+        let store = try fixture.registry.store(for: "main")
+        let books = PathBinding(store: store, key: "books", codec: .stack(of: Book.self))
+        try books.save([dune, emma])
+        let library = [dune, emma, ulysses]
+        let byID = PathBinding(store: store, key: "byID", codec: .references(to: Book.self) { id in
+            library.first { $0.id == id }
+        })
+        try byID.save([ulysses, dune])
+        let relaunched = try await fixture.relaunch()
+        let store2 = try relaunched.store(for: "main")
+        #expect(PathBinding(store: store2, key: "books", codec: .stack(of: Book.self)).restore()?.path == [dune, emma])
+        // Dune was deleted from the catalog meanwhile: dropped, order kept.
+        let shrunk = [emma, ulysses]
+        let restored = PathBinding(store: store2, key: "byID", codec: .references(to: Book.self) { id in
+            shrunk.first { $0.id == id }
+        }).restore()
+        #expect(restored?.path == [ulysses])
+        #expect(restored?.dropped.count == 1)
+        await fixture.tearDown()
+    }
+
+    @Test func aPathPushedByAnotherProcessArrives() async throws {
+        let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .writeThrough))
+        let store = try fixture.registry.store(for: "main")
+        let mine = binding(store)
+        let arrivals = mine.externalChanges(empty: ScenePath())
+
+        // The other process is the real `scenes` binary writing the encoded path.
+        let pushed = {
+            var path = samplePath()
+            path.append("pushed elsewhere")
+            return path
+        }()
+        let encoded = try pushed.encoded(types: testTypes).base64EncodedString()
+        let result = try runScenes(["set", "--scene", "main", "mixed.path", "--data-base64", encoded], root: fixture.root)
+        #expect(result == 0)
+
+        let arrived = await arrivals.first { $0.path == pushed }
+        #expect(arrived?.path == pushed)
+        #expect(mine.restore()?.path == pushed)
+        await fixture.tearDown()
+    }
+
+    @Test @MainActor func observableModelIsRestoredSavedAndFollowsOthers() async throws {
+        let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .writeThrough))
+        let store = try fixture.registry.store(for: "main")
+        try binding(store).save(samplePath())
+
+        let model = NavigationModel()
+        let modelChanges = model.pathChanges()
+        let bound = binding(store).bind(\.path, on: model)
+        #expect(model.path == samplePath())
+
+        // A local push is saved without any explicit call.
+        let saved = store.values(forKey: "mixed.path", default: Data())
+        model.path.append(42)
+        var expected = samplePath()
+        expected.append(42)
+        let expectedData = try expected.encoded(types: testTypes)
+        #expect(await saved.first { $0 == expectedData } == expectedData)
+
+        // Another registry on the root (another process to this one) pops to root.
+        let other = try fixture.secondProcess(configuration: .init(savePolicy: .writeThrough))
+        try binding(other.store(for: "main")).save(ScenePath())
+        try await other.store(for: "main").flush()
+        // The model follows, on the main actor.
+        #expect(await modelChanges.first { $0.isEmpty } != nil)
+        #expect(model.path.isEmpty)
+        bound.stop()
+        await fixture.tearDown()
+    }
+}
+
+@Observable @MainActor
+final class NavigationModel {
+    var path = ScenePath()
+
+    /// Each new value of `path`, observed with Observation (no polling).
+    func pathChanges() -> AsyncStream<ScenePath> {
+        let (stream, continuation) = AsyncStream.makeStream(of: ScenePath.self)
+        track(continuation)
+        return stream
+    }
+
+    private func track(_ continuation: AsyncStream<ScenePath>.Continuation) {
+        withObservationTracking {
+            _ = path
+        } onChange: {
+            Task { @MainActor in
+                continuation.yield(self.path)
+                self.track(continuation)
+            }
+        }
+    }
+}
+
+/// Runs the built `scenes` binary (next to the test bundle) and returns its status.
+func runScenes(_ arguments: [String], root: URL) throws -> Int32 {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/proc/self/exe")
+        .resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("scenes")
+    process.arguments = arguments
+    var environment = ProcessInfo.processInfo.environment
+    environment["SCENES_ROOT"] = root.path
+    process.environment = environment
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    process.waitUntilExit()
+    return process.terminationStatus
+}
