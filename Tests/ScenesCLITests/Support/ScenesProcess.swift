@@ -13,15 +13,21 @@ struct ScenesResult: Sendable {
     let stderr: String
 }
 
-/// Runs `scenes` with `arguments` against `root` and waits for it to exit.
-@discardableResult
-func scenes(_ arguments: [String], root: URL, stdin: String? = nil) throws -> ScenesResult {
+/// A `scenes` process (not started yet) with `SCENES_ROOT` set to `root`.
+func scenesProcess(_ arguments: [String], root: URL) -> Process {
     let process = Process()
     process.executableURL = scenesExecutable
     process.arguments = arguments
     var environment = ProcessInfo.processInfo.environment
     environment["SCENES_ROOT"] = root.path
     process.environment = environment
+    return process
+}
+
+/// Runs `scenes` with `arguments` against `root` and waits for it to exit.
+@discardableResult
+func scenes(_ arguments: [String], root: URL, stdin: String? = nil) throws -> ScenesResult {
+    let process = scenesProcess(arguments, root: root)
     let out = Pipe()
     let err = Pipe()
     process.standardOutput = out
@@ -47,12 +53,7 @@ final class RunningScenes: Sendable {
     private let input: FileHandle
 
     init(_ arguments: [String], root: URL) throws {
-        let process = Process()
-        process.executableURL = scenesExecutable
-        process.arguments = arguments
-        var environment = ProcessInfo.processInfo.environment
-        environment["SCENES_ROOT"] = root.path
-        process.environment = environment
+        let process = scenesProcess(arguments, root: root)
         let out = Pipe()
         let inputPipe = Pipe()
         process.standardOutput = out
