@@ -84,16 +84,40 @@ struct SceneDirectory: Sendable {
         case newerVersion(Int)
     }
 
-    /// Reads the scene file without taking the lock (rename is atomic, so
-    /// this sees one complete version). Never follows a symlink and never
-    /// blocks on a FIFO.
+    /// Reads and decodes the scene file without taking the lock (rename is
+    /// atomic, so this sees one complete version).
     func read(_ id: SceneID) throws(SceneStoreError) -> ReadResult {
+        switch try readBytes(id) {
+        case .missing: .missing
+        case .notRegular(let what): .damaged(.malformed(what))
+        case .bytes(let data): Self.interpret(data)
+        }
+    }
+
+    static func interpret(_ data: Data) -> ReadResult {
+        switch SceneFile.decode(data) {
+        case .success(let file): .file(file)
+        case .failure(.newerVersion(let version)): .newerVersion(version)
+        case .failure(let problem): .damaged(problem)
+        }
+    }
+
+    enum RawRead {
+        case missing
+        case bytes(Data)
+        /// A symlink (never followed), FIFO, directory, ...
+        case notRegular(String)
+    }
+
+    /// The scene file's bytes. Never follows a symlink and never blocks on
+    /// a FIFO.
+    func readBytes(_ id: SceneID) throws(SceneStoreError) -> RawRead {
         let path = sceneURL(id).path
         let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         if fd == -1 {
             switch errno {
             case ENOENT: return .missing
-            case ELOOP: return .damaged(.malformed("a symbolic link, not followed"))
+            case ELOOP: return .notRegular("a symbolic link, not followed")
             default: throw .io(syscall: "open", path: path, errno: errno)
             }
         }
@@ -101,14 +125,9 @@ struct SceneDirectory: Sendable {
         var info = stat()
         try syscall("fstat", path: path) { fstat(fd, &info) }
         guard info.st_mode & S_IFMT == S_IFREG else {
-            return .damaged(.malformed("not a regular file"))
+            return .notRegular("not a regular file")
         }
-        let data = try readAll(fd, path: path, sizeHint: Int(info.st_size))
-        switch SceneFile.decode(data) {
-        case .success(let file): return .file(file)
-        case .failure(.newerVersion(let version)): return .newerVersion(version)
-        case .failure(let problem): return .damaged(problem)
-        }
+        return .bytes(try readAll(fd, path: path, sizeHint: Int(info.st_size)))
     }
 
     private func readAll(_ fd: Int32, path: String, sizeHint: Int) throws(SceneStoreError) -> Data {

@@ -4,21 +4,24 @@ import Foundation
 ///
 /// ```json
 /// {
-///   "checksum" : "fnv1a64:…",
-///   "format" : "scenestore.scene",
-///   "generation" : 7,
-///   "incarnation" : "…",
-///   "scene" : "main",
-///   "values" : { "selectedTab" : { "type" : "int", "value" : 2 } },
-///   "version" : 1,
-///   "writer" : { "pid" : 4242, "token" : "…" }
+///   "format": "scenestore.scene",
+///   "version": 1,
+///   "scene": "main",
+///   "generation": 7,
+///   "incarnation": "4f0c9d2ab1e38a77",
+///   "writer": {"pid": 4242, "token": "9b1d07c3e5a2f468"},
+///   "checksum": "fnv1a64:7c2fa3a1d3e4b5c6",
+///   "values": {
+///     "selectedTab": {"type": "int", "value": 2}
+///   }
 /// }
 /// ```
 ///
 /// `generation` grows by one with every save; `incarnation` is chosen when
 /// the file is first created (again after a discard), so generations are
-/// only compared within one incarnation. `checksum` covers the compact,
-/// key-sorted JSON encoding of `values`.
+/// only compared within one incarnation, and one (incarnation, generation)
+/// pair names one content. `checksum` covers the values (see ``Checksum``).
+/// Readers accept the fields in any order; the writer puts the header first.
 struct SceneFile: Equatable {
     static let magic = "scenestore.scene"
     static let currentVersion = 1
@@ -28,6 +31,10 @@ struct SceneFile: Equatable {
     var incarnation: String
     var writer: WriterIdentity
     var values: [String: SceneValue]
+
+    var version: DiskVersion {
+        DiskVersion(incarnation: incarnation, generation: generation)
+    }
 
     /// Why bytes on disk are not a loadable scene.
     enum Problem: Error, Equatable {
@@ -39,42 +46,26 @@ struct SceneFile: Equatable {
         case newerVersion(Int)
     }
 
-    func encoded() throws -> Data {
-        let document = Document(
-            format: Self.magic,
-            version: Self.currentVersion,
-            scene: scene,
-            generation: generation,
-            incarnation: incarnation,
-            writer: writer,
-            checksum: try Self.checksum(of: values),
-            values: values
-        )
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-        var data = try encoder.encode(document)
-        data.append(UInt8(ascii: "\n"))
-        return data
-    }
-
     static func decode(_ data: Data) -> Result<SceneFile, Problem> {
         let decoder = JSONDecoder()
-        guard let header = try? decoder.decode(Header.self, from: data) else {
-            return .failure(.malformed("not a JSON scene file header"))
-        }
-        guard header.format == magic else {
-            return .failure(.malformed("format is \(header.format.debugDescription), not \(magic)"))
-        }
-        guard header.version <= currentVersion else {
-            return .failure(.newerVersion(header.version))
-        }
         let document: Document
         do {
             document = try decoder.decode(Document.self, from: data)
         } catch {
+            // Tell a newer format (refused, kept) from damage (quarantined).
+            if let header = try? decoder.decode(Header.self, from: data),
+               header.format == magic, header.version > currentVersion {
+                return .failure(.newerVersion(header.version))
+            }
             return .failure(.malformed(String(describing: error)))
         }
-        guard let checksum = try? checksum(of: document.values), checksum == document.checksum else {
+        guard document.format == magic else {
+            return .failure(.malformed("format is \(document.format.debugDescription), not \(magic)"))
+        }
+        guard document.version <= currentVersion else {
+            return .failure(.newerVersion(document.version))
+        }
+        guard Checksum.of(document.values) == document.checksum else {
             return .failure(.badChecksum)
         }
         return .success(SceneFile(
@@ -86,10 +77,34 @@ struct SceneFile: Equatable {
         ))
     }
 
-    private static func checksum(of values: [String: SceneValue]) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return Checksum.fnv1a64(try encoder.encode(values))
+    /// The version a file written by ``encoded()`` holds, read from its
+    /// header without parsing the values; `nil` for anything else (which
+    /// then gets a full ``decode(_:)``). Used to skip decoding a version
+    /// this process already has: its own saves, and unchanged files.
+    static func peekVersion(_ data: Data) -> DiskVersion? {
+        data.withUnsafeBytes { raw -> DiskVersion? in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            guard let valuesAt = bytes.firstRange(of: Array("\"values\":".utf8)) else { return nil }
+            let header = bytes[..<valuesAt.lowerBound]
+            guard header.starts(with: Array("{\n  \"format\": \"\(magic)\",\n  \"version\": 1,".utf8)),
+                  let generation = number(after: "\"generation\": ", in: header),
+                  let incarnation = string(after: "\"incarnation\": \"", in: header) else { return nil }
+            return DiskVersion(incarnation: incarnation, generation: generation)
+        }
+    }
+
+    private static func number(after label: String, in bytes: Slice<UnsafeBufferPointer<UInt8>>) -> UInt64? {
+        guard let range = bytes.firstRange(of: Array(label.utf8)) else { return nil }
+        let digits = bytes[range.upperBound...].prefix { (48...57).contains($0) }
+        guard !digits.isEmpty, digits.count <= 19 else { return nil }
+        return UInt64(String(decoding: digits, as: UTF8.self))
+    }
+
+    private static func string(after label: String, in bytes: Slice<UnsafeBufferPointer<UInt8>>) -> String? {
+        guard let range = bytes.firstRange(of: Array(label.utf8)) else { return nil }
+        let text = bytes[range.upperBound...].prefix { $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }
+        guard text.endIndex < bytes.endIndex, bytes[text.endIndex] == UInt8(ascii: "\"") else { return nil }
+        return String(decoding: text, as: UTF8.self)
     }
 
     private struct Header: Decodable {
@@ -97,7 +112,7 @@ struct SceneFile: Equatable {
         let version: Int
     }
 
-    private struct Document: Codable {
+    private struct Document: Decodable {
         let format: String
         let version: Int
         let scene: String

@@ -14,12 +14,12 @@ extension SceneStore {
         case .missing:
             break
         case .file(let file):
-            state.withLock { $0.adopt(file, origin: .external(writerPID: file.writer.pid)) }
+            state.withLock { $0.load(file) }
         case .newerVersion(let version):
             throw .unsupportedFormat(scene: id.rawValue, version: version, path: directory.sceneURL(id).path)
         case .damaged:
             if let file = try recoverDamagedFile() {
-                state.withLock { $0.adopt(file, origin: .external(writerPID: file.writer.pid)) }
+                state.withLock { $0.load(file) }
             }
         }
     }
@@ -38,6 +38,13 @@ extension SceneStore {
             throw .unsupportedFormat(scene: id.rawValue, version: version, path: directory.sceneURL(id).path)
         case .damaged(let found): problem = found
         }
+        try quarantineDamagedFile(problem)
+        return nil
+    }
+
+    /// Moves the damaged scene file to quarantine and reports it. Call with
+    /// the scene lock held.
+    func quarantineDamagedFile(_ problem: SceneFile.Problem) throws(SceneStoreError) {
         let reason: String
         switch problem {
         case .malformed: reason = "malformed"
@@ -54,7 +61,6 @@ extension SceneStore {
             $0.broadcast.enqueue([.recovered(recovery)])
         }
         state.deliver(\.broadcast)
-        return nil
     }
 
     // MARK: Saving
@@ -93,31 +99,24 @@ extension SceneStore {
     /// atomically, unlock. Runs on ``io``.
     func saveNow() throws(SceneStoreError) {
         dispatchPrecondition(condition: .onQueue(io))
-        let snapshot = state.withLock { state -> (edits: [String: PendingEdit], memory: [String: SceneValue])? in
+        let known = state.withLock { state -> SceneFile?? in
             state.saveScheduled = false
             guard state.phase == .open, !state.pending.isEmpty else { return nil }
-            return (state.pending, state.values)
+            return .some(state.diskFile)
         }
-        guard let snapshot else { return }
+        guard let known else { return }
         let lock = try SceneLock(path: directory.lockURL(id).path)
-        var base: SceneFile?
-        var values: [String: SceneValue]
-        switch try directory.read(id) {
-        case .missing:
-            values = [:]
-        case .file(let file):
-            base = file
-            values = file.values
-        case .newerVersion(let version):
+        let base: SceneFile?
+        do throws(SceneStoreError) {
+            base = try currentFile(known: known)
+        } catch {
             lock.unlock()
-            throw .unsupportedFormat(scene: id.rawValue, version: version, path: directory.sceneURL(id).path)
-        case .damaged:
-            lock.unlock()
-            _ = try recoverDamagedFile()
-            state.withLock { $0.markAllPending() }
-            return try saveNow()
+            throw error
         }
-        for (key, edit) in snapshot.edits {
+        // Taken after reading the file: a recovery there marks every value pending.
+        let edits = state.withLock { $0.pending }
+        var values = base?.values ?? [:]
+        for (key, edit) in edits {
             values[key] = edit.value
         }
         let file = SceneFile(
@@ -129,21 +128,52 @@ extension SceneStore {
         )
         let previous: URL?
         do throws(SceneStoreError) {
-            let bytes: Data
-            do {
-                bytes = try file.encoded()
-            } catch {
-                throw SceneStoreError.io(syscall: "encode", path: directory.sceneURL(id).path, errno: EINVAL)
-            }
-            previous = try directory.write(bytes, for: id)
+            previous = try directory.write(file.encoded(), for: id)
         } catch {
             lock.unlock()
             throw error
         }
         lock.unlock()
         SceneDirectory.discardPrevious(previous)
-        state.withLock { $0.saved(snapshot.edits, as: file, over: base) }
+        state.withLock { $0.saved(edits, as: file, over: base) }
         state.deliver(\.broadcast)
+    }
+
+    /// The scene file as it is now, for a save holding the lock: `known`
+    /// when the header shows the version this store already has (no
+    /// decoding), else the decoded file; a damaged file is moved to
+    /// quarantine first and the store's values are all written again.
+    private func currentFile(known: SceneFile?) throws(SceneStoreError) -> SceneFile? {
+        let data: Data
+        switch try directory.readBytes(id) {
+        case .missing:
+            return nil
+        case .notRegular(let what):
+            return try recoverAndRewriteAll(.malformed(what))
+        case .bytes(let bytes):
+            data = bytes
+        }
+        if let known, SceneFile.peekVersion(data) == known.version {
+            return known
+        }
+        switch SceneDirectory.interpret(data) {
+        case .missing:
+            return nil
+        case .file(let file):
+            return file
+        case .newerVersion(let version):
+            throw .unsupportedFormat(scene: id.rawValue, version: version, path: directory.sceneURL(id).path)
+        case .damaged(let problem):
+            return try recoverAndRewriteAll(problem)
+        }
+    }
+
+    /// With the lock held: quarantines the damaged file and marks every
+    /// value pending, so the save that follows writes the whole scene.
+    private func recoverAndRewriteAll(_ problem: SceneFile.Problem) throws(SceneStoreError) -> SceneFile? {
+        try quarantineDamagedFile(problem)
+        state.withLock { $0.markAllPending() }
+        return nil
     }
 
     /// Returns once every value set before the call is durable on disk.
@@ -186,7 +216,21 @@ extension SceneStore {
             return state.phase == .open
         }) else { return }
         do {
-            switch try directory.read(id) {
+            let result: SceneDirectory.ReadResult
+            switch try directory.readBytes(id) {
+            case .missing:
+                result = .missing
+            case .notRegular(let what):
+                result = .damaged(.malformed(what))
+            case .bytes(let data):
+                // Our own save, or a version already applied: no decoding.
+                if let version = SceneFile.peekVersion(data),
+                   !state.withLock({ $0.disk.isOlder(than: version) }) {
+                    return
+                }
+                result = SceneDirectory.interpret(data)
+            }
+            switch result {
             case .missing:
                 state.withLock { state in
                     guard state.disk.incarnation != nil else { return }
@@ -194,7 +238,7 @@ extension SceneStore {
                 }
             case .file(let file):
                 state.withLock { state in
-                    guard state.disk.isOlder(than: file) else { return }
+                    guard state.disk.isOlder(than: file.version) else { return }
                     state.adopt(file, origin: .external(writerPID: file.writer.pid))
                 }
             case .newerVersion(let version):

@@ -6,9 +6,9 @@ struct DiskVersion: Equatable, Sendable {
 
     static let none = DiskVersion(incarnation: nil, generation: 0)
 
-    /// Whether `file` is a version this store has not yet applied.
-    func isOlder(than file: SceneFile) -> Bool {
-        incarnation != file.incarnation || file.generation > generation
+    /// Whether `other` is a version this store has not yet applied.
+    func isOlder(than other: DiskVersion) -> Bool {
+        incarnation != other.incarnation || other.generation > generation
     }
 }
 
@@ -32,7 +32,9 @@ struct StoreState: Sendable {
     private(set) var byteCount = 0
     private(set) var pending: [String: PendingEdit] = [:]
     private var nextSequence: UInt64 = 0
-    private(set) var disk = DiskVersion.none
+    /// The scene file as this store last read or wrote it.
+    private(set) var diskFile: SceneFile?
+    var disk: DiskVersion { diskFile?.version ?? .none }
     var saveScheduled = false
     var reloadQueued = false
     var lastRecovery: SceneRecovery?
@@ -67,7 +69,7 @@ struct StoreState: Sendable {
     /// every key without a pending local edit takes the file's value, and
     /// each difference is enqueued as a change from `origin`.
     mutating func adopt(_ file: SceneFile?, origin: SceneChangeOrigin) {
-        disk = file.map { DiskVersion(incarnation: $0.incarnation, generation: $0.generation) } ?? .none
+        diskFile = file
         let incoming = file?.values ?? [:]
         var changes: [SceneEvent] = []
         for key in Set(values.keys).union(incoming.keys).sorted() where pending[key] == nil {
@@ -85,6 +87,13 @@ struct StoreState: Sendable {
         broadcast.enqueue(changes)
     }
 
+    /// Takes `file` as the state the scene opens with: nothing changed, so
+    /// nobody is told and no "last external change" is recorded.
+    mutating func load(_ file: SceneFile) {
+        adopt(file, origin: .external(writerPID: file.writer.pid))
+        lastExternalChange = nil
+    }
+
     /// Records that `file`, which includes `edits`, is now on disk.
     mutating func saved(_ edits: [String: PendingEdit], as file: SceneFile, over base: SceneFile?) {
         for (key, edit) in edits where pending[key]?.sequence == edit.sequence {
@@ -100,7 +109,7 @@ struct StoreState: Sendable {
             nextSequence += 1
             pending[key] = PendingEdit(value: value, sequence: nextSequence)
         }
-        disk = .none
+        diskFile = nil
     }
 
     /// Empties the scene after a discard, finishing every stream after a
@@ -109,7 +118,7 @@ struct StoreState: Sendable {
         values = [:]
         byteCount = 0
         pending = [:]
-        disk = .none
+        diskFile = nil
         broadcast.enqueue([.discarded(origin: origin)])
         broadcast.finishAll()
     }

@@ -30,7 +30,7 @@ import Testing
             case "random": bytes = Data((0..<512).map { _ in UInt8.random(in: 0...255) })
             case "badChecksum":
                 let text = String(decoding: original, as: UTF8.self)
-                bytes = Data(text.replacingOccurrences(of: "\"value\" : 1", with: "\"value\" : 2").utf8)
+                bytes = Data(text.replacingOccurrences(of: "\"value\": 1", with: "\"value\": 2").utf8)
                 #expect(bytes != original)
             case "notJSON": bytes = Data("hello".utf8)
             default: bytes = Data()
@@ -57,7 +57,7 @@ import Testing
     @Test func newerFormatIsRefusedAndLeftUntouched() async throws {
         let (fixture, file, _) = try await damagedScene { file in
             let text = try String(contentsOf: file, encoding: .utf8)
-            try text.replacingOccurrences(of: "\"version\" : 1", with: "\"version\" : 99")
+            try text.replacingOccurrences(of: "\"version\": 1", with: "\"version\": 99")
                 .write(to: file, atomically: true, encoding: .utf8)
         }
         let before = try Data(contentsOf: file)
