@@ -50,8 +50,8 @@ package final class InotifyWatcher: FileWatcher {
     /// The process-wide instance.
     package static let shared = InotifyWatcher()
 
-    private let coordinator = Locked(InotifyCoordinator())
-    private let logger = Logger(label: "SceneStore.InotifyWatcher")
+    let coordinator = Locked(InotifyCoordinator())
+    let logger = Logger(label: "SceneStore.InotifyWatcher")
 
     private init() {}
 
@@ -163,140 +163,12 @@ package final class InotifyWatcher: FileWatcher {
             if !restart { return }
         }
     }
-
-    /// The owner thread's loop and its wd table. Lives on the owner thread only.
-    private final class OwnerThread {
-        /// The instance running on the current thread, if it is the owner thread.
-        static var current: OwnerThread? {
-            get { Thread.current.threadDictionary[key] as? OwnerThread }
-            set { Thread.current.threadDictionary[key] = newValue }
-        }
-        private static let key = "SceneStore.InotifyWatcher.owner"
-
-        private let watcher: InotifyWatcher
-        private var session: LibrarySession
-        private var table: InotifyWatchTable
-
-        init(watcher: InotifyWatcher, session: LibrarySession) {
-            self.watcher = watcher
-            self.session = session
-            let logger = watcher.logger
-            self.table = InotifyWatchTable(
-                addWatch: { path, role in
-                    let result = session.addWatch(path: path, role: role)
-                    if case .failure(let error) = result, role == .ancestor {
-                        logger.debug("cannot watch ancestor", metadata: ["error": "\(error)"])
-                    }
-                    return result
-                },
-                removeWatch: { wd in session.removeWatch(wd) }
-            )
-        }
-
-        /// Waits for events and requests until no interest is left and no
-        /// request is queued.
-        /// - Returns: the replies to send once the library is closed.
-        func run() -> [InotifyReply] {
-            while true {
-                let requests = watcher.coordinator.withLock { $0.takeRequests() }
-                let replies = process(requests, replying: false)
-                if table.isEmpty {
-                    let stopping = watcher.coordinator.withLock { state -> Bool in
-                        guard state.requests.isEmpty else { return false }
-                        state.phase = .stopping
-                        return true
-                    }
-                    if stopping { return replies }
-                    for reply in replies { reply.complete(.success(())) }
-                    continue
-                }
-                for reply in replies { reply.complete(.success(())) }
-
-                switch session.nextEvent() {
-                case .wake:
-                    continue
-                case .event(let record):
-                    deliver(table.handle(record))
-                case .failed(let code):
-                    watcher.logger.error("inotifytools_next_event failed; reopening inotify", metadata: [
-                        "errno": "\(code)",
-                    ])
-                    reopen()
-                }
-            }
-        }
-
-        /// Processes requests on the owner thread.
-        /// - Parameter replying: complete every reply now; otherwise only the
-        ///   failed ones, and return the others.
-        @discardableResult
-        func process(_ requests: [InotifyRequest], replying: Bool = true) -> [InotifyReply] {
-            var succeeded: [InotifyReply] = []
-            for request in requests {
-                switch request {
-                case .add(let token, let directory, let handler, let reply):
-                    do {
-                        try table.add(token: token, directory: directory, handler: handler)
-                        succeeded.append(reply)
-                    } catch {
-                        reply.complete(.failure(error))
-                    }
-                case .remove(let token, let reply):
-                    table.remove(token: token)
-                    succeeded.append(reply)
-                }
-            }
-            if replying {
-                for reply in succeeded { reply.complete(.success(())) }
-                return []
-            }
-            return succeeded
-        }
-
-        private func deliver(_ deliveries: [InotifyDelivery]) {
-            for delivery in deliveries where table.contains(delivery.token) {
-                delivery.handler(delivery.event)
-            }
-        }
-
-        /// Replaces a library session that failed: re-watches every
-        /// directory in a new one and tells every handler to rescan.
-        private func reopen() {
-            // Callers must not touch the old wake file once it is closed.
-            watcher.coordinator.withLock { $0.phase = .starting }
-            session.close()
-            do {
-                session = try LibrarySession.open(logger: watcher.logger)
-            } catch {
-                watcher.logger.critical("cannot reopen inotify; interests stop receiving events", metadata: [
-                    "reason": "\(error)",
-                ])
-                deliver(table.deliveriesToAll(.rescan))
-                table.removeAll()
-                return
-            }
-            let newSession = session
-            watcher.coordinator.withLock { $0.phase = .running(wakeFD: newSession.wakeFD) }
-            let logger = watcher.logger
-            table = table.rebuilt(
-                addWatch: { path, role in
-                    let result = newSession.addWatch(path: path, role: role)
-                    if case .failure(let error) = result, role == .ancestor {
-                        logger.debug("cannot watch ancestor", metadata: ["error": "\(error)"])
-                    }
-                    return result
-                },
-                removeWatch: { wd in newSession.removeWatch(wd) }
-            )
-            deliver(table.deliveriesToAll(.rescan))
-        }
-    }
 }
 
 // MARK: - The library
 
 /// One initialisation of libinotifytools plus the wake file. Owner thread only.
-private final class LibrarySession {
+final class LibrarySession {
     enum Next {
         /// The wake file was touched: look at the request queue.
         case wake
