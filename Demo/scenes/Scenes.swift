@@ -13,6 +13,7 @@ struct Scenes: AsyncParsableCommand {
             """,
         subcommands: [
             List.self, Show.self, Get.self, SetCommand.self, Remove.self, Discard.self, Watch.self, Stress.self,
+            Run.self, Catalog.self, Bench.self, Probe.self,
         ]
     )
 

@@ -12,11 +12,14 @@ struct Stress: AsyncParsableCommand {
 
     @OptionGroup var rootOptions: RootOptions
     @OptionGroup var sceneOption: SceneOption
+    @OptionGroup var watcherOption: WatcherOption
     @Option(help: "How many writes (0: until killed).") var count = 100
     @Option(help: "Write distinct keys PREFIX0, PREFIX1, ... with their index as value.") var prefix: String?
     @Option(help: "Write this one key, value \"<pid>-<index>\".") var sameKey: String?
     @Option(help: "Bytes of filler written with each write (a consistent state to check after a kill).")
     var payload = 0
+    @Flag(help: "After the writes, print `view <json>` whenever this process's view changes, until stdin closes.")
+    var converge = false
 
     func validate() throws {
         guard prefix == nil || sameKey == nil else {
@@ -26,7 +29,7 @@ struct Stress: AsyncParsableCommand {
 
     func run() async throws {
         let id = try sceneOption.sceneID()
-        let registry = try rootOptions.openRegistry(savePolicy: .onFlush)
+        let registry = try watcherOption.openRegistry(rootOptions, savePolicy: .onFlush)
         let store = try registry.store(for: id)
         let pid = getpid()
         emit("ready \(pid)")
@@ -45,6 +48,7 @@ struct Stress: AsyncParsableCommand {
             try await store.flush()
             index += 1
         }
+        if converge { await reportViews(of: store) }
         emit("done \(index)")
         try await registry.close()
     }

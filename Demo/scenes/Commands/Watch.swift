@@ -10,11 +10,12 @@ struct Watch: AsyncParsableCommand {
 
     @OptionGroup var rootOptions: RootOptions
     @OptionGroup var sceneOption: SceneOption
+    @OptionGroup var watcherOption: WatcherOption
     @Flag(help: "Print one JSON object per line.") var json = false
 
     func run() async throws {
         let id = try sceneOption.sceneID()
-        let registry = try rootOptions.openRegistry()
+        let registry = try watcherOption.openRegistry(rootOptions)
         let store = try registry.store(for: id)
         if json {
             emit(try jsonLine(WatchLine.ready(scene: id, watcher: registry.watcherKind, generation: store.generation)))

@@ -1,0 +1,101 @@
+import Foundation
+import SceneNavigation
+import SceneStore
+
+/// Keeps a ``DemoState`` in a scene: the tab as a `String`, each stack as
+/// `Data` through a ``PathBinding``, the link selections as JSON `Data`.
+struct DemoPersistence: Sendable {
+    let store: SceneStore
+    let catalog: LibraryCatalog
+    private let mixed: PathBinding<ScenePath>
+    private let books: PathBinding<[Book]>
+    private let library: PathBinding<[Selection]>
+
+    init(store: SceneStore, catalog: LibraryCatalog) {
+        self.store = store
+        self.catalog = catalog
+        mixed = PathBinding(store: store, key: DemoKeys.mixedPath, codec: .scenePath(types: MixedTab.types))
+        books = PathBinding(store: store, key: DemoKeys.booksPath, codec: .stack(of: Book.self))
+        library = PathBinding(store: store, key: DemoKeys.libraryPath, codec: LibraryTab.codec(for: catalog))
+    }
+
+    /// The state the scene holds now, and what had to be left out of it
+    /// (Library items removed from the catalog, elements that no longer
+    /// decode), one description each.
+    func load() -> (state: DemoState, dropped: [String]) {
+        var state = DemoState()
+        var dropped: [String] = []
+        state.tab = store.value(forKey: DemoKeys.tab, default: Tab.mixed)
+        if let restored = mixed.restore() {
+            state.mixed = restored.path
+            dropped += restored.dropped.map { "mixed: \($0)" }
+        }
+        if let restored = books.restore() {
+            state.books = restored.path
+            dropped += restored.dropped.map { "books: \($0)" }
+        }
+        if let restored = library.restore() {
+            state.library = restored.path
+            dropped += restored.dropped.map { "library: \($0)" }
+        }
+        if let data = store.value(forKey: DemoKeys.cursors, as: Data.self),
+           let cursors = try? JSONDecoder().decode(LinkCursors.self, from: data) {
+            state.cursors = cursors
+        }
+        state.trimCursors()
+        return (state, dropped)
+    }
+
+    /// Saves the parts of `state` that differ from `previous` (the store
+    /// coalesces the writes).
+    /// - Throws: the store's limit errors, or an encoding error.
+    func save(_ state: DemoState, previous: DemoState) throws {
+        if state.tab != previous.tab { try store.set(state.tab, forKey: DemoKeys.tab) }
+        if state.mixed != previous.mixed { try mixed.save(state.mixed) }
+        if state.books != previous.books { try books.save(state.books) }
+        if state.library != previous.library { try library.save(state.library) }
+        if state.cursors != previous.cursors {
+            try store.set(JSONEncoder().encode(state.cursors), forKey: DemoKeys.cursors)
+        }
+    }
+
+    /// Saves the three stacks as they are (after a restore dropped
+    /// elements, so that the scene no longer holds them).
+    func saveStacks(of state: DemoState) throws {
+        try mixed.save(state.mixed)
+        try books.save(state.books)
+        try library.save(state.library)
+    }
+
+    /// One element (the writer's pid, if known) per change another process
+    /// made to the demo's keys, including a discard of the scene, after
+    /// which it follows the scene on. Finishes when the store closes.
+    func externalChanges() -> AsyncStream<Int32?> {
+        let store = self.store
+        // Subscribed now, before the caller loads the state, so that no
+        // change falls between the two.
+        let first = store.events()
+        return AsyncStream { continuation in
+            let task = Task {
+                var next: AsyncStream<SceneEvent>? = first
+                while let events = next, !Task.isCancelled {
+                    next = nil
+                    for await event in events {
+                        switch event {
+                        case .changed(let change) where DemoKeys.all.contains(change.key):
+                            if case .external(let pid) = change.origin { continuation.yield(pid) }
+                        case .discarded(let origin):
+                            // The scene's streams finish after a discard; follow it on.
+                            next = store.events()
+                            if case .external(let pid) = origin { continuation.yield(pid) }
+                        default:
+                            break
+                        }
+                    }
+                }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+}

@@ -1,0 +1,13 @@
+import ArgumentParser
+
+/// Benchmarks of the library as a program uses it, each next to a floor
+/// measured in the same run with plain system calls. Hidden from help;
+/// meaningful with a release build:
+/// `swift run -c release scenes bench propagation`.
+struct Bench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Benchmarks (run a release build).",
+        shouldDisplay: false,
+        subcommands: [Propagation.self, PropagationPeer.self, Commit.self]
+    )
+}

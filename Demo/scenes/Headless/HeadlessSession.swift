@@ -1,0 +1,131 @@
+import Foundation
+import SceneStore
+
+/// `scenes run` without a terminal: line commands on stdin, one JSON state
+/// line on stdout per change (see ``StateLine``), errors on stderr.
+struct HeadlessSession {
+    let scene: SceneID
+    let persistence: DemoPersistence
+
+    private enum Event: Sendable {
+        case line(String)
+        case endOfInput
+        case external
+        case signal(Int32)
+    }
+
+    /// Runs until `quit`, the end of stdin, or a terminating signal.
+    /// - Returns: the signal that ended the session, if one did.
+    func run() async -> Int32? {
+        let (events, continuation) = AsyncStream.makeStream(of: Event.self)
+        let external = persistence.externalChanges()
+        let signals = SignalEvents(SignalEvents.terminating) { continuation.yield(.signal($0)) }
+        defer { signals.cancel() }
+        let follower = Task {
+            for await _ in external { continuation.yield(.external) }
+        }
+        defer { follower.cancel() }
+        Thread.detachNewThread {
+            while let line = readLine() { continuation.yield(.line(line)) }
+            continuation.yield(.endOfInput)
+        }
+
+        var state = restore()
+        for await event in events {
+            switch event {
+            case .line(let text):
+                if handle(text, state: &state) == .quit { return nil }
+            case .external:
+                let reloaded = persistence.load().state
+                if line(for: reloaded, origin: .external) != line(for: state, origin: .external) {
+                    print(reloaded, origin: .external)
+                }
+                state = reloaded
+            case .endOfInput:
+                return nil
+            case .signal(let number):
+                return number
+            }
+        }
+        return nil
+    }
+
+    private func restore() -> DemoState {
+        let (state, dropped) = persistence.load()
+        if !dropped.isEmpty {
+            complain("restored scene \(scene) without \(dropped.count) element(s): " + dropped.joined(separator: "; "))
+            do {
+                try persistence.saveStacks(of: state)
+            } catch {
+                complain("cannot save the restored stacks: \(error)")
+            }
+        }
+        return state
+    }
+
+    private enum Outcome { case handled, quit }
+
+    private func handle(_ text: String, state: inout DemoState) -> Outcome {
+        let command: LineCommand
+        do {
+            guard let parsed = try LineCommand(parsing: text) else { return .handled }
+            command = parsed
+        } catch {
+            complain(error.message)
+            return .handled
+        }
+        let previous = state
+        switch command {
+        case .quit:
+            return .quit
+        case .show:
+            print(state, origin: .local)
+            return .handled
+        case .tab(let tab):
+            state.perform(.selectTab(tab))
+        case .open(let number):
+            guard state.open(link: number - 1, in: persistence.catalog) else {
+                let count = state.screen(in: persistence.catalog).links.count
+                complain("no link \(number) on this screen (it has \(count))")
+                return .handled
+            }
+        case .push(let value):
+            guard state.tab == .mixed else {
+                complain("push works on the Mixed tab only (this is \(state.tab.rawValue))")
+                return .handled
+            }
+            state.perform(.pushMixed(value))
+        case .back:
+            state.perform(.back)
+        case .root:
+            state.perform(.popToRoot)
+        case .settings:
+            state.perform(.showSettings)
+        }
+        do {
+            try persistence.save(state, previous: previous)
+        } catch {
+            complain("cannot save: \(error)")
+            state = previous
+            return .handled
+        }
+        print(state, origin: .local)
+        return .handled
+    }
+
+    private func line(for state: DemoState, origin: StateLine.Origin) -> StateLine {
+        StateLine(scene: scene.rawValue, state: state, catalog: persistence.catalog, origin: origin)
+    }
+
+    private func print(_ state: DemoState, origin: StateLine.Origin) {
+        do {
+            emit(try jsonLine(line(for: state, origin: origin)))
+        } catch {
+            complain("cannot encode the state: \(error)")
+        }
+    }
+
+    private func complain(_ message: String) {
+        FileHandle.standardError.write(Data("scenes: \(message)\n".utf8))
+    }
+}

@@ -1,0 +1,21 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Returns once stdin reaches end of file (the parent closed the pipe or
+/// exited), reading and ignoring whatever arrives. Waits on its own
+/// thread, not on the cooperative pool.
+func standardInputClosed() async {
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        Thread {
+            var buffer = [UInt8](repeating: 0, count: 256)
+            while true {
+                let count = read(STDIN_FILENO, &buffer, buffer.count)
+                if count > 0 || (count == -1 && errno == EINTR) { continue }
+                break
+            }
+            continuation.resume()
+        }.start()
+    }
+}

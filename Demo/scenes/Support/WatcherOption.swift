@@ -1,0 +1,43 @@
+import ArgumentParser
+import Foundation
+import SceneStore
+
+/// `--watcher auto|inotify|polling` and `--poll-interval-ms`: which file
+/// watcher a command's registry uses (tests force polling with it).
+struct WatcherOption: ParsableArguments {
+    enum Choice: String, ExpressibleByArgument, CaseIterable {
+        case auto, inotify, polling
+    }
+
+    @Option(help: "How changes by other processes are noticed: auto, inotify or polling.")
+    var watcher: Choice = .auto
+
+    @Option(name: .customLong("poll-interval-ms"), help: "With --watcher polling: milliseconds between scans.")
+    var pollIntervalMilliseconds = 250
+
+    func validate() throws {
+        guard pollIntervalMilliseconds >= 1 else {
+            throw ValidationError("--poll-interval-ms must be at least 1")
+        }
+    }
+
+    var preference: FileWatcherPreference {
+        switch watcher {
+        case .auto: .automatic
+        case .inotify: .inotify
+        case .polling: .polling(interval: .milliseconds(pollIntervalMilliseconds))
+        }
+    }
+
+    /// The registry at `rootOptions`' root, watched as chosen.
+    func openRegistry(
+        _ rootOptions: RootOptions, savePolicy: SceneRegistry.SavePolicy = .default
+    ) throws -> SceneRegistry {
+        try openRegistry(root: rootOptions.rootURL(), savePolicy: savePolicy)
+    }
+
+    /// The registry at `root`, watched as chosen.
+    func openRegistry(root: URL, savePolicy: SceneRegistry.SavePolicy = .default) throws -> SceneRegistry {
+        try SceneRegistry(root: root, configuration: .init(savePolicy: savePolicy, watcher: preference))
+    }
+}

@@ -1,0 +1,144 @@
+import Foundation
+import SceneStore
+
+/// `scenes run` on a terminal: the full-screen UI. One loop owns the state;
+/// keys, changes from other processes, resizes, signals and clock ticks
+/// reach it as events.
+struct InteractiveSession {
+    let scene: SceneID
+    let persistence: DemoPersistence
+    let watcher: FileWatcherKind?
+
+    private enum Event: Sendable {
+        case key(Key)
+        case endOfInput
+        case external
+        case resize
+        case tick
+        case signal(Int32)
+    }
+
+    /// Runs until `q`, the end of input, or a terminating signal; the
+    /// terminal is restored on every way out, a thrown error included.
+    /// - Returns: the signal that ended the session, if one did.
+    /// - Throws: ``TerminalMode/Failure`` when stdin is not a terminal.
+    func run() async throws -> Int32? {
+        let (events, continuation) = AsyncStream.makeStream(of: Event.self)
+        let external = persistence.externalChanges()
+        let (restored, dropped) = persistence.load()
+        var state = restored
+        var notice: String?
+        if !dropped.isEmpty {
+            notice = "Restored without \(dropped.count) element(s) no longer available: " + dropped.joined(separator: "; ")
+            try? persistence.saveStacks(of: state)
+        }
+
+        let terminal = try TerminalMode()
+        defer { terminal.restore() }
+        let signals = SignalEvents(SignalEvents.terminating) { continuation.yield(.signal($0)) }
+        let resizes = SignalEvents([SIGWINCH]) { _ in continuation.yield(.resize) }
+        defer {
+            signals.cancel()
+            resizes.cancel()
+        }
+        let follower = Task {
+            for await _ in external { continuation.yield(.external) }
+        }
+        let ticker = Task { [store = persistence.store] in
+            while !Task.isCancelled {
+                let recent = store.lastExternalChange.map { ContinuousClock.now - $0.at < .seconds(10) } ?? false
+                try? await Task.sleep(for: recent ? .milliseconds(100) : .seconds(1))
+                continuation.yield(.tick)
+            }
+        }
+        defer {
+            follower.cancel()
+            ticker.cancel()
+        }
+        // Stopped before the terminal is restored (defers run in reverse).
+        let keys = KeyReader { key in continuation.yield(key.map(Event.key) ?? .endOfInput) }
+        defer { keys.stop() }
+
+        var screen = ScreenWriter()
+        screen.draw(frame(state, notice: notice))
+        for await event in events {
+            switch event {
+            case .key(let key):
+                guard let action = KeyBinding.action(for: key) else { continue }
+                if action == .quit { return nil }
+                let previous = state
+                apply(action, to: &state)
+                notice = nil
+                do {
+                    try persistence.save(state, previous: previous)
+                } catch {
+                    notice = "Cannot save: \(error)"
+                }
+            case .external:
+                state = persistence.load().state
+            case .resize:
+                screen.invalidate()
+            case .tick:
+                break
+            case .endOfInput:
+                return nil
+            case .signal(let number):
+                return number
+            }
+            screen.draw(frame(state, notice: notice))
+        }
+        return nil
+    }
+
+    private func apply(_ action: KeyBinding.Action, to state: inout DemoState) {
+        let catalog = persistence.catalog
+        switch action {
+        case .move(let offset): state.moveSelection(by: offset, in: catalog)
+        case .open: _ = state.open(link: state.selectedLink(in: catalog), in: catalog)
+        case .perform(let demoAction): state.perform(demoAction)
+        case .nextTab: state.perform(.selectTab(state.tab.next))
+        case .quit: break
+        }
+    }
+
+    private func frame(_ state: DemoState, notice: String?) -> Frame {
+        let status = Renderer.Status(
+            scene: scene.rawValue,
+            watcher: watcher?.description ?? "no watcher",
+            pid: getpid(),
+            lastExternalChange: persistence.store.lastExternalChange.map(Self.describe),
+            notice: notice)
+        return Renderer().frame(
+            state: state, catalog: persistence.catalog, status: status, rows: TerminalMode.size().rows)
+    }
+
+    /// "updated by pid N, 0.4 s ago".
+    static func describe(_ change: (writerPID: Int32?, at: ContinuousClock.Instant)) -> String {
+        let age = ContinuousClock.now - change.at
+        let seconds = Double(age.components.seconds) + Double(age.components.attoseconds) / 1e18
+        let ago = seconds < 10
+            ? String(format: "%.1f s ago", seconds)
+            : seconds < 120 ? "\(Int(seconds)) s ago" : "\(Int(seconds / 60)) min ago"
+        return "updated by " + (change.writerPID.map { "pid \($0)" } ?? "another process") + ", " + ago
+    }
+}
+
+/// Writes a frame only when it differs from the one on screen: one write
+/// per frame, nothing when idle.
+struct ScreenWriter {
+    private var shown: String?
+
+    mutating func draw(_ frame: Frame) {
+        let size = TerminalMode.size()
+        let text = frame.rendered(columns: size.columns, rows: size.rows)
+        guard text != shown else { return }
+        TerminalOutput.write(shown == nil ? ANSI.clearScreen + text : text)
+        shown = text
+    }
+
+    /// Forgets what is on screen (after a resize): the next frame clears
+    /// and redraws everything.
+    mutating func invalidate() {
+        shown = nil
+    }
+}

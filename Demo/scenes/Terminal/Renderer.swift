@@ -1,0 +1,61 @@
+/// Lays the demo out on the terminal: tab bar, breadcrumb, the screen's
+/// title, details and links, then the status and key help lines.
+struct Renderer {
+    /// What the status line reports besides the state.
+    struct Status {
+        var scene: String
+        var watcher: String
+        var pid: Int32
+        /// "updated by pid N, 0.4 s ago", or `nil` before any external change.
+        var lastExternalChange: String?
+        /// A one-off notice, such as items dropped at restore.
+        var notice: String?
+    }
+
+    static let help = "Up/Down j/k move  Enter open  b/Left back  r root  s settings  1 2 3/Tab tabs  q quit"
+
+    func frame(state: DemoState, catalog: LibraryCatalog, status: Status, rows: Int) -> Frame {
+        var header: [Frame.Line] = [tabBar(selected: state.tab)]
+        header.append(.text(state.breadcrumb(in: catalog).joined(separator: " / "), .dim))
+        header.append([])
+        let screen = state.screen(in: catalog)
+        header.append(.text(screen.title, .bold))
+        header += screen.details.map { .text("  " + $0) }
+        header.append([])
+
+        var footer: [Frame.Line] = []
+        if let notice = status.notice { footer.append(.text(notice, .bold)) }
+        footer.append(.text(statusText(status), .reverse))
+        footer.append(.text(Self.help, .dim))
+
+        let selected = state.selectedLink(in: catalog)
+        let room = max(1, rows - header.count - footer.count - 1)
+        let first = max(0, min(selected - room / 2, screen.links.count - room))
+        let visible = screen.links.indices.dropFirst(first).prefix(room)
+        var body: [Frame.Line] = visible.map { index in
+            index == selected
+                ? .text("> " + screen.links[index].label, .reverse)
+                : .text("  " + screen.links[index].label)
+        }
+        let filler = rows - header.count - body.count - footer.count
+        if filler > 0 { body += Array(repeating: [], count: filler) }
+        return Frame(lines: header + body + footer)
+    }
+
+    private func tabBar(selected: Tab) -> Frame.Line {
+        Tab.allCases.enumerated().flatMap { offset, tab -> [Frame.Run] in
+            let label = "\(offset + 1) \(tab.title)"
+            return tab == selected
+                ? [Frame.Run(text: "[\(label)]", style: .reverse), Frame.Run(text: " ", style: .plain)]
+                : [Frame.Run(text: " \(label)  ", style: .plain)]
+        }
+    }
+
+    private func statusText(_ status: Status) -> String {
+        let parts = [
+            "scene \(status.scene)", status.watcher, "pid \(status.pid)",
+            status.lastExternalChange ?? "no changes from other processes yet",
+        ]
+        return " " + parts.joined(separator: " | ")
+    }
+}

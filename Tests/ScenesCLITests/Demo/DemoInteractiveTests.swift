@@ -1,0 +1,95 @@
+import Foundation
+import SceneStoreTesting
+import Testing
+
+/// Drives the full-screen `scenes run` inside tmux.
+@Suite(.serialized, .enabled(if: TmuxPane.isAvailable, "needs tmux"), .timeLimit(.minutes(3)))
+struct DemoInteractiveTests {
+    /// Prints the terminal's icanon and echo flags after a marker.
+    static let sttyProbe = #"echo "STTY:$(stty -a | tr ' ;' '\n\n' | grep -x -e icanon -e -icanon -e echo -e -echo | tr '\n' ,)""#
+    static let saneTerminal = "STTY:icanon,echo,"
+
+    static func launch(in pane: TmuxPane, root: URL, scene: String = "main") throws {
+        try pane.typeLine("SCENES_ROOT='\(root.path)' '\(scenesExecutable.path)' run --scene \(scene)")
+    }
+
+    @Test func navigateQuitAndRelaunchRestoresTheScreens() async throws {
+        let fixture = try SceneStoreFixture()
+        let pane = try TmuxPane()
+        defer { pane.stop() }
+
+        try Self.launch(in: pane, root: fixture.root)
+        let first = try await pane.waitFor("[1 Mixed]", "2 Books", "3 Library", "scene main", "q quit")
+        #expect(first != nil, "no tab bar: \(pane.screen)")
+        #expect(try pane.alternateScreenIsOn())
+
+        // Mixed: move to "Number 2" and open it (a push).
+        try pane.press("j", "Enter")
+        #expect(try await pane.waitFor("Mixed / Number 2", "Path count: 1") != nil, "\(pane.screen)")
+        // Books: open Dune, then its first suggestion.
+        try pane.press("2")
+        #expect(try await pane.waitFor("[2 Books]", "> Dune (Frank Herbert)") != nil)
+        try pane.press("Enter")
+        #expect(try await pane.waitFor("Books / Dune", "> Suggestion: Foundation") != nil)
+        try pane.press("Enter")
+        #expect(try await pane.waitFor("Books / Dune / Foundation") != nil)
+
+        try pane.press("q")
+        let restored = try await pane.waitFor { _ in try !pane.alternateScreenIsOn() }
+        #expect(restored != nil, "the alternate screen is still on")
+        try pane.typeLine(Self.sttyProbe)
+        #expect(try await pane.waitFor(Self.saneTerminal) != nil, "terminal left raw: \(pane.screen)")
+
+        try Self.launch(in: pane, root: fixture.root)
+        let relaunched = try await pane.waitFor("[2 Books]", "Books / Dune / Foundation", "> Suggestion: Solaris")
+        #expect(relaunched != nil, "\(pane.screen)")
+        // The Mixed stack and the link selected on its root came back too.
+        try pane.press("1")
+        #expect(try await pane.waitFor("[1 Mixed]", "Mixed / Number 2") != nil)
+        try pane.press("b")
+        #expect(try await pane.waitFor("> Number 2", "Path count: 0") != nil, "\(pane.screen)")
+        try pane.press("q")
+        #expect(try await pane.waitFor { _ in try !pane.alternateScreenIsOn() } != nil)
+    }
+
+    @Test func sigtermFlushesTheSceneAndRestoresTheTerminal() async throws {
+        let fixture = try SceneStoreFixture()
+        let pane = try TmuxPane()
+        defer { pane.stop() }
+
+        try Self.launch(in: pane, root: fixture.root)
+        #expect(try await pane.waitFor("[1 Mixed]", "scene main") != nil, "\(pane.screen)")
+        try pane.press("3", "Enter")
+        #expect(try await pane.waitFor("Library / Blue in Green") != nil, "\(pane.screen)")
+        try pane.press("s")
+        #expect(try await pane.waitFor("Library / Settings") != nil)
+
+        let pid = try #require(try pane.foregroundPID())
+        kill(pid, SIGTERM)
+        #expect(try await pane.waitFor { _ in try !pane.alternateScreenIsOn() } != nil, "the alternate screen is still on")
+        try pane.typeLine(Self.sttyProbe)
+        #expect(try await pane.waitFor(Self.saneTerminal) != nil, "terminal left raw: \(pane.screen)")
+
+        let after = try headless(["show"], root: fixture.root)
+        let line = try #require(after.lines.first)
+        #expect(line.tab == "library")
+        #expect(line.stacks.library == [["settings": .flag(true)]])
+    }
+
+    @Test func anotherProcessesChangesAreMirroredOnScreen() async throws {
+        let fixture = try SceneStoreFixture()
+        let pane = try TmuxPane()
+        defer { pane.stop() }
+
+        try Self.launch(in: pane, root: fixture.root)
+        #expect(try await pane.waitFor("[1 Mixed]", "no changes from other processes yet") != nil, "\(pane.screen)")
+        let other = try RunningScenes(["run", "--scene", "main"], root: fixture.root)
+        other.send("tab books")
+        other.send("open 5")
+        let mirrored = try await pane.waitFor("[2 Books]", "Books / Hyperion", "updated by pid \(other.process.processIdentifier)")
+        #expect(mirrored != nil, "\(pane.screen)")
+        other.send("quit")
+        _ = await other.exitStatus()
+        try pane.press("q")
+    }
+}
