@@ -1,6 +1,5 @@
 #if os(Linux)
 import Foundation
-import Logging
 import Testing
 @testable import SceneStore
 
@@ -155,29 +154,6 @@ extension SyncWatcherTests {
             }
         }
 
-        @Test func thousandWatchCancelCyclesLeaveNoDescriptorsOrThreads() async throws {
-            #expect(await ProcessProbe.eventually { !watcher.isRunning })
-            let descriptorsBefore = ProcessProbe.openDescriptorCount()
-            let threadsBefore = ProcessProbe.threadCount()
-
-            for _ in 0..<1000 {
-                let directory = try TemporaryDirectory("cycle")
-                let token = try watcher.watch(directory: directory.url) { _ in }
-                watcher.cancel(token)
-                directory.remove()
-            }
-
-            let descriptorsAfter = ProcessProbe.openDescriptorCount()
-            #expect(descriptorsAfter <= descriptorsBefore + 2, "fds \(descriptorsBefore) -> \(descriptorsAfter)")
-            #expect(await ProcessProbe.eventually { !watcher.isRunning })
-            var threadsAfter = ProcessProbe.threadCount()
-            #expect(await ProcessProbe.eventually {
-                threadsAfter = ProcessProbe.threadCount()
-                return threadsAfter <= threadsBefore + 2 && ProcessProbe.threadStatPath(named: InotifyWatcher.threadName) == nil
-            }, "threads \(threadsBefore) -> \(threadsAfter)")
-            print("1000 watch/cancel cycles: fds \(descriptorsBefore) -> \(descriptorsAfter), threads \(threadsBefore) -> \(threadsAfter)")
-        }
-
         @Test func watchReturnsQuicklyWhileOwnerThreadWaits() async throws {
             let anchor = try TemporaryDirectory("anchor")
             defer { anchor.remove() }
@@ -204,34 +180,6 @@ extension SyncWatcherTests {
             print("watch() latency while the owner waits: median \(sorted[sorted.count / 2]), max \(sorted[sorted.count - 1])")
         }
 
-        @Test func queueOverflowDeliversRescan() async throws {
-            let directory = try TemporaryDirectory("flood")
-            defer { directory.remove() }
-            let maxQueued = (try? String(contentsOfFile: "/proc/sys/fs/inotify/max_queued_events", encoding: .utf8))
-                .flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) } ?? 16384
-            let release = DispatchSemaphore(value: 0)
-            let blocked = Locked(false)
-            let recorder = EventRecorder()
-            let token = try watcher.watch(directory: directory.url) { event in
-                // Hold the owner thread on the first event so the kernel queue fills.
-                let first = blocked.withLock { wasBlocked in
-                    defer { wasBlocked = true }
-                    return !wasBlocked
-                }
-                if first { release.wait() }
-                recorder.record(event)
-            }
-            defer { watcher.cancel(token) }
-
-            try directory.write("first")
-            #expect(await ProcessProbe.eventually { blocked.withLock { $0 } })
-            for index in 0..<(maxQueued + 2000) {
-                try directory.write("f\(index)")
-            }
-            release.signal()
-            #expect(await recorder.wait(for: .rescan, timeout: .seconds(60)))
-        }
-
         @Test func inotifyDescriptorIsCloseOnExecAndWakeFileIsUnlinked() throws {
             let directory = try TemporaryDirectory()
             defer { directory.remove() }
@@ -247,60 +195,6 @@ extension SyncWatcherTests {
             let leftovers = try FileManager.default.contentsOfDirectory(atPath: temporary)
                 .filter { $0.hasPrefix("scenestore-wake-\(getpid())-") }
             #expect(leftovers.isEmpty)
-        }
-
-        @Test func descriptorAbove1023IsRefusedAndFallbackPolls() async throws {
-            #expect(await ProcessProbe.eventually { !watcher.isRunning })
-            // Occupy every descriptor below 1024 so the library's would land above.
-            var fillers: [Int32] = []
-            defer { fillers.forEach { _ = close($0) } }
-            while true {
-                let fd = open("/dev/null", O_RDONLY | O_CLOEXEC)
-                guard fd >= 0 else { break }
-                if fd >= 1023 {
-                    fillers.append(fd)
-                    break
-                }
-                fillers.append(fd)
-            }
-            let directory = try TemporaryDirectory()
-            defer { directory.remove() }
-            #expect {
-                _ = try watcher.watch(directory: directory.url) { _ in }
-            } throws: { error in
-                guard case SceneStoreError.watcherUnavailable(let reason) = error else { return false }
-                return reason.contains("FD_SETSIZE")
-            }
-            #expect(ProcessProbe.descriptors(linkingTo: "anon_inode:inotify").isEmpty)
-
-            let fallback = FallbackWatcher(
-                primary: watcher,
-                fallbackInterval: .milliseconds(20),
-                logger: Logger(label: "SceneStoreTests.InotifyWatcher")
-            )
-            let recorder = EventRecorder()
-            let token = try fallback.watch(directory: directory.url, handler: recorder.handler)
-            defer { fallback.cancel(token) }
-            #expect(fallback.kind == .polling(interval: .milliseconds(20)))
-            try directory.write("polled.json")
-            #expect(await recorder.wait(for: .changed(name: "polled.json")))
-        }
-
-        @Test func idleWatcherUsesNoCPU() async throws {
-            let directories = try (0..<10).map { _ in try TemporaryDirectory("idle") }
-            defer { directories.forEach { $0.remove() } }
-            let tokens = try directories.map { try watcher.watch(directory: $0.url) { _ in } }
-            defer { tokens.forEach(watcher.cancel) }
-
-            let threadStat = try #require(ProcessProbe.threadStatPath(named: InotifyWatcher.threadName))
-            let threadBefore = try #require(ProcessProbe.cpuSeconds(statPath: threadStat))
-            let processBefore = try #require(ProcessProbe.cpuSeconds())
-            try await Task.sleep(for: .seconds(3))  // the measurement window, not a wait for an event
-            let threadAfter = try #require(ProcessProbe.cpuSeconds(statPath: threadStat))
-            let processAfter = try #require(ProcessProbe.cpuSeconds())
-            print("idle 3 s with 10 interests: owner thread CPU +\(threadAfter - threadBefore) s, process CPU +\(processAfter - processBefore) s")
-            #expect(threadAfter - threadBefore < 0.01)
-            #expect(processAfter - processBefore < 0.1)
         }
     }
 }

@@ -7,8 +7,12 @@ import Glibc
 #endif
 
 /// Every suite that touches real watchers runs under this one, one test at a
-/// time: they share the process-wide inotify watcher and measure descriptor,
-/// thread and CPU counts of the process.
+/// time: they share the process-wide inotify watcher. Other suites of this
+/// process open registries (which use that watcher too) in parallel, so
+/// nothing here measures process-wide counts or blocks the watcher's thread:
+/// descriptor, thread, watch and CPU counts, the descriptor-above-1023
+/// fallback and queue overflow are checked in a child process by
+/// `Tests/ScenesCLITests/Sync` (`scenes probe ...`).
 @Suite(.serialized, .timeLimit(.minutes(2)))
 enum SyncWatcherTests {}
 
@@ -56,6 +60,11 @@ struct TemporaryDirectory {
 
 /// Collects the events a handler receives and lets a test wait for one,
 /// with a deadline, without sleeping.
+///
+/// Predicates are user code: they are never called while the recorder's
+/// lock is held (a predicate may read ``events``). Each event is matched
+/// against each waiter exactly once: by `wait` for the events recorded
+/// before the waiter was registered, by `record` for the later ones.
 final class EventRecorder: Sendable {
     private struct Waiter {
         let predicate: @Sendable (FileWatchEvent) -> Bool
@@ -79,11 +88,23 @@ final class EventRecorder: Sendable {
     var events: [FileWatchEvent] { state.withLock { $0.events } }
 
     func record(_ event: FileWatchEvent) {
-        let ready = state.withLock { state -> [CheckedContinuation<Bool, Never>] in
+        let waiters = state.withLock { state in
             state.events.append(event)
+            return state.waiters.map { (id: $0.key, predicate: $0.value.predicate) }
+        }
+        let matched = waiters.filter { $0.predicate(event) }.map(\.id)
+        guard !matched.isEmpty else { return }
+        resume(countMatches(matched, matches: 1))
+    }
+
+    /// Counts `matches` more matches for each waiter in `ids` that is still
+    /// waiting; returns the continuations of those that are now satisfied.
+    private func countMatches(_ ids: [UInt64], matches: Int) -> [CheckedContinuation<Bool, Never>] {
+        state.withLock { state in
             var ready: [CheckedContinuation<Bool, Never>] = []
-            for (id, var waiter) in state.waiters where waiter.predicate(event) {
-                waiter.remaining -= 1
+            for id in ids {
+                guard var waiter = state.waiters[id] else { continue }
+                waiter.remaining -= matches
                 if waiter.remaining <= 0 {
                     state.waiters[id] = nil
                     ready.append(waiter.continuation)
@@ -93,7 +114,10 @@ final class EventRecorder: Sendable {
             }
             return ready
         }
-        for continuation in ready { continuation.resume(returning: true) }
+    }
+
+    private func resume(_ continuations: [CheckedContinuation<Bool, Never>]) {
+        for continuation in continuations { continuation.resume(returning: true) }
     }
 
     /// Whether `count` events matching `predicate` were received, counting
@@ -104,17 +128,13 @@ final class EventRecorder: Sendable {
         for predicate: @escaping @Sendable (FileWatchEvent) -> Bool
     ) async -> Bool {
         await withCheckedContinuation { continuation in
-            let id = state.withLock { state -> UInt64? in
-                let remaining = count - state.events.lazy.filter(predicate).count
-                if remaining <= 0 { return nil }
+            // Register first, then match what came before, outside the lock.
+            let (id, earlier) = state.withLock { state in
                 state.nextID += 1
-                state.waiters[state.nextID] = Waiter(predicate: predicate, remaining: remaining, continuation: continuation)
-                return state.nextID
+                state.waiters[state.nextID] = Waiter(predicate: predicate, remaining: count, continuation: continuation)
+                return (state.nextID, state.events)
             }
-            guard let id else {
-                continuation.resume(returning: true)
-                return
-            }
+            resume(countMatches([id], matches: earlier.filter(predicate).count))
             Task { [state] in
                 try? await Task.sleep(for: timeout)
                 let expired = state.withLock { $0.waiters.removeValue(forKey: id) }
@@ -128,12 +148,8 @@ final class EventRecorder: Sendable {
     }
 }
 
-/// Process-wide counters from /proc.
+/// What /proc says about this process's descriptors.
 enum ProcessProbe {
-    static func openDescriptorCount() -> Int {
-        ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []).count
-    }
-
     /// Open descriptors whose /proc/self/fd link reads `target`.
     static func descriptors(linkingTo target: String) -> [Int32] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
@@ -143,39 +159,5 @@ enum ProcessProbe {
             else { return nil }
             return fd
         }
-    }
-
-    static func threadCount() -> Int {
-        ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []).count
-    }
-
-    /// utime + stime in seconds from a `stat` file of /proc.
-    static func cpuSeconds(statPath: String = "/proc/self/stat") -> Double? {
-        guard let text = try? String(contentsOfFile: statPath, encoding: .utf8),
-              let close = text.lastIndex(of: ")") else { return nil }
-        // Fields after "comm)": state is field 3; utime and stime are 14 and 15.
-        let fields = text[text.index(after: close)...].split(separator: " ")
-        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
-        let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
-        return (user + system) / ticks
-    }
-
-    /// The /proc stat file of the thread whose name starts with `prefix`.
-    static func threadStatPath(named prefix: String) -> String? {
-        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
-        return tasks.lazy.map { "/proc/self/task/\($0)" }.first { task in
-            let name = (try? String(contentsOfFile: "\(task)/comm", encoding: .utf8)) ?? ""
-            return name.hasPrefix(prefix)
-        }.map { "\($0)/stat" }
-    }
-
-    /// Waits, up to `timeout`, for `condition` to hold (checking every 10 ms).
-    static func eventually(timeout: Duration = .seconds(5), _ condition: () -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while !condition() {
-            if ContinuousClock.now >= deadline { return false }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return true
     }
 }

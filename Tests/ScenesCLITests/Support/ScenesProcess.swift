@@ -81,6 +81,11 @@ final class RunningScenes: Sendable {
         input.write(Data((line + "\n").utf8))
     }
 
+    /// Closes the process's stdin (commands that wait for its end then finish).
+    func closeInput() {
+        try? input.close()
+    }
+
     func kill(_ signal: Int32 = SIGKILL) {
         Foundation.kill(process.processIdentifier, signal)
     }

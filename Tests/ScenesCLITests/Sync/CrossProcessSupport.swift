@@ -1,0 +1,192 @@
+import Foundation
+import SceneStore
+import SceneStoreTesting
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The cross-process checks of the sync layer. They launch many `scenes`
+/// processes and some measure time, so they run one at a time.
+@Suite(.serialized) enum CrossProcessSync {}
+
+/// `CLOCK_MONOTONIC` in nanoseconds, the clock `scenes` stamps views with.
+func monotonicNow() -> Int {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return Int(now.tv_sec) * 1_000_000_000 + Int(now.tv_nsec)
+}
+
+func milliseconds(_ nanoseconds: Int) -> Double { Double(nanoseconds) / 1_000_000 }
+
+/// The lines a running `scenes` printed, kept, so a test can wait for one
+/// line after another (with a deadline, never a sleep).
+final class LineLog: Sendable {
+    private struct State {
+        var lines: [String] = []
+        var finished = false
+        var waiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
+        var nextID: UInt64 = 0
+    }
+
+    private let state = Locked(State())
+    /// How many lines ``next(within:where:)`` has taken.
+    private let taken = Locked(0)
+
+    init(_ process: RunningScenes) {
+        let lines = process.lines
+        Task { [state] in
+            for await line in lines {
+                let waiters = state.withLock { state in
+                    state.lines.append(line)
+                    defer { state.waiters = [:] }
+                    return Array(state.waiters.values)
+                }
+                for waiter in waiters { waiter.resume() }
+            }
+            let waiters = state.withLock { state in
+                state.finished = true
+                defer { state.waiters = [:] }
+                return Array(state.waiters.values)
+            }
+            for waiter in waiters { waiter.resume() }
+        }
+    }
+
+    /// Every line so far.
+    var lines: [String] { state.withLock { $0.lines } }
+
+    /// The first line not taken yet that matches `predicate`; it and the
+    /// lines before it are taken. `nil` if the process's stdout ended or
+    /// `timeout` passed first. `predicate` runs outside every lock.
+    func next(within timeout: Duration = .seconds(10), where predicate: (String) -> Bool = { _ in true }) async -> String? {
+        let deadline = ContinuousClock.now + timeout
+        // Wakes the wait below at the deadline.
+        let alarm = Task { [weak self] in
+            try? await Task.sleep(until: deadline)
+            self?.wakeAll()
+        }
+        defer { alarm.cancel() }
+        var index = taken.withLock { $0 }
+        while true {
+            let (fresh, finished) = state.withLock { state in
+                (index < state.lines.count ? Array(state.lines[index...]) : [], state.finished)
+            }
+            for line in fresh {
+                index += 1
+                if predicate(line) {
+                    taken.withLock { $0 = index }
+                    return line
+                }
+            }
+            taken.withLock { $0 = index }
+            if finished || ContinuousClock.now >= deadline { return nil }
+            let seen = index
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let now = state.withLock { state -> Bool in
+                    if state.lines.count > seen || state.finished { return true }
+                    state.nextID += 1
+                    state.waiters[state.nextID] = continuation
+                    return false
+                }
+                if now { continuation.resume() }
+            }
+        }
+    }
+
+    /// The next line starting with `prefix`, decoded from the JSON after it.
+    func next<T: Decodable>(
+        _ type: T.Type, prefix: String = "", within timeout: Duration = .seconds(10),
+        where predicate: (T) -> Bool = { _ in true }
+    ) async -> T? {
+        let line = await next(within: timeout) { line in
+            guard line.hasPrefix(prefix), let value = decodeJSON(T.self, from: line.dropFirst(prefix.count)) else { return false }
+            return predicate(value)
+        }
+        return line.flatMap { decodeJSON(T.self, from: $0.dropFirst(prefix.count)) }
+    }
+
+    private func wakeAll() {
+        let waiters = state.withLock { state in
+            defer { state.waiters = [:] }
+            return Array(state.waiters.values)
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+}
+
+func decodeJSON<T: Decodable>(_ type: T.Type, from text: some StringProtocol) -> T? {
+    try? JSONDecoder().decode(T.self, from: Data(text.utf8))
+}
+
+extension RunningScenes {
+    /// The exit status, or `nil` if the process did not exit within
+    /// `timeout` (it is killed then).
+    func exitStatus(within timeout: Duration) async -> Int32? {
+        let timedOut = Locked(false)
+        let watchdog = Task {
+            try? await Task.sleep(for: timeout)
+            guard !Task.isCancelled else { return }
+            timedOut.withLock { $0 = true }
+            self.kill()
+        }
+        let status = await exitStatus()
+        watchdog.cancel()
+        return timedOut.withLock { $0 } ? nil : status
+    }
+}
+
+/// `stress --converge`: one writer's view of the scene (`view <json>`).
+struct StressView: Decodable {
+    /// `CLOCK_MONOTONIC` nanoseconds when the writer saw this view.
+    let at: Int
+    let generation: UInt64
+    let keys: Int
+    let value: String?
+}
+
+/// `probe follow`: one scene as a process holds it.
+struct FollowedScene: Decodable, Equatable {
+    let scene: String
+    let generation: UInt64
+    let values: [String: SceneValue]
+}
+
+/// One line of `scenes watch --json`.
+struct WatchEvent: Decodable {
+    let event: String
+    let scene: String
+    let key: String?
+    let new: SceneValue?
+    let origin: String?
+    let pid: Int32?
+    let watcher: String?
+}
+
+/// What is on disk now, read by a registry of its own that watches nothing
+/// in time to matter.
+func onDisk(_ scene: String, root: URL) throws -> (generation: UInt64, values: [String: SceneValue], recovered: Bool) {
+    let registry = try SceneRegistry(root: root, configuration: .init(
+        savePolicy: .onFlush, watcher: .polling(interval: .seconds(3600))))
+    defer { registry.abandon() }
+    let store = try registry.store(for: scene)
+    return (store.generation, store.snapshot, store.lastRecovery != nil)
+}
+
+/// Runs a `scenes probe` in a fresh process and decodes its JSON line.
+func probe<T: Decodable>(_ type: T.Type, _ arguments: [String]) throws -> T {
+    let result = try scenes(["probe"] + arguments, root: FileManager.default.temporaryDirectory)
+    #expect(result.status == 0, "probe \(arguments): \(result.stderr)")
+    let line = result.stdout.split(separator: "\n").last.map(String.init) ?? ""
+    guard let value = decodeJSON(T.self, from: line) else {
+        throw ProbeFailure(arguments: arguments, stdout: result.stdout, stderr: result.stderr)
+    }
+    return value
+}
+
+struct ProbeFailure: Error, CustomStringConvertible {
+    let arguments: [String]
+    let stdout: String
+    let stderr: String
+    var description: String { "probe \(arguments) printed \(stdout.debugDescription), stderr \(stderr.debugDescription)" }
+}

@@ -1,0 +1,30 @@
+import Foundation
+import Testing
+
+extension CrossProcessSync {
+    /// A process with 10 open scenes (and a subscriber on each) and no
+    /// changes uses no CPU: measured over 10 s from /proc/self/stat of a
+    /// fresh `scenes probe idle` process.
+    @Suite struct IdleTests {
+        struct Report: Decodable {
+            let scenes: Int
+            let seconds: Double
+            let watcher: String
+            let cpuSeconds: Double
+            let ownerThreadCPUSeconds: Double?
+            let changesSeen: Int
+        }
+
+        @Test(.timeLimit(.minutes(1)))
+        func tenOpenScenesIdleForTenSecondsUseNoCPU() throws {
+            let report = try probe(Report.self, ["idle", "--scenes", "10", "--seconds", "10"])
+            #expect(report.watcher == "inotify")
+            #expect(report.changesSeen == 0)
+            // Clock ticks are 10 ms: allow a few for the sleep's own wake-up.
+            #expect(report.cpuSeconds <= 0.03, "\(report.cpuSeconds) s of CPU while idle")
+            let ownerThread = try #require(report.ownerThreadCPUSeconds, "no inotify owner thread found")
+            #expect(ownerThread <= 0.01)
+            print("idle: \(report.scenes) scenes for \(report.seconds) s: process CPU \(report.cpuSeconds) s, watcher thread \(ownerThread) s")
+        }
+    }
+}

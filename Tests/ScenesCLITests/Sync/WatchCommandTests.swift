@@ -1,0 +1,42 @@
+import Foundation
+import SceneStore
+import SceneStoreTesting
+import Testing
+
+extension CrossProcessSync {
+    /// `scenes watch --json` in one process shows a `scenes set` made by
+    /// another within a second.
+    @Suite(.timeLimit(.minutes(1))) struct WatchCommandTests {
+        @Test func watchShowsASetFromAnotherProcessWithinASecond() async throws {
+            try await checkWatchShowsSet(watcherArguments: [], expectedWatcher: "inotify")
+        }
+
+        @Test func watchWithPollingShowsASetWithinASecond() async throws {
+            try await checkWatchShowsSet(
+                watcherArguments: ["--watcher", "polling", "--poll-interval-ms", "100"],
+                expectedWatcher: FileWatcherKind.polling(interval: .milliseconds(100)).description)
+        }
+
+        private func checkWatchShowsSet(watcherArguments: [String], expectedWatcher: String) async throws {
+            let fixture = try SceneStoreFixture()
+            let watch = try RunningScenes(["watch", "--json", "--scene", "w"] + watcherArguments, root: fixture.root)
+            let log = LineLog(watch)
+            let ready = try #require(await log.next(WatchEvent.self) { $0.event == "ready" })
+            #expect(ready.watcher == expectedWatcher)
+
+            let setter = try RunningScenes(["set", "--scene", "w", "color", "--string", "blue"], root: fixture.root)
+            #expect(await setter.exitStatus(within: .seconds(10)) == 0)
+            let durable = monotonicNow()
+            let line = try #require(await log.next(WatchEvent.self) { $0.event == "changed" && $0.key == "color" })
+            let lag = milliseconds(monotonicNow() - durable)
+            #expect(lag < 1000, "shown \(lag) ms after `scenes set` exited")
+            #expect(line.new == .string("blue"))
+            #expect(line.origin == "external")
+            #expect(line.pid == setter.process.processIdentifier)
+            print("watch --json (\(expectedWatcher)): shown \(String(format: "%.1f", lag)) ms after `scenes set` exited")
+            watch.kill(SIGTERM)
+            _ = await watch.exitStatus(within: .seconds(10))
+            await fixture.tearDown()
+        }
+    }
+}

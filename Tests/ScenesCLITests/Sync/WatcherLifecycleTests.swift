@@ -1,0 +1,64 @@
+import Foundation
+import Testing
+
+extension CrossProcessSync {
+    /// 1000 open/close cycles of stores on 1000 fresh roots leave no
+    /// descriptor, inotify watch or thread behind. Counted from /proc/self
+    /// of a fresh `scenes probe lifecycle` process, where no other test
+    /// opens anything.
+    @Suite struct WatcherLifecycleTests {
+        struct Counts: Decodable, CustomStringConvertible {
+            let fds: Int
+            let threads: Int
+            let inotifyFDs: Int
+            let inotifyWatches: Int
+            let fdTargets: [String]
+            let threadNames: [String]
+
+            var description: String {
+                "\(fds) fds, \(threads) threads, \(inotifyFDs) inotify fds with \(inotifyWatches) watches"
+            }
+
+            var watcherThreads: Int { threadNames.filter { $0 == "SceneStore.inot" }.count }
+        }
+
+        /// Dispatch's worker pool may keep one more idle thread than it had
+        /// at the start; a leak of 1000 cycles would show as hundreds.
+        static let dispatchSlack = 1
+
+        struct Report: Decodable {
+            let cycles: Int
+            let baseline: Counts
+            let afterCycles: Counts
+            let anchoredBefore: Counts
+            let anchoredAfter: Counts
+            let final: Counts
+            let seconds: Double
+        }
+
+        @Test(.timeLimit(.minutes(2)))
+        func thousandOpenCloseCyclesLeakNothing() throws {
+            let report = try probe(Report.self, ["lifecycle", "--cycles", "1000"])
+            #expect(report.cycles == 1000)
+            let baseline = report.baseline
+            // Every close stops the watcher: its thread, descriptor and watches go.
+            #expect(baseline.inotifyFDs == 0 && baseline.inotifyWatches == 0)
+            for (label, after) in [("after the cycles", report.afterCycles), ("after the anchor closed", report.final)] {
+                #expect(after.fds == baseline.fds, "\(label): \(after.fdTargets) vs \(baseline.fdTargets)")
+                #expect(after.inotifyFDs == 0 && after.inotifyWatches == 0, "\(label)")
+                #expect(after.watcherThreads == 0, "\(label): \(after.threadNames)")
+                #expect(after.threads <= baseline.threads + Self.dispatchSlack, "\(label): \(after.threadNames)")
+            }
+            // With another registry open the inotify instance lives on: each
+            // cycle's watch must have been removed from it.
+            let before = report.anchoredBefore
+            let after = report.anchoredAfter
+            #expect(before.inotifyFDs == 1 && before.watcherThreads == 1)
+            #expect(before.inotifyWatches == 2, "the anchor's root and the wake file")
+            #expect(after.inotifyFDs == 1 && after.inotifyWatches == 2 && after.watcherThreads == 1)
+            #expect(after.fds == before.fds, "\(after.fdTargets) vs \(before.fdTargets)")
+            #expect(after.threads <= before.threads + Self.dispatchSlack, "\(after.threadNames)")
+            print("lifecycle: 2 x \(report.cycles) cycles in \(String(format: "%.1f", report.seconds)) s; baseline \(report.baseline), after \(report.afterCycles), anchored \(report.anchoredBefore) -> \(report.anchoredAfter), final \(report.final)")
+        }
+    }
+}
