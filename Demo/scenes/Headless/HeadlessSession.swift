@@ -38,7 +38,7 @@ struct HeadlessSession {
             case .external:
                 let reloaded = persistence.load().state
                 if line(for: reloaded, origin: .external) != line(for: state, origin: .external) {
-                    print(reloaded, origin: .external)
+                    emitState(reloaded, origin: .external)
                 }
                 state = reloaded
             case .endOfInput:
@@ -79,7 +79,7 @@ struct HeadlessSession {
         case .quit:
             return .quit
         case .show:
-            print(state, origin: .local)
+            emitState(state, origin: .local)
             return .handled
         case .tab(let tab):
             state.perform(.selectTab(tab))
@@ -109,7 +109,7 @@ struct HeadlessSession {
             state = previous
             return .handled
         }
-        print(state, origin: .local)
+        emitState(state, origin: .local)
         return .handled
     }
 
@@ -117,7 +117,7 @@ struct HeadlessSession {
         StateLine(scene: scene.rawValue, state: state, catalog: persistence.catalog, origin: origin)
     }
 
-    private func print(_ state: DemoState, origin: StateLine.Origin) {
+    private func emitState(_ state: DemoState, origin: StateLine.Origin) {
         do {
             emit(try jsonLine(line(for: state, origin: origin)))
         } catch {
