@@ -67,30 +67,28 @@ struct DemoPersistence: Sendable {
         try library.save(state.library)
     }
 
-    /// One element (the writer's pid, if known) per change another process
-    /// made to the demo's keys, including a discard of the scene, after
-    /// which it follows the scene on. Finishes when the store closes.
+    /// One element (the writer's pid, if known) per save another process
+    /// made that touched the demo's keys — one per save however many keys
+    /// it changed — and per discard of the scene, after which it follows the
+    /// scene on. Finishes when the store closes.
     func externalChanges() -> AsyncStream<Int32?> {
         let store = self.store
         // Subscribed now, before the caller loads the state, so that no
         // change falls between the two.
-        let first = store.events()
+        let first = store.updates()
         return AsyncStream { continuation in
             let task = Task {
-                var next: AsyncStream<SceneEvent>? = first
-                while let events = next, !Task.isCancelled {
+                var next: AsyncStream<SceneUpdate>? = first
+                while let updates = next, !Task.isCancelled {
                     next = nil
-                    for await event in events {
-                        switch event {
-                        case .changed(let change) where DemoKeys.all.contains(change.key):
-                            if case .external(let pid) = change.origin { continuation.yield(pid) }
-                        case .discarded(let origin):
-                            // The scene's streams finish after a discard; follow it on.
-                            next = store.events()
-                            if case .external(let pid) = origin { continuation.yield(pid) }
-                        default:
-                            break
+                    for await update in updates {
+                        let discarded = update.events.contains { event in
+                            if case .discarded = event { true } else { false }
                         }
+                        let touched = discarded || update.changes.contains { DemoKeys.all.contains($0.key) }
+                        if touched, case .external(let pid)? = update.origin { continuation.yield(pid) }
+                        // The scene's streams finish after a discard; follow it on.
+                        if discarded { next = store.updates() }
                     }
                 }
                 continuation.finish()

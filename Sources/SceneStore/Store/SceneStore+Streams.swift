@@ -17,14 +17,16 @@ extension SceneStore {
         }
         let current = SceneEvent.changed(SceneChange(
             key: key, oldValue: nil, newValue: nil, origin: .local, generation: nil))
-        subscribe(continuation, initial: current) { event in
-            switch event {
-            case .changed(let change) where change.key == key:
-                continuation.yield(convert(change.newValue))
-            case .discarded:
-                continuation.yield(defaultValue)
-            default:
-                break
+        subscribe(continuation, initial: current) { events in
+            for event in events {
+                switch event {
+                case .changed(let change) where change.key == key:
+                    continuation.yield(convert(change.newValue))
+                case .discarded:
+                    continuation.yield(defaultValue)
+                default:
+                    break
+                }
             }
         }
         return stream
@@ -41,8 +43,8 @@ extension SceneStore {
     /// ``values(forKey:default:)``.
     public func changes() -> AsyncStream<SceneChange> {
         let (stream, continuation) = AsyncStream.makeStream(of: SceneChange.self)
-        subscribe(continuation, initial: nil) { event in
-            if case .changed(let change) = event { continuation.yield(change) }
+        subscribe(continuation, initial: nil) { events in
+            for case .changed(let change) in events { continuation.yield(change) }
         }
         return stream
     }
@@ -51,7 +53,21 @@ extension SceneStore {
     /// element), and damaged files moved to quarantine.
     public func events() -> AsyncStream<SceneEvent> {
         let (stream, continuation) = AsyncStream.makeStream(of: SceneEvent.self)
-        subscribe(continuation, initial: nil) { continuation.yield($0) }
+        subscribe(continuation, initial: nil) { events in
+            for event in events { continuation.yield(event) }
+        }
+        return stream
+    }
+
+    /// One element per state transition: a local set or remove, all keys
+    /// one save of another process changed (together, so a reader sees
+    /// that save whole, never half of it), a discard (the last element),
+    /// a recovery. Unbounded buffering. Finishes like ``changes()``.
+    public func updates() -> AsyncStream<SceneUpdate> {
+        let (stream, continuation) = AsyncStream.makeStream(of: SceneUpdate.self)
+        subscribe(continuation, initial: nil) { events in
+            continuation.yield(SceneUpdate(events: events))
+        }
         return stream
     }
 
@@ -66,7 +82,7 @@ extension SceneStore {
     private func subscribe<Element>(
         _ continuation: AsyncStream<Element>.Continuation,
         initial: SceneEvent?,
-        receive: @escaping @Sendable (SceneEvent) -> Void
+        receive: @escaping @Sendable ([SceneEvent]) -> Void
     ) {
         let subscriber = Broadcast.Subscriber(receive: receive, finish: { continuation.finish() })
         let id = state.withLock { state -> UInt64? in

@@ -8,12 +8,13 @@
 struct Broadcast: Sendable {
     /// A registered consumer: yields events to its continuation, finishes it.
     struct Subscriber: Sendable {
-        let receive: @Sendable (SceneEvent) -> Void
+        /// Receives the events of one state transition, in order.
+        let receive: @Sendable ([SceneEvent]) -> Void
         let finish: @Sendable () -> Void
     }
 
     fileprivate enum Delivery {
-        case event(SceneEvent, to: [Subscriber])
+        case events([SceneEvent], to: [Subscriber])
         case finish([Subscriber])
     }
 
@@ -29,8 +30,8 @@ struct Broadcast: Sendable {
     mutating func register(_ subscriber: Subscriber, initial: [SceneEvent] = []) -> UInt64 {
         nextID += 1
         subscribers[nextID] = subscriber
-        for event in initial {
-            outbox.append(.event(event, to: [subscriber]))
+        if !initial.isEmpty {
+            outbox.append(.events(initial, to: [subscriber]))
         }
         return nextID
     }
@@ -39,12 +40,10 @@ struct Broadcast: Sendable {
         subscribers[id] = nil
     }
 
-    mutating func enqueue(_ events: some Sequence<SceneEvent>) {
-        guard !subscribers.isEmpty else { return }
-        let targets = Array(subscribers.values)
-        for event in events {
-            outbox.append(.event(event, to: targets))
-        }
+    /// Enqueues the events of one state transition, delivered together.
+    mutating func enqueue(_ events: [SceneEvent]) {
+        guard !subscribers.isEmpty, !events.isEmpty else { return }
+        outbox.append(.events(events, to: Array(subscribers.values)))
     }
 
     /// Finishes every current subscriber (after what is already enqueued)
@@ -77,8 +76,8 @@ extension Locked {
             continuing = true
             for delivery in batch {
                 switch delivery {
-                case .event(let event, let targets):
-                    for target in targets { target.receive(event) }
+                case .events(let events, let targets):
+                    for target in targets { target.receive(events) }
                 case .finish(let targets):
                     for target in targets { target.finish() }
                 }

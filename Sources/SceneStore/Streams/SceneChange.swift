@@ -49,3 +49,34 @@ public enum SceneEvent: Sendable, Hashable {
     /// The scene file was damaged and moved to quarantine.
     case recovered(SceneRecovery)
 }
+
+/// Everything one state transition of a scene did, delivered together: one
+/// local set or remove, every key one version of the file written by
+/// another process changed, a discard, or a recovery.
+public struct SceneUpdate: Sendable, Hashable {
+    public let events: [SceneEvent]
+
+    public init(events: [SceneEvent]) {
+        self.events = events
+    }
+
+    /// The key changes among ``events``.
+    public var changes: [SceneChange] {
+        events.compactMap { event in
+            if case .changed(let change) = event { change } else { nil }
+        }
+    }
+
+    /// Who caused the update: the origin of its first change or discard
+    /// (`nil` for a recovery alone).
+    public var origin: SceneChangeOrigin? {
+        for event in events {
+            switch event {
+            case .changed(let change): return change.origin
+            case .discarded(let origin): return origin
+            case .recovered: continue
+            }
+        }
+        return nil
+    }
+}

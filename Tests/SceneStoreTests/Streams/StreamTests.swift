@@ -119,4 +119,24 @@ import Testing
         #expect(seen == [.discarded(origin: .local)])
         await fixture.tearDown()
     }
+
+    @Test func anotherProcessesSaveArrivesAsOneUpdate() async throws {
+        let fixture = try SceneStoreFixture()
+        let store = try fixture.registry.store(for: "main")
+        let updates = store.updates()
+        try store.set(0, forKey: "mine")
+        let other = try fixture.secondProcess().store(for: "main")
+        try other.set(1, forKey: "x")
+        try other.set(2, forKey: "y")
+        other.removeValue(forKey: "x")
+        try other.set(3, forKey: "z")
+        try await other.flush()
+
+        let seen = await updates.prefix(2)
+        #expect(seen.first?.changes.map(\.key) == ["mine"])
+        #expect(seen.first?.origin == .local)
+        #expect(seen.last?.changes.map(\.key) == ["y", "z"])
+        #expect(seen.last?.origin == .external(writerPID: getpid()))
+        await fixture.tearDown()
+    }
 }
