@@ -57,6 +57,17 @@ struct SceneDirectory: Sendable {
         }
     }
 
+    /// Takes the scene's lock, creating the root again (mode 0700) if it
+    /// was deleted while the registry was open.
+    func lock(_ id: SceneID) throws(SceneStoreError) -> SceneLock {
+        do {
+            return try SceneLock(path: lockURL(id).path)
+        } catch .io("open", _, ENOENT) {
+            try Self.prepare(root: root)
+            return try SceneLock(path: lockURL(id).path)
+        }
+    }
+
     /// The scenes that have a file in the root.
     func sceneIDs() throws(SceneStoreError) -> [SceneID] {
         guard let directory = opendir(root.path) else {

@@ -6,7 +6,7 @@ extension SceneStore {
     /// crashed writers; moves a damaged file to quarantine and starts empty.
     func load() throws(SceneStoreError) {
         if directory.hasLeftovers(of: id) {
-            let lock = try SceneLock(path: directory.lockURL(id).path)
+            let lock = try directory.lock(id)
             directory.removeLeftovers(of: id)
             lock.unlock()
         }
@@ -28,7 +28,7 @@ extension SceneStore {
     /// damaged, moves it to quarantine and records the recovery.
     /// - Returns: the file, if another writer replaced it meanwhile.
     func recoverDamagedFile() throws(SceneStoreError) -> SceneFile? {
-        let lock = try SceneLock(path: directory.lockURL(id).path)
+        let lock = try directory.lock(id)
         defer { lock.unlock() }
         let problem: SceneFile.Problem
         switch try directory.read(id) {
@@ -105,7 +105,7 @@ extension SceneStore {
             return .some(state.diskFile)
         }
         guard let known else { return }
-        let lock = try SceneLock(path: directory.lockURL(id).path)
+        let lock = try directory.lock(id)
         let base: SceneFile?
         do throws(SceneStoreError) {
             base = try currentFile(known: known)
@@ -266,7 +266,7 @@ extension SceneStore {
     /// creates the scene again.
     func discard() async throws {
         try await onIO { () throws in
-            let lock = try SceneLock(path: self.directory.lockURL(self.id).path)
+            let lock = try self.directory.lock(self.id)
             defer { lock.unlock() }
             try self.directory.removeScene(self.id)
             lock.removeFile()

@@ -107,6 +107,25 @@ import Testing
         await fixture.tearDown()
     }
 
+    @Test func aDeletedRootIsCreatedAgainByTheNextSave() async throws {
+        let fixture = try SceneStoreFixture()
+        let store = try fixture.registry.store(for: "main")
+        try store.set(1, forKey: "k")
+        try await store.flush()
+        let events = store.events()
+        try FileManager.default.removeItem(at: fixture.root)
+        // The watcher reports the scene gone, as a discard by someone else.
+        #expect(await events.first() == .discarded(origin: .external(writerPID: nil)))
+
+        try store.set(2, forKey: "k")
+        try await store.flush()
+        let attributes = try FileManager.default.attributesOfItem(atPath: fixture.root.path)
+        #expect((attributes[.posixPermissions] as? Int).map { $0 & 0o777 } == 0o700)
+        let relaunched = try await fixture.relaunch()
+        #expect(try relaunched.store(for: "main").value(forKey: "k", default: 0) == 2)
+        await fixture.tearDown()
+    }
+
     private func set(_ value: SceneValue, forKey key: String, in store: SceneStore) throws {
         switch value {
         case .bool(let v): try store.set(v, forKey: key)
