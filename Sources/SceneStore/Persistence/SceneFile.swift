@@ -47,33 +47,36 @@ struct SceneFile: Equatable {
     }
 
     static func decode(_ data: Data) -> Result<SceneFile, Problem> {
-        let decoder = JSONDecoder()
-        let document: Document
-        do {
-            document = try decoder.decode(Document.self, from: data)
+        let fields: SceneFileParser.Fields
+        do throws(Problem) {
+            fields = try SceneFileParser.parse(data)
         } catch {
             // Tell a newer format (refused, kept) from damage (quarantined).
-            if let header = try? decoder.decode(Header.self, from: data),
+            if let header = try? JSONDecoder().decode(Header.self, from: data),
                header.format == magic, header.version > currentVersion {
                 return .failure(.newerVersion(header.version))
             }
-            return .failure(.malformed(String(describing: error)))
+            return .failure(error)
         }
-        guard document.format == magic else {
-            return .failure(.malformed("format is \(document.format.debugDescription), not \(magic)"))
+        guard fields.format == magic else {
+            return .failure(.malformed("format is \((fields.format ?? "missing").debugDescription), not \(magic)"))
         }
-        guard document.version <= currentVersion else {
-            return .failure(.newerVersion(document.version))
+        guard let version = fields.version else { return .failure(.malformed("no version")) }
+        guard version <= currentVersion else { return .failure(.newerVersion(version)) }
+        guard let scene = fields.scene, let generation = fields.generation, let incarnation = fields.incarnation,
+              let pid = fields.pid, let token = fields.token, let checksum = fields.checksum,
+              let values = fields.values else {
+            return .failure(.malformed("a required field is missing"))
         }
-        guard Checksum.of(document.values) == document.checksum else {
+        guard Checksum.of(values) == checksum else {
             return .failure(.badChecksum)
         }
         return .success(SceneFile(
-            scene: document.scene,
-            generation: document.generation,
-            incarnation: document.incarnation,
-            writer: document.writer,
-            values: document.values
+            scene: scene,
+            generation: generation,
+            incarnation: incarnation,
+            writer: WriterIdentity(pid: pid, token: token),
+            values: values
         ))
     }
 
@@ -110,17 +113,6 @@ struct SceneFile: Equatable {
     private struct Header: Decodable {
         let format: String
         let version: Int
-    }
-
-    private struct Document: Decodable {
-        let format: String
-        let version: Int
-        let scene: String
-        let generation: UInt64
-        let incarnation: String
-        let writer: WriterIdentity
-        let checksum: String
-        let values: [String: SceneValue]
     }
 }
 

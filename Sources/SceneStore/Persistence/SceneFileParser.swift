@@ -1,0 +1,318 @@
+import Foundation
+
+/// Reads a scene file's JSON straight into a ``SceneFile``: one pass over
+/// the bytes, no intermediate JSON tree and no `Codable` machinery, which is
+/// what every reload of another process's save costs (several times faster
+/// than `JSONDecoder`; see `scenes bench propagation`).
+///
+/// It accepts any JSON whose top level has the scene file's fields in any
+/// order (unknown fields are skipped), and rejects everything else with a
+/// ``SceneFile/Problem/malformed(_:)`` naming the byte offset. Strings must
+/// be valid UTF-8; numbers are converted only once their value's `type` is
+/// known.
+struct SceneFileParser {
+    private let bytes: UnsafeBufferPointer<UInt8>
+    private var index = 0
+
+    /// What the top level held; `nil` fields were absent.
+    struct Fields {
+        var format: String?
+        var version: Int?
+        var scene: String?
+        var generation: UInt64?
+        var incarnation: String?
+        var pid: Int32?
+        var token: String?
+        var checksum: String?
+        var values: [String: SceneValue]?
+    }
+
+    static func parse(_ data: Data) throws(SceneFile.Problem) -> Fields {
+        let result: Result<Fields, SceneFile.Problem> = data.withUnsafeBytes { raw in
+            var parser = SceneFileParser(bytes: raw.bindMemory(to: UInt8.self))
+            do throws(SceneFile.Problem) {
+                return .success(try parser.document())
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
+    private init(bytes: UnsafeBufferPointer<UInt8>) {
+        self.bytes = bytes
+    }
+
+    // MARK: Structure
+
+    private mutating func document() throws(SceneFile.Problem) -> Fields {
+        var fields = Fields()
+        try object { (parser, key) throws(SceneFile.Problem) in
+            switch key {
+            case "format": fields.format = try parser.string()
+            case "version": fields.version = Int(exactly: try parser.integer(as: Int64.self, "version"))
+            case "scene": fields.scene = try parser.string()
+            case "generation": fields.generation = try parser.integer(as: UInt64.self, "generation")
+            case "incarnation": fields.incarnation = try parser.string()
+            case "checksum": fields.checksum = try parser.string()
+            case "writer":
+                try parser.object { (parser, key) throws(SceneFile.Problem) in
+                    switch key {
+                    case "pid": fields.pid = try parser.integer(as: Int32.self, "pid")
+                    case "token": fields.token = try parser.string()
+                    default: try parser.skipValue(depth: 1)
+                    }
+                }
+            case "values": fields.values = try parser.values()
+            default: try parser.skipValue(depth: 1)
+            }
+        }
+        skipWhitespace()
+        guard index == bytes.count else { throw failure("trailing bytes") }
+        return fields
+    }
+
+    private mutating func values() throws(SceneFile.Problem) -> [String: SceneValue] {
+        var values: [String: SceneValue] = [:]
+        try object { (parser, key) throws(SceneFile.Problem) in
+            values[key] = try parser.value(forKey: key)
+        }
+        return values
+    }
+
+    /// `{"type": KIND, "value": V}`, in either order.
+    private mutating func value(forKey key: String) throws(SceneFile.Problem) -> SceneValue {
+        var kind: SceneValue.Kind?
+        var raw: Raw?
+        try object { (parser, field) throws(SceneFile.Problem) in
+            switch field {
+            case "type":
+                let name = try parser.string()
+                guard let known = SceneValue.Kind(rawValue: name) else {
+                    throw parser.failure("unknown type \(name.debugDescription) for key \(key.debugDescription)")
+                }
+                kind = known
+            case "value": raw = try parser.rawValue()
+            default: try parser.skipValue(depth: 3)
+            }
+        }
+        guard let kind, let raw else { throw failure("key \(key.debugDescription) lacks a type or a value") }
+        guard let value = raw.sceneValue(as: kind) else {
+            throw failure("key \(key.debugDescription) does not hold a valid \(kind.rawValue)")
+        }
+        return value
+    }
+
+    /// A value before its kind is known.
+    private enum Raw {
+        case bool(Bool)
+        case number(String)
+        case string(String)
+
+        func sceneValue(as kind: SceneValue.Kind) -> SceneValue? {
+            switch (kind, self) {
+            case (.bool, .bool(let bool)): return .bool(bool)
+            case (.int, .number(let text)): return Int(text).map(SceneValue.int)
+            case (.double, .number(let text)): return Double(text).map(SceneValue.double)
+            case (.double, .string("nan")): return .double(.nan)
+            case (.double, .string("inf")): return .double(.infinity)
+            case (.double, .string("-inf")): return .double(-.infinity)
+            case (.string, .string(let text)): return .string(text)
+            case (.url, .string(let text)): return URL(string: text).map(SceneValue.url)
+            case (.data, .string(let text)): return Data(base64Encoded: text).map(SceneValue.data)
+            default: return nil
+            }
+        }
+    }
+
+    private mutating func rawValue() throws(SceneFile.Problem) -> Raw {
+        skipWhitespace()
+        guard index < bytes.count else { throw failure("value expected") }
+        switch bytes[index] {
+        case UInt8(ascii: "\""): return .string(try string())
+        case UInt8(ascii: "t"): try literal("true"); return .bool(true)
+        case UInt8(ascii: "f"): try literal("false"); return .bool(false)
+        default: return .number(try numberText())
+        }
+    }
+
+    /// Calls `member` for each key of an object, positioned at its value.
+    private mutating func object(
+        _ member: (inout SceneFileParser, String) throws(SceneFile.Problem) -> Void
+    ) throws(SceneFile.Problem) {
+        try expect(UInt8(ascii: "{"))
+        skipWhitespace()
+        if peek() == UInt8(ascii: "}") {
+            index += 1
+            return
+        }
+        while true {
+            let key = try string()
+            try expect(UInt8(ascii: ":"))
+            try member(&self, key)
+            skipWhitespace()
+            guard index < bytes.count else { throw failure("unterminated object") }
+            let next = bytes[index]
+            index += 1
+            if next == UInt8(ascii: "}") { return }
+            guard next == UInt8(ascii: ",") else { throw failure("',' or '}' expected") }
+        }
+    }
+
+    /// Skips any JSON value (fields a newer writer may add).
+    private mutating func skipValue(depth: Int) throws(SceneFile.Problem) {
+        guard depth < 32 else { throw failure("nested too deeply") }
+        skipWhitespace()
+        switch peek() {
+        case UInt8(ascii: "{"):
+            try object { (parser, _) throws(SceneFile.Problem) in try parser.skipValue(depth: depth + 1) }
+        case UInt8(ascii: "["):
+            index += 1
+            skipWhitespace()
+            if peek() == UInt8(ascii: "]") {
+                index += 1
+                return
+            }
+            while true {
+                try skipValue(depth: depth + 1)
+                skipWhitespace()
+                guard index < bytes.count else { throw failure("unterminated array") }
+                let next = bytes[index]
+                index += 1
+                if next == UInt8(ascii: "]") { return }
+                guard next == UInt8(ascii: ",") else { throw failure("',' or ']' expected") }
+            }
+        case UInt8(ascii: "n"): try literal("null")
+        default: _ = try rawValue()
+        }
+    }
+
+    // MARK: Tokens
+
+    private mutating func string() throws(SceneFile.Problem) -> String {
+        try expect(UInt8(ascii: "\""))
+        let start = index
+        // Fast path: no escapes.
+        while index < bytes.count, bytes[index] != UInt8(ascii: "\""), bytes[index] != UInt8(ascii: "\\") {
+            guard bytes[index] >= 0x20 else { throw failure("control character in a string") }
+            index += 1
+        }
+        guard index < bytes.count else { throw failure("unterminated string") }
+        var utf8 = Array(bytes[start..<index])
+        while bytes[index] == UInt8(ascii: "\\") {
+            index += 1
+            try escape(into: &utf8)
+            while index < bytes.count, bytes[index] != UInt8(ascii: "\""), bytes[index] != UInt8(ascii: "\\") {
+                guard bytes[index] >= 0x20 else { throw failure("control character in a string") }
+                utf8.append(bytes[index])
+                index += 1
+            }
+            guard index < bytes.count else { throw failure("unterminated string") }
+        }
+        index += 1  // closing quote
+        guard let text = String(validating: utf8, as: UTF8.self) else { throw failure("invalid UTF-8") }
+        return text
+    }
+
+    private mutating func escape(into utf8: inout [UInt8]) throws(SceneFile.Problem) {
+        guard index < bytes.count else { throw failure("unterminated escape") }
+        let code = bytes[index]
+        index += 1
+        switch code {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): utf8.append(code)
+        case UInt8(ascii: "b"): utf8.append(0x08)
+        case UInt8(ascii: "f"): utf8.append(0x0C)
+        case UInt8(ascii: "n"): utf8.append(0x0A)
+        case UInt8(ascii: "r"): utf8.append(0x0D)
+        case UInt8(ascii: "t"): utf8.append(0x09)
+        case UInt8(ascii: "u"):
+            var scalar = try hex4()
+            if (0xD800..<0xDC00).contains(scalar) {
+                guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
+                    throw failure("lone surrogate")
+                }
+                index += 2
+                let low = try hex4()
+                guard (0xDC00..<0xE000).contains(low) else { throw failure("lone surrogate") }
+                scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+            }
+            guard let unicode = Unicode.Scalar(scalar) else { throw failure("invalid \\u escape") }
+            utf8.append(contentsOf: String(Character(unicode)).utf8)
+        default:
+            throw failure("invalid escape")
+        }
+    }
+
+    private mutating func hex4() throws(SceneFile.Problem) -> UInt32 {
+        guard index + 4 <= bytes.count else { throw failure("short \\u escape") }
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            let byte = bytes[index]
+            index += 1
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+            default: throw failure("invalid \\u escape")
+            }
+            value = value << 4 | UInt32(digit)
+        }
+        return value
+    }
+
+    /// The text of a JSON number (validated by its later conversion).
+    private mutating func numberText() throws(SceneFile.Problem) -> String {
+        let start = index
+        while index < bytes.count {
+            switch bytes[index] {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "+"),
+                 UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E"):
+                index += 1
+            default:
+                guard index > start else { throw failure("value expected") }
+                return String(decoding: bytes[start..<index], as: UTF8.self)
+            }
+        }
+        guard index > start else { throw failure("value expected") }
+        return String(decoding: bytes[start..<index], as: UTF8.self)
+    }
+
+    private mutating func integer<I: FixedWidthInteger>(as type: I.Type, _ field: String) throws(SceneFile.Problem) -> I {
+        skipWhitespace()
+        guard let value = I(try numberText()) else { throw failure("\(field) is not a \(I.self)") }
+        return value
+    }
+
+    private mutating func literal(_ word: String) throws(SceneFile.Problem) {
+        for byte in word.utf8 {
+            guard index < bytes.count, bytes[index] == byte else { throw failure("invalid literal") }
+            index += 1
+        }
+    }
+
+    private mutating func expect(_ byte: UInt8) throws(SceneFile.Problem) {
+        skipWhitespace()
+        guard index < bytes.count, bytes[index] == byte else {
+            throw failure("'\(Character(Unicode.Scalar(byte)))' expected")
+        }
+        index += 1
+    }
+
+    private mutating func skipWhitespace() {
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x0A, 0x0D, 0x09: index += 1
+            default: return
+            }
+        }
+    }
+
+    private func peek() -> UInt8? {
+        index < bytes.count ? bytes[index] : nil
+    }
+
+    private func failure(_ what: String) -> SceneFile.Problem {
+        .malformed("\(what) at byte \(index)")
+    }
+}
