@@ -7,6 +7,7 @@ extension SceneFile {
     /// several times faster (see `scenes bench commit`), and the header can
     /// be read back without parsing the values (``peekVersion(_:)``).
     func encoded() -> Data {
+        let keys = values.keys.sorted()
         var out = JSONText()
         out.raw("{\n  \"format\": ")
         out.string(Self.magic)
@@ -17,10 +18,10 @@ extension SceneFile {
         out.raw(",\n  \"writer\": {\"pid\": \(writer.pid), \"token\": ")
         out.string(writer.token)
         out.raw("},\n  \"checksum\": ")
-        out.string(Checksum.of(values))
+        out.string(Checksum.of(values, sortedKeys: keys))
         out.raw(",\n  \"values\": {")
         var first = true
-        for key in values.keys.sorted() {
+        for key in keys {
             guard let value = values[key] else { continue }
             out.raw(first ? "\n    " : ",\n    ")
             first = false

@@ -99,7 +99,13 @@ struct StoreState: Sendable {
         for (key, edit) in edits where pending[key]?.sequence == edit.sequence {
             pending[key] = nil
         }
-        adopt(file, origin: .external(writerPID: base?.writer.pid))
+        if let base, base.version == disk {
+            // Written over the version this store held: memory already is
+            // that version plus the edits, so there is nothing to compare.
+            diskFile = file
+        } else {
+            adopt(file, origin: .external(writerPID: base?.writer.pid))
+        }
     }
 
     /// Marks every value as unsaved, so the next save writes the whole
