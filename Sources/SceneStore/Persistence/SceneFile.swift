@@ -117,7 +117,7 @@ struct SceneFile: Equatable {
 }
 
 /// Who wrote a scene file: the process and one registry instance in it.
-struct WriterIdentity: Codable, Equatable, Sendable {
+struct WriterIdentity: Equatable, Sendable {
     let pid: Int32
     let token: String
 
