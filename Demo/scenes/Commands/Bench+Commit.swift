@@ -86,7 +86,7 @@ extension Bench {
                 close(fd)
                 let linked = keepPrevious && link(target, previous) == 0
                 guard rename(temp, target) == 0, fsync(dirFD) == 0 else { throw failure("rename failed") }
-                samples.append(nanoseconds(start.duration(to: clock.now)))
+                samples.append(start.duration(to: clock.now).nanoseconds)
                 if linked { cleanup.async { unlink(previous) } }
             }
             cleanup.sync {}
@@ -105,14 +105,10 @@ extension Bench {
                 let start = clock.now
                 try store.set("value \(index)", forKey: "key0")
                 try await store.flush()
-                samples.append(nanoseconds(start.duration(to: clock.now)))
+                samples.append(start.duration(to: clock.now).nanoseconds)
             }
             try await registry.close()
             return samples
-        }
-
-        private func nanoseconds(_ duration: Duration) -> Int {
-            Int(duration.components.seconds) * 1_000_000_000 + Int(duration.components.attoseconds / 1_000_000_000)
         }
 
         private func makeTemporaryDirectory() throws -> URL {

@@ -9,15 +9,13 @@ struct Get: AsyncParsableCommand {
 
     @OptionGroup var rootOptions: RootOptions
     @OptionGroup var sceneOption: SceneOption
-    @Argument(help: "The key.") var key: String
-
-    func validate() throws { try validateKey(key) }
+    @OptionGroup var keyArgument: KeyArgument
 
     func run() async throws {
         let id = try sceneOption.sceneID()
         let registry = try rootOptions.openRegistry()
-        guard let value = try registry.store(for: id).snapshot[key] else {
-            throw failure("no key \(key.debugDescription) in scene \(id.rawValue.debugDescription)")
+        guard let value = try registry.store(for: id).snapshot[keyArgument.key] else {
+            throw keyArgument.missing(in: id)
         }
         emit(value.description)
         try await registry.close()

@@ -7,18 +7,16 @@ struct Remove: AsyncParsableCommand {
 
     @OptionGroup var rootOptions: RootOptions
     @OptionGroup var sceneOption: SceneOption
-    @Argument(help: "The key.") var key: String
-
-    func validate() throws { try validateKey(key) }
+    @OptionGroup var keyArgument: KeyArgument
 
     func run() async throws {
         let id = try sceneOption.sceneID()
         let registry = try rootOptions.openRegistry(savePolicy: .onFlush)
         let store = try registry.store(for: id)
-        guard store.snapshot[key] != nil else {
-            throw failure("no key \(key.debugDescription) in scene \(id.rawValue.debugDescription)")
+        guard store.snapshot[keyArgument.key] != nil else {
+            throw keyArgument.missing(in: id)
         }
-        store.removeValue(forKey: key)
+        store.removeValue(forKey: keyArgument.key)
         try await registry.close()
     }
 }

@@ -11,7 +11,7 @@ struct SetCommand: AsyncParsableCommand {
 
     @OptionGroup var rootOptions: RootOptions
     @OptionGroup var sceneOption: SceneOption
-    @Argument(help: "The key (1-256 UTF-8 bytes).") var key: String
+    @OptionGroup var keyArgument: KeyArgument
 
     @Option(parsing: .unconditional, help: "true or false.") var bool: String?
     @Option(parsing: .unconditional, help: "A 64-bit integer.") var int: String?
@@ -22,7 +22,6 @@ struct SetCommand: AsyncParsableCommand {
     var dataBase64: String?
 
     func validate() throws {
-        try validateKey(key)
         _ = try parsedValue()
     }
 
@@ -69,25 +68,11 @@ struct SetCommand: AsyncParsableCommand {
         let registry = try rootOptions.openRegistry(savePolicy: .onFlush)
         let store = try registry.store(for: id)
         do {
-            try store.set(value, forKey: key)
+            try store.set(value, forKey: keyArgument.key)
         } catch {
             // Nothing reaches the disk: this registry saves only on flush.
             throw ValidationError(error.description)
         }
         try await registry.close()
-    }
-}
-
-extension SceneStore {
-    /// Sets a ``SceneValue`` as whichever kind it holds.
-    func set(_ value: SceneValue, forKey key: String) throws(SceneStoreError) {
-        switch value {
-        case .bool(let v): try set(v, forKey: key)
-        case .int(let v): try set(v, forKey: key)
-        case .double(let v): try set(v, forKey: key)
-        case .string(let v): try set(v, forKey: key)
-        case .url(let v): try set(v, forKey: key)
-        case .data(let v): try set(v, forKey: key)
-        }
     }
 }

@@ -46,11 +46,21 @@ func failure(_ message: String) -> ExitCode {
     return ExitCode(1)
 }
 
-/// Keys are validated before anything is opened, with the store's limit.
-func validateKey(_ key: String) throws {
-    let limit = SceneRegistry.Limits().maxKeyBytes
-    guard (1...limit).contains(key.utf8.count) else {
-        throw ValidationError("invalid key \(key.debugDescription): must be 1...\(limit) UTF-8 bytes")
+/// The `KEY` argument, validated with the store's limit before anything
+/// is opened.
+struct KeyArgument: ParsableArguments {
+    @Argument(help: "The key (1-256 UTF-8 bytes).") var key: String
+
+    func validate() throws {
+        let limit = SceneRegistry.Limits().maxKeyBytes
+        guard (1...limit).contains(key.utf8.count) else {
+            throw ValidationError("invalid key \(key.debugDescription): must be 1...\(limit) UTF-8 bytes")
+        }
+    }
+
+    /// The failure for a key the scene does not hold.
+    func missing(in id: SceneID) -> ExitCode {
+        failure("no key \(key.debugDescription) in scene \(id.rawValue.debugDescription)")
     }
 }
 

@@ -72,7 +72,7 @@ package final class PollingWatcher: FileWatcher {
             state.interests[id] = (poll, timer)
             return FileWatchToken(id: id)
         }
-        let nanoseconds = Self.nanoseconds(interval)
+        let nanoseconds = interval.nanoseconds
         timer.schedule(
             deadline: .now() + .nanoseconds(nanoseconds),
             repeating: .nanoseconds(nanoseconds),
@@ -95,12 +95,6 @@ package final class PollingWatcher: FileWatcher {
         if DispatchQueue.getSpecific(key: queueKey) != ObjectIdentifier(self) {
             queue.sync {}
         }
-    }
-
-    private static func nanoseconds(_ duration: Duration) -> Int {
-        let (seconds, attoseconds) = duration.components
-        let limit = Int64(Int.max / 1_000_000_000 - 1)
-        return Int(min(seconds, limit)) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
     }
 
     // MARK: - Snapshots

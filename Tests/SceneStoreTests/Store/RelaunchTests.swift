@@ -28,7 +28,7 @@ import Testing
     @Test func flushedValuesSurviveRelaunch() async throws {
         let fixture = try SceneStoreFixture()
         let store = try fixture.registry.store(for: "main")
-        for (key, value) in Self.samples { try set(value, forKey: key, in: store) }
+        for (key, value) in Self.samples { try store.set(value, forKey: key) }
         try await store.flush()
 
         let relaunched = try await fixture.relaunch()
@@ -124,16 +124,5 @@ import Testing
         let relaunched = try await fixture.relaunch()
         #expect(try relaunched.store(for: "main").value(forKey: "k", default: 0) == 2)
         await fixture.tearDown()
-    }
-
-    private func set(_ value: SceneValue, forKey key: String, in store: SceneStore) throws {
-        switch value {
-        case .bool(let v): try store.set(v, forKey: key)
-        case .int(let v): try store.set(v, forKey: key)
-        case .double(let v): try store.set(v, forKey: key)
-        case .string(let v): try store.set(v, forKey: key)
-        case .url(let v): try store.set(v, forKey: key)
-        case .data(let v): try store.set(v, forKey: key)
-        }
     }
 }
