@@ -251,19 +251,27 @@ struct SceneDirectory: Sendable {
     /// left for this scene. Call with the scene lock held: a live writer
     /// only has a temp file while it holds the lock.
     func removeLeftovers(of id: SceneID) {
-        let prefix = ".\(id.rawValue)\(Self.sceneSuffix)."
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: root.path) else { return }
-        for name in names where name.hasPrefix(prefix) {
-            let rest = name.dropFirst(prefix.count)
-            if rest.hasPrefix("tmp-") || rest.hasPrefix("prev-") {
-                unlink(root.appendingPathComponent(name).path)
-            }
+        for name in names where Self.leftoverOwner(name) == id {
+            unlink(root.appendingPathComponent(name).path)
         }
     }
 
-    func hasLeftovers(of id: SceneID) -> Bool {
-        let prefix = ".\(id.rawValue)\(Self.sceneSuffix)."
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: root.path) else { return false }
-        return names.contains { $0.hasPrefix(prefix + "tmp-") || $0.hasPrefix(prefix + "prev-") }
+    /// The scenes that crashed writers left temp files or previous-version
+    /// links for: one listing of the root, when a registry opens it.
+    func scenesWithLeftovers() -> Set<SceneID> {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: root.path) else { return [] }
+        return Set(names.compactMap(Self.leftoverOwner))
+    }
+
+    /// `main` for `.main.json.tmp-…` or `.main.json.prev-…`.
+    private static func leftoverOwner(_ name: String) -> SceneID? {
+        guard name.hasPrefix(".") else { return nil }
+        for marker in [sceneSuffix + ".tmp-", sceneSuffix + ".prev-"] {
+            if let range = name.range(of: marker, options: .backwards) {
+                return try? SceneID(String(name[name.index(after: name.startIndex)..<range.lowerBound]))
+            }
+        }
+        return nil
     }
 }

@@ -27,6 +27,9 @@ public final class SceneRegistry: Sendable {
     private struct State: Sendable {
         var stores: [SceneID: SceneStore] = [:]
         var closed = false
+        /// Scenes with files left by crashed writers, found when the root
+        /// was opened; each is cleaned when its store is first opened.
+        var leftovers: Set<SceneID> = []
     }
 
     /// Opens (creating it with mode 0700 if needed) the registry at `root`.
@@ -37,7 +40,7 @@ public final class SceneRegistry: Sendable {
         self.configuration = configuration
         try SceneDirectory.prepare(root: self.root)
         self.directory = SceneDirectory(root: self.root)
-        let state = Locked(State())
+        let state = Locked(State(leftovers: directory.scenesWithLeftovers()))
         self.state = state
         let watcher = makeFileWatcher(configuration.watcher, logger: configuration.logger)
         do {
@@ -91,15 +94,15 @@ public final class SceneRegistry: Sendable {
     ///   A damaged file is not an error: it is moved to `quarantine/`, the
     ///   scene starts empty and ``SceneStore/lastRecovery`` says so.
     public func store(for id: SceneID) throws -> SceneStore {
-        let existing = try state.withLock { (state) throws(SceneStoreError) -> SceneStore? in
+        let (existing, hasLeftovers) = try state.withLock { (state) throws(SceneStoreError) in
             guard !state.closed else { throw .closed(scene: nil) }
-            return state.stores[id]
+            return (state.stores[id], state.leftovers.remove(id) != nil)
         }
         if let existing { return existing }
         let opened = SceneStore(
             id: id, directory: directory, configuration: configuration, writer: writer,
             watcherKind: { [weak self] in self?.watcherKind })
-        try opened.io.sync { () throws in try opened.load() }
+        try opened.io.sync { () throws in try opened.load(cleanLeftovers: hasLeftovers) }
         let store = try state.withLock { (state) throws(SceneStoreError) -> SceneStore in
             guard !state.closed else { throw .closed(scene: nil) }
             if let raced = state.stores[id] { return raced }

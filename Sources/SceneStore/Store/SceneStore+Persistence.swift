@@ -3,9 +3,10 @@ import Foundation
 extension SceneStore {
     /// Loads the scene file on open (on the caller's thread: opening is the
     /// one call that reads the disk synchronously). Cleans leftovers of
-    /// crashed writers; moves a damaged file to quarantine and starts empty.
-    func load() throws(SceneStoreError) {
-        if directory.hasLeftovers(of: id) {
+    /// crashed writers when `cleanLeftovers`; moves a damaged file to
+    /// quarantine and starts empty.
+    func load(cleanLeftovers: Bool) throws(SceneStoreError) {
+        if cleanLeftovers {
             let lock = try directory.lock(id)
             directory.removeLeftovers(of: id)
             lock.unlock()
