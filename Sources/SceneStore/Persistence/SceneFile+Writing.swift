@@ -2,12 +2,12 @@ import Foundation
 
 extension SceneFile {
     /// The file's bytes: header fields first, in a fixed order, then one
-    /// value per line, keys sorted. Written by hand rather than through
+    /// value per line, keys sorted by their UTF-8 bytes. Written by hand rather than through
     /// `JSONEncoder`: the output is the same JSON a person reads, produced
     /// several times faster (see `scenes bench commit`), and the header can
     /// be read back without parsing the values (``peekVersion(_:)``).
     func encoded() -> Data {
-        let keys = values.keys.sorted()
+        let keys = Checksum.sortedKeys(of: values)
         var out = JSONText()
         out.raw("{\n  \"format\": ")
         out.string(Self.magic)

@@ -25,6 +25,9 @@ import Foundation
 struct SceneFile: Equatable {
     static let magic = "scenestore.scene"
     static let currentVersion = 1
+    /// No save ever gets near it; a file above it is damage, so that
+    /// `generation + 1` can never overflow.
+    static let maxGeneration = UInt64(Int64.max)
 
     var scene: String
     var generation: UInt64
@@ -63,12 +66,16 @@ struct SceneFile: Equatable {
         }
         guard let version = fields.version else { return .failure(.malformed("no version")) }
         guard version <= currentVersion else { return .failure(.newerVersion(version)) }
+        guard version >= 1 else { return .failure(.malformed("version \(version) is below 1")) }
         guard let scene = fields.scene, let generation = fields.generation, let incarnation = fields.incarnation,
               let pid = fields.pid, let token = fields.token, let checksum = fields.checksum,
               let values = fields.values else {
             return .failure(.malformed("a required field is missing"))
         }
-        guard Checksum.of(values) == checksum else {
+        guard generation <= maxGeneration else {
+            return .failure(.malformed("generation \(generation) is out of range"))
+        }
+        guard Checksum.matches(checksum, values) else {
             return .failure(.badChecksum)
         }
         return .success(SceneFile(
@@ -78,6 +85,29 @@ struct SceneFile: Equatable {
             writer: WriterIdentity(pid: pid, token: token),
             values: values
         ))
+    }
+
+    /// Why a well-formed file still is not scene `id` within `limits`: it
+    /// names another scene (a hard link, a copy), or holds a key or value
+    /// a `set` would have refused. `nil` when it is fine.
+    func problem(asScene id: SceneID, limits: SceneRegistry.Limits) -> Problem? {
+        guard scene == id.rawValue else {
+            return .malformed("the file is scene \(scene.debugDescription), not \(id.rawValue.debugDescription)")
+        }
+        var total = 0
+        for (key, value) in values {
+            if let reason = SceneStore.keyProblem(key, limit: limits.maxKeyBytes) {
+                return .malformed("key \(key.debugDescription): \(reason)")
+            }
+            guard value.byteCount <= limits.maxValueBytes else {
+                return .malformed("value of \(key.debugDescription) is \(value.byteCount) bytes, above the limit \(limits.maxValueBytes)")
+            }
+            total += key.utf8.count + value.byteCount
+        }
+        guard total <= limits.maxSceneBytes else {
+            return .malformed("\(total) bytes of keys and values, above the limit \(limits.maxSceneBytes)")
+        }
+        return nil
     }
 
     /// The version a file written by ``encoded()`` holds, read from its

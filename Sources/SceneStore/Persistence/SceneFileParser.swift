@@ -75,6 +75,7 @@ struct SceneFileParser {
     private mutating func values() throws(SceneFile.Problem) -> [String: SceneValue] {
         var values: [String: SceneValue] = [:]
         try object { (parser, key) throws(SceneFile.Problem) in
+            guard values[key] == nil else { throw parser.failure("key \(key.debugDescription) appears twice") }
             values[key] = try parser.value(forKey: key)
         }
         return values

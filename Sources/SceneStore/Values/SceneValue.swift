@@ -2,9 +2,10 @@ import Foundation
 
 /// One stored value: exactly the six kinds `@SceneStorage` accepts.
 ///
-/// Equality compares doubles by bit pattern, so `.double(.nan)` equals itself
-/// and `0.0` differs from `-0.0`: a value read back from disk always equals
-/// the value written.
+/// Equality compares doubles by bit pattern, so `0.0` differs from `-0.0`,
+/// except that every NaN equals every other NaN: the scene file spells all
+/// of them `"nan"` and a store keeps the canonical quiet NaN. So a value
+/// read back from disk always equals the value written.
 public enum SceneValue: Sendable, CustomStringConvertible {
     case bool(Bool)
     case int(Int)
@@ -59,7 +60,7 @@ extension SceneValue: Hashable {
         switch (lhs, rhs) {
         case (.bool(let a), .bool(let b)): a == b
         case (.int(let a), .int(let b)): a == b
-        case (.double(let a), .double(let b)): a.bitPattern == b.bitPattern
+        case (.double(let a), .double(let b)): a.bitPattern == b.bitPattern || (a.isNaN && b.isNaN)
         case (.string(let a), .string(let b)): a == b
         case (.url(let a), .url(let b)): a.absoluteString == b.absoluteString
         case (.data(let a), .data(let b)): a == b
@@ -72,10 +73,21 @@ extension SceneValue: Hashable {
         switch self {
         case .bool(let value): hasher.combine(value)
         case .int(let value): hasher.combine(value)
-        case .double(let value): hasher.combine(value.bitPattern)
+        case .double(let value): hasher.combine(value.isNaN ? Double.nan.bitPattern : value.bitPattern)
         case .string(let value): hasher.combine(value)
         case .url(let value): hasher.combine(value.absoluteString)
         case .data(let value): hasher.combine(value)
         }
+    }
+}
+
+extension SceneValue {
+    /// The value as a store keeps it: any NaN becomes the canonical quiet
+    /// NaN (payloads and signs cannot be written to the file).
+    var canonical: SceneValue {
+        if case .double(let double) = self, double.isNaN, double.bitPattern != Double.nan.bitPattern {
+            return .double(.nan)
+        }
+        return self
     }
 }
