@@ -38,7 +38,7 @@ import Testing
         // The kills landed while saves were happening, not only before them.
         #expect(progressed > 50)
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: fixture.root.path)
-            .filter { $0.contains(".tmp-") }
+            .filter { $0.contains("~tmp-") }
         #expect(leftovers.count <= 1, "opening cleans what killed writers left: \(leftovers)")
     }
 }

@@ -7,29 +7,65 @@ import Glibc
 /// them. Layout:
 ///
 /// * `<id>.json` — the scene file (0600), replaced only by `rename`;
-/// * `.<id>.lock` — the scene's lock file for `flock`;
-/// * `.<id>.json.tmp-<token>` — a save in progress;
-/// * `.<id>.json.prev-<token>` — the previous version, kept alive by a hard
+/// * `.<id>~lock` — the scene's lock file for `flock`;
+/// * `.<id>~tmp-<token>` — a save in progress;
+/// * `.<id>~prev-<token>` — the previous version, kept alive by a hard
 ///   link across the rename and unlinked after it, off the critical path;
+/// * `.<id>~discarded` — the tombstone of the last discard: the incarnation
+///   it ended, so other processes tell a discard from a file that vanished;
 /// * `quarantine/` — damaged scene files moved aside, never deleted.
+///
+/// `~` never occurs in a scene id, so a side file names exactly one scene:
+/// no id can make its files look like another scene's.
 struct SceneDirectory: Sendable {
     static let sceneSuffix = ".json"
     static let quarantineFolder = "quarantine"
+    static let separator = "~"
 
     let root: URL
+    /// What a loaded file must respect, like a `set`.
+    let limits: SceneRegistry.Limits
+    /// Files larger than this are damaged without being read: the largest
+    /// scene the limits allow, with the worst JSON overhead (control
+    /// characters escaped as `\u00XX`, one-byte keys of booleans).
+    let maxFileBytes: Int
+    /// How long a save waits for another process's lock.
+    let lockTimeout: Duration
+
+    init(root: URL, limits: SceneRegistry.Limits = .init(), lockTimeout: Duration = .seconds(10)) {
+        self.root = root
+        self.limits = limits
+        self.maxFileBytes = limits.maxSceneBytes.multipliedReportingOverflow(by: 24).partialValue + (64 << 10)
+        self.lockTimeout = lockTimeout
+    }
 
     func sceneURL(_ id: SceneID) -> URL {
         root.appendingPathComponent(id.rawValue + Self.sceneSuffix, isDirectory: false)
     }
 
-    func lockURL(_ id: SceneID) -> URL {
-        root.appendingPathComponent("." + id.rawValue + ".lock", isDirectory: false)
+    private func sideURL(_ id: SceneID, _ suffix: String) -> URL {
+        root.appendingPathComponent("." + id.rawValue + Self.separator + suffix, isDirectory: false)
     }
+
+    func lockURL(_ id: SceneID) -> URL { sideURL(id, "lock") }
+    func tempURL(_ id: SceneID, token: String) -> URL { sideURL(id, "tmp-" + token) }
+    func previousURL(_ id: SceneID, token: String) -> URL { sideURL(id, "prev-" + token) }
+    func tombstoneURL(_ id: SceneID) -> URL { sideURL(id, "discarded") }
 
     /// The scene a root entry belongs to, if it is a scene file.
     static func sceneID(forFileNamed name: String) -> SceneID? {
         guard name.hasSuffix(sceneSuffix), !name.hasPrefix(".") else { return nil }
         return try? SceneID(String(name.dropLast(sceneSuffix.count)))
+    }
+
+    /// The scene whose state an event on the root entry `name` may have
+    /// changed: its scene file, or its tombstone (a discard). A poller
+    /// that never saw a short-lived scene file still sees the tombstone.
+    static func sceneID(forEventOn name: String) -> SceneID? {
+        if let id = sceneID(forFileNamed: name) { return id }
+        let suffix = separator + "discarded"
+        guard name.hasPrefix("."), name.hasSuffix(suffix) else { return nil }
+        return try? SceneID(String(name.dropFirst().dropLast(suffix.count)))
     }
 
     // MARK: Root
@@ -57,14 +93,27 @@ struct SceneDirectory: Sendable {
         }
     }
 
+    /// The root's permission bits when group or others have any access
+    /// (as ssh warns about a readable key), else `nil`.
+    static func looseMode(of root: URL) -> mode_t? {
+        var info = stat()
+        guard stat(root.path, &info) == 0 else { return nil }
+        let mode = info.st_mode & 0o777
+        return mode & 0o077 == 0 ? nil : mode
+    }
+
     /// Takes the scene's lock, creating the root again (mode 0700) if it
     /// was deleted while the registry was open.
-    func lock(_ id: SceneID) throws(SceneStoreError) -> SceneLock {
+    /// - Throws: ``SceneStoreError/lockTimeout(scene:holderPID:waited:)``
+    ///   after `timeout` (the directory's ``lockTimeout`` by default).
+    func lock(_ id: SceneID, timeout: Duration? = nil) throws(SceneStoreError) -> SceneLock {
+        let path = lockURL(id).path
+        let timeout = timeout ?? lockTimeout
         do {
-            return try SceneLock(path: lockURL(id).path)
+            return try SceneLock(path: path, scene: id, timeout: timeout)
         } catch .io("open", _, ENOENT) {
             try Self.prepare(root: root)
-            return try SceneLock(path: lockURL(id).path)
+            return try SceneLock(path: path, scene: id, timeout: timeout)
         }
     }
 
@@ -101,22 +150,26 @@ struct SceneDirectory: Sendable {
         switch try readBytes(id) {
         case .missing: .missing
         case .notRegular(let what): .damaged(.malformed(what))
-        case .bytes(let data): Self.interpret(data)
+        case .bytes(let data): interpret(data, as: id)
         }
     }
 
-    static func interpret(_ data: Data) -> ReadResult {
+    /// Decodes `data` as the file of scene `id`, checked like a `set`.
+    func interpret(_ data: Data, as id: SceneID) -> ReadResult {
         switch SceneFile.decode(data) {
-        case .success(let file): .file(file)
-        case .failure(.newerVersion(let version)): .newerVersion(version)
-        case .failure(let problem): .damaged(problem)
+        case .success(let file):
+            if let problem = file.problem(asScene: id, limits: limits) { return .damaged(problem) }
+            return .file(file)
+        case .failure(.newerVersion(let version)): return .newerVersion(version)
+        case .failure(let problem): return .damaged(problem)
         }
     }
 
     enum RawRead {
         case missing
         case bytes(Data)
-        /// A symlink (never followed), FIFO, directory, ...
+        /// A symlink (never followed), FIFO, directory, a file too large
+        /// to be a scene (never read): damage, described.
         case notRegular(String)
     }
 
@@ -137,6 +190,9 @@ struct SceneDirectory: Sendable {
         try syscall("fstat", path: path) { fstat(fd, &info) }
         guard info.st_mode & S_IFMT == S_IFREG else {
             return .notRegular("not a regular file")
+        }
+        guard info.st_size <= maxFileBytes else {
+            return .notRegular("\(info.st_size) bytes, larger than any scene the limits allow (\(maxFileBytes))")
         }
         return .bytes(try readAll(fd, path: path, sizeHint: Int(info.st_size)))
     }
@@ -163,9 +219,14 @@ struct SceneDirectory: Sendable {
     /// - Returns: the link to the previous version, for the caller to
     ///   unlink after releasing the lock (``discardPrevious(_:)``).
     func write(_ bytes: Data, for id: SceneID) throws(SceneStoreError) -> URL? {
-        let target = sceneURL(id).path
+        try write(bytes, to: sceneURL(id), of: id)
+    }
+
+    /// Replaces `file` (the scene's file or one of its side files) the same way.
+    private func write(_ bytes: Data, to file: URL, of id: SceneID) throws(SceneStoreError) -> URL? {
+        let target = file.path
         let token = randomToken()
-        let temp = root.appendingPathComponent(".\(id.rawValue)\(Self.sceneSuffix).tmp-\(token)").path
+        let temp = tempURL(id, token: token).path
         let fd = try syscall("open", path: temp) {
             open(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         }
@@ -178,7 +239,7 @@ struct SceneDirectory: Sendable {
             unlink(temp)
             throw error
         }
-        let previous = root.appendingPathComponent(".\(id.rawValue)\(Self.sceneSuffix).prev-\(token)")
+        let previous = previousURL(id, token: token)
         let linked = link(target, previous.path) == 0
         do {
             try syscall("rename", path: target) { rename(temp, target) }
@@ -234,17 +295,51 @@ struct SceneDirectory: Sendable {
 
     /// Moves a damaged scene file (or whatever stands in its place) into
     /// `quarantine/`, keeping it as evidence. Call with the scene lock held.
+    ///
+    /// The folder is never followed if it is a symlink (or anything but a
+    /// directory): the move fails with `ELOOP`/`ENOTDIR` and the damaged
+    /// file stays where it is.
     func quarantine(_ id: SceneID, reason: String) throws(SceneStoreError) -> URL {
         let folder = root.appendingPathComponent(Self.quarantineFolder, isDirectory: true)
-        if mkdir(folder.path, 0o700) == -1 && errno != EEXIST {
+        let rootFD = try syscall("open", path: root.path) { open(root.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+        defer { close(rootFD) }
+        if mkdirat(rootFD, Self.quarantineFolder, 0o700) == -1 && errno != EEXIST {
             throw .io(syscall: "mkdir", path: folder.path, errno: errno)
         }
+        let folderFD = try syscall("open", path: folder.path) {
+            openat(rootFD, Self.quarantineFolder, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        }
+        defer { close(folderFD) }
         let stamp = Int(Date().timeIntervalSince1970 * 1000)
-        let destination = folder.appendingPathComponent("\(id.rawValue)-\(stamp)-\(reason)-\(randomToken().prefix(6))\(Self.sceneSuffix)")
-        let source = sceneURL(id).path
-        try syscall("rename", path: source) { rename(source, destination.path) }
-        try syncDirectory()
-        return destination
+        let name = "\(id.rawValue)-\(stamp)-\(reason)-\(randomToken().prefix(6))\(Self.sceneSuffix)"
+        let source = id.rawValue + Self.sceneSuffix
+        try syscall("rename", path: sceneURL(id).path) { renameat(rootFD, source, folderFD, name) }
+        try syscall("fsync", path: folder.path) { fsync(folderFD) }
+        try syscall("fsync", path: root.path) { fsync(rootFD) }
+        return folder.appendingPathComponent(name)
+    }
+
+    // MARK: Tombstones
+
+    /// Records that the scene's incarnation `incarnation` was discarded,
+    /// atomically and durably. Call with the scene lock held, before
+    /// removing the scene file.
+    func writeTombstone(_ id: SceneID, incarnation: String) throws(SceneStoreError) {
+        let previous = try write(Data((incarnation + "\n").utf8), to: tombstoneURL(id), of: id)
+        Self.discardPrevious(previous)
+    }
+
+    /// The incarnation the scene's last discard ended, if any.
+    func tombstone(_ id: SceneID) -> String? {
+        let path = tombstoneURL(id).path
+        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var buffer = [UInt8](repeating: 0, count: 64)
+        let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+        guard count > 0 else { return nil }
+        let text = String(decoding: buffer[..<count], as: UTF8.self)
+        return text.split(separator: "\n").first.map(String.init)
     }
 
     /// Deletes temp files and previous-version links that crashed writers
@@ -264,14 +359,24 @@ struct SceneDirectory: Sendable {
         return Set(names.compactMap(Self.leftoverOwner))
     }
 
-    /// `main` for `.main.json.tmp-…` or `.main.json.prev-…`.
-    private static func leftoverOwner(_ name: String) -> SceneID? {
-        guard name.hasPrefix(".") else { return nil }
-        for marker in [sceneSuffix + ".tmp-", sceneSuffix + ".prev-"] {
-            if let range = name.range(of: marker, options: .backwards) {
-                return try? SceneID(String(name[name.index(after: name.startIndex)..<range.lowerBound]))
-            }
+    /// `main` for `.main~tmp-<16 hex>` or `.main~prev-<16 hex>`, exactly;
+    /// `nil` for everything else (locks and tombstones included).
+    static func leftoverOwner(_ name: String) -> SceneID? {
+        guard name.hasPrefix("."), let cut = name.firstIndex(of: Character(separator)) else { return nil }
+        let side = name[name.index(after: cut)...]
+        let token: Substring
+        if side.hasPrefix("tmp-") {
+            token = side.dropFirst(4)
+        } else if side.hasPrefix("prev-") {
+            token = side.dropFirst(5)
+        } else {
+            return nil
         }
-        return nil
+        guard token.utf8.count == 16, token.utf8.allSatisfy({ isLowerHex($0) }) else { return nil }
+        return try? SceneID(String(name[name.index(after: name.startIndex)..<cut]))
+    }
+
+    private static func isLowerHex(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
     }
 }

@@ -35,17 +35,26 @@ extension SceneRegistry {
         /// How changes by other processes are noticed.
         public var watcher: FileWatcherPreference
         public var logger: Logger
+        /// How long a save, discard or recovery waits for the scene lock
+        /// that another process holds before it fails with
+        /// ``SceneStoreError/lockTimeout(scene:holderPID:waited:)``
+        /// (nothing is written then; a background save retries later).
+        /// Saves hold the lock for about a millisecond, so only a stopped
+        /// or stuck process ever makes anyone wait this long.
+        public var lockTimeout: Duration
 
         public init(
             savePolicy: SavePolicy = .default,
             limits: Limits = Limits(),
             watcher: FileWatcherPreference = .automatic,
-            logger: Logger = Logger(label: "SceneStore")
+            logger: Logger = Logger(label: "SceneStore"),
+            lockTimeout: Duration = .seconds(10)
         ) {
             self.savePolicy = savePolicy
             self.limits = limits
             self.watcher = watcher
             self.logger = logger
+            self.lockTimeout = lockTimeout
         }
     }
 }

@@ -39,7 +39,13 @@ public final class SceneRegistry: Sendable {
         self.root = root.standardizedFileURL
         self.configuration = configuration
         try SceneDirectory.prepare(root: self.root)
-        self.directory = SceneDirectory(root: self.root)
+        if let mode = SceneDirectory.looseMode(of: self.root) {
+            configuration.logger.warning("scene root is accessible to other users; SceneStore creates it 0700", metadata: [
+                "root": "\(self.root.path)", "mode": "\(String(mode, radix: 8))",
+            ])
+        }
+        self.directory = SceneDirectory(
+            root: self.root, limits: configuration.limits, lockTimeout: configuration.lockTimeout)
         let state = Locked(State(leftovers: directory.scenesWithLeftovers()))
         self.state = state
         let watcher = makeFileWatcher(configuration.watcher, logger: configuration.logger)
@@ -127,8 +133,10 @@ public final class SceneRegistry: Sendable {
 
     /// Deletes a scene's state, like discarding a scene session. Open
     /// streams of the scene, here and in other processes, get a
-    /// `.discarded` event and finish; the store stays usable and a later
-    /// set creates the scene again.
+    /// `.discarded` event and go on; the store stays usable and a later
+    /// set creates the scene again. Edits another process had not saved
+    /// yet survive there (they may come after the discard) and are saved
+    /// as the scene's new contents.
     public func discard(_ id: SceneID) async throws {
         try await store(for: id).discard()
     }
@@ -177,7 +185,7 @@ public final class SceneRegistry: Sendable {
     private static func route(_ event: FileWatchEvent, to state: Locked<State>) {
         switch event {
         case .changed(let name):
-            guard let id = SceneDirectory.sceneID(forFileNamed: name),
+            guard let id = SceneDirectory.sceneID(forEventOn: name),
                   let store = state.withLock({ $0.stores[id] }) else { return }
             store.scheduleReload()
         case .rescan:

@@ -2,10 +2,10 @@ import Foundation
 
 /// Every error SceneStore throws. Each case carries what a log line or a
 /// caller needs to act: the scene, the key, the path, the syscall, the errno.
-public enum SceneStoreError: Error, Sendable, Equatable, CustomStringConvertible {
+public enum SceneStoreError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A scene id outside `[A-Za-z0-9._-]{1,128}`, or starting with `.`.
     case invalidSceneID(String, reason: String)
-    /// A key that is empty or longer than `limit` UTF-8 bytes.
+    /// A key that is empty, longer than `limit` UTF-8 bytes, or holds a NUL.
     case invalidKey(String, limit: Int)
     /// One value larger than `limit` bytes once encoded.
     case valueTooLarge(key: String, size: Int, limit: Int)
@@ -20,13 +20,19 @@ public enum SceneStoreError: Error, Sendable, Equatable, CustomStringConvertible
     case closed(scene: String?)
     /// A file watcher could not be set up.
     case watcherUnavailable(reason: String)
+    /// Another process held the scene's lock for longer than `waited`
+    /// (stopped, or stuck on a slow disk); nothing was written.
+    /// `holderPID` is `nil` when the system does not say who holds it.
+    case lockTimeout(scene: String, holderPID: Int32?, waited: Duration)
+    /// A generation that cannot grow further was found in the scene file.
+    case generationExhausted(scene: String)
 
     public var description: String {
         switch self {
         case .invalidSceneID(let id, let reason):
             "invalid scene id \(id.debugDescription): \(reason)"
         case .invalidKey(let key, let limit):
-            "invalid key \(key.debugDescription): must be 1...\(limit) UTF-8 bytes"
+            "invalid key \(key.debugDescription): must be 1...\(limit) UTF-8 bytes without NUL"
         case .valueTooLarge(let key, let size, let limit):
             "value for key \(key.debugDescription) is \(size) bytes; the limit is \(limit)"
         case .sceneTooLarge(let scene, let key, let size, let limit):
@@ -39,6 +45,10 @@ public enum SceneStoreError: Error, Sendable, Equatable, CustomStringConvertible
             if let scene { "scene \(scene.debugDescription) is closed" } else { "the registry is closed" }
         case .watcherUnavailable(let reason):
             "file watcher unavailable: \(reason)"
+        case .lockTimeout(let scene, let holder, let waited):
+            "scene \(scene.debugDescription) is locked by \(holder.map { "pid \($0)" } ?? "another process"); gave up after \(waited)"
+        case .generationExhausted(let scene):
+            "scene \(scene.debugDescription) has a generation that cannot grow; its file is treated as damaged"
         }
     }
 }

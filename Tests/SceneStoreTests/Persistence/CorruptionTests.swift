@@ -95,7 +95,7 @@ import Testing
         let store = try fixture.registry.store(for: "main")
         try store.set(1, forKey: "k")
         try await store.flush()
-        let leftover = fixture.root.appendingPathComponent(".main.json.tmp-deadbeef")
+        let leftover = fixture.root.appendingPathComponent(".main~tmp-00000000deadbeef")
         try Data("half a write".utf8).write(to: leftover)
         let registry = try fixture.crash()
         #expect(try registry.store(for: "main").value(forKey: "k", default: 0) == 1)

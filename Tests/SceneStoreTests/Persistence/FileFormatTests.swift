@@ -11,7 +11,7 @@ import Testing
         try await store.flush()
         #expect(try permissions(of: fixture.root) == 0o700)
         #expect(try permissions(of: fixture.root.appendingPathComponent("main.json")) == 0o600)
-        #expect(try permissions(of: fixture.root.appendingPathComponent(".main.lock")) == 0o600)
+        #expect(try permissions(of: fixture.root.appendingPathComponent(".main~lock")) == 0o600)
         await fixture.tearDown()
     }
 
@@ -47,7 +47,7 @@ import Testing
         }
         try await live.registry.close()
         let names = try FileManager.default.contentsOfDirectory(atPath: live.root.path).sorted()
-        #expect(names.allSatisfy { !$0.contains(".tmp-") })
+        #expect(names.allSatisfy { !$0.contains("~tmp-") })
         #expect(names.contains("main.json"))
         await live.tearDown()
     }

@@ -41,7 +41,7 @@ struct FullDiskTests {
         // Memory still has the value, the old file is intact, no temp file is left.
         #expect(store.value(forKey: "big", default: "").count == 64 * 1024)
         #expect(try Data(contentsOf: root.appendingPathComponent("main.json")) == durable)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: root.path).allSatisfy { !$0.contains(".tmp-") })
+        #expect(try FileManager.default.contentsOfDirectory(atPath: root.path).allSatisfy { !$0.contains("~tmp-") })
 
         // Space again: the next flush writes everything.
         try FileManager.default.removeItem(at: filler)

@@ -44,7 +44,7 @@ extension CrossProcessSync {
                 kills += 1
 
                 // Nobody holds the lock now: it must be free at once.
-                let lockPath = fixture.root.appendingPathComponent(".s.lock").path
+                let lockPath = fixture.root.appendingPathComponent(".s~lock").path
                 let fd = open(lockPath, O_RDWR | O_CLOEXEC)
                 #expect(fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0, "round \(round): the lock is still held")
                 close(fd)

@@ -1,0 +1,77 @@
+import Foundation
+import SceneStoreTesting
+import Testing
+@testable import SceneStore
+
+/// The lock, temp, previous-version and tombstone files of one scene can
+/// never be taken for another scene's, whatever the two ids are.
+@Suite struct FileNamingTests {
+    /// Ids built to look like other scenes' side files.
+    static let trickyIDs = [
+        "a", "a.json", "a.json.tmp-x", "a.json.prev-x", "a.lock", "a.json.tmp-0123456789abcdef",
+        "a-lock", "a.json.json", "a_tmp-0123456789abcdef", "a-prev-0123456789abcdef", "a.discarded",
+    ]
+
+    @Test func everySideFileNamesItsOwnSceneOnly() throws {
+        let directory = SceneDirectory(root: URL(fileURLWithPath: "/nonexistent"))
+        for id in try Self.trickyIDs.map(SceneID.init) {
+            let token = randomToken()
+            let names = [
+                directory.lockURL(id), directory.tempURL(id, token: token),
+                directory.previousURL(id, token: token), directory.tombstoneURL(id),
+            ].map(\.lastPathComponent)
+            for name in names {
+                #expect(SceneDirectory.sceneID(forFileNamed: name) == nil, "\(name) read as a scene file")
+                for other in try Self.trickyIDs.map(SceneID.init) where other != id {
+                    #expect(SceneDirectory.leftoverOwner(name) != other, "\(name) of \(id) taken for \(other)'s")
+                }
+            }
+            #expect(SceneDirectory.leftoverOwner(names[0]) == nil, "a lock is never a leftover")
+            #expect(SceneDirectory.leftoverOwner(names[1]) == id)
+            #expect(SceneDirectory.leftoverOwner(names[2]) == id)
+            #expect(SceneDirectory.leftoverOwner(names[3]) == nil, "a tombstone is never a leftover")
+            #expect(SceneDirectory.sceneID(forFileNamed: directory.sceneURL(id).lastPathComponent) == id)
+            // Events on the scene file and on its tombstone (a discard) reach the scene; nothing else does.
+            #expect(SceneDirectory.sceneID(forEventOn: directory.sceneURL(id).lastPathComponent) == id)
+            #expect(SceneDirectory.sceneID(forEventOn: names[3]) == id)
+            for name in names[0...2] {
+                #expect(SceneDirectory.sceneID(forEventOn: name) == nil, "\(name)")
+            }
+        }
+    }
+
+    @Test func openingASceneNeverUnlinksAnotherScenesHeldLock() async throws {
+        let fixture = try SceneStoreFixture()
+        let registry = fixture.registry
+        let directory = SceneDirectory(root: fixture.root)
+        // Every tricky scene exists and one holds its lock, as a writer in
+        // another process would; "a" has a crashed writer's leftover.
+        for id in Self.trickyIDs {
+            try registry.store(for: id).set(1, forKey: "k")
+            try await registry.store(for: id).flush()
+        }
+        let held = try directory.lock(SceneID("a.json.tmp-x"), timeout: .seconds(5))
+        defer { held.unlock() }
+        let heldInode = try inode(of: directory.lockURL(SceneID("a.json.tmp-x")))
+        let leftover = directory.tempURL(try SceneID("a"), token: randomToken())
+        try Data("half".utf8).write(to: leftover)
+
+        let other = try SceneRegistry(root: fixture.root, configuration: .testing)
+        _ = try other.store(for: "a")
+        #expect(!FileManager.default.fileExists(atPath: leftover.path))
+        #expect(try inode(of: directory.lockURL(SceneID("a.json.tmp-x"))) == heldInode)
+        for id in Self.trickyIDs {
+            #expect(try other.store(for: id).value(forKey: "k", default: 0) == 1, "\(id)")
+        }
+        try await other.close()
+        await fixture.tearDown()
+    }
+
+    private func inode(of url: URL) throws -> UInt64 {
+        var info = stat()
+        guard lstat(url.path, &info) == 0 else {
+            throw SceneStoreError.io(syscall: "lstat", path: url.path, errno: errno)
+        }
+        return UInt64(info.st_ino)
+    }
+}
