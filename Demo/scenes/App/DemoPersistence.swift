@@ -69,27 +69,20 @@ struct DemoPersistence: Sendable {
 
     /// One element (the writer's pid, if known) per save another process
     /// made that touched the demo's keys — one per save however many keys
-    /// it changed — and per discard of the scene, after which it follows the
-    /// scene on. Finishes when the store closes.
+    /// it changed — and per discard of the scene. Finishes when the store
+    /// closes.
     func externalChanges() -> AsyncStream<Int32?> {
-        let store = self.store
         // Subscribed now, before the caller loads the state, so that no
         // change falls between the two.
-        let first = store.updates()
+        let updates = store.updates()
         return AsyncStream { continuation in
             let task = Task {
-                var next: AsyncStream<SceneUpdate>? = first
-                while let updates = next, !Task.isCancelled {
-                    next = nil
-                    for await update in updates {
-                        let discarded = update.events.contains { event in
-                            if case .discarded = event { true } else { false }
-                        }
-                        let touched = discarded || update.changes.contains { DemoKeys.all.contains($0.key) }
-                        if touched, case .external(let pid)? = update.origin { continuation.yield(pid) }
-                        // The scene's streams finish after a discard; follow it on.
-                        if discarded { next = store.updates() }
+                for await update in updates {
+                    let discarded = update.events.contains { event in
+                        if case .discarded = event { true } else { false }
                     }
+                    let touched = discarded || update.changes.contains { DemoKeys.all.contains($0.key) }
+                    if touched, case .external(let pid)? = update.origin { continuation.yield(pid) }
                 }
                 continuation.finish()
             }

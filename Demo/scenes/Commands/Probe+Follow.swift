@@ -31,13 +31,7 @@ extension Probe {
             await withTaskGroup(of: Void.self) { group in
                 for (store, first) in zip(stores, streams) {
                     group.addTask {
-                        var events = first
-                        while !Task.isCancelled {
-                            for await _ in events { Self.report(store) }
-                            // A discard finished the stream; the store stays usable.
-                            events = store.events()
-                            Self.report(store)
-                        }
+                        for await _ in first { Self.report(store) }
                     }
                 }
                 group.addTask { await standardInputClosed() }

@@ -73,6 +73,8 @@ struct WatchLine: Encodable {
             self.init(event: "discarded", scene: scene.rawValue, origin: origin, pid: pid)
         case .recovered(let recovery):
             self.init(event: "recovered", scene: scene.rawValue, detail: "\(recovery.reason); moved to \(recovery.quarantinedFile)")
+        case .saveFailed(let error):
+            self.init(event: "save-failed", scene: scene.rawValue, detail: "\(error)")
         }
     }
 

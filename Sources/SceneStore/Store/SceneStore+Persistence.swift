@@ -1,10 +1,12 @@
 import Foundation
+import Logging
 
 extension SceneStore {
     /// Loads the scene file on open (on the caller's thread: opening is the
     /// one call that reads the disk synchronously). Cleans leftovers of
     /// crashed writers when `cleanLeftovers`; moves a damaged file to
-    /// quarantine and starts empty.
+    /// quarantine and starts empty (other processes that hold the scene
+    /// write it again from their memory: see ``reconcileMissingFile()``).
     func load(cleanLeftovers: Bool) throws(SceneStoreError) {
         if cleanLeftovers {
             let lock = try directory.lock(id)
@@ -17,34 +19,27 @@ extension SceneStore {
         case .file(let file):
             state.withLock { $0.load(file) }
         case .newerVersion(let version):
-            throw .unsupportedFormat(scene: id.rawValue, version: version, path: directory.sceneURL(id).path)
+            throw unsupported(version)
         case .damaged:
-            if let file = try recoverDamagedFile() {
-                state.withLock { $0.load(file) }
+            let lock = try directory.lock(id)
+            defer { lock.unlock() }
+            switch try directory.read(id) {
+            case .missing: break
+            case .file(let file): state.withLock { $0.load(file) }
+            case .newerVersion(let version): throw unsupported(version)
+            case .damaged(let problem): try quarantineDamagedFile(problem)
             }
         }
     }
 
-    /// Under the scene lock, reads the file again and, if it is still
-    /// damaged, moves it to quarantine and records the recovery.
-    /// - Returns: the file, if another writer replaced it meanwhile.
-    func recoverDamagedFile() throws(SceneStoreError) -> SceneFile? {
-        let lock = try directory.lock(id)
-        defer { lock.unlock() }
-        let problem: SceneFile.Problem
-        switch try directory.read(id) {
-        case .file(let file): return file
-        case .missing: return nil
-        case .newerVersion(let version):
-            throw .unsupportedFormat(scene: id.rawValue, version: version, path: directory.sceneURL(id).path)
-        case .damaged(let found): problem = found
-        }
-        try quarantineDamagedFile(problem)
-        return nil
+    func unsupported(_ version: Int) -> SceneStoreError {
+        .unsupportedFormat(scene: id.rawValue, version: version, path: directory.sceneURL(id).path)
     }
 
     /// Moves the damaged scene file to quarantine and reports it. Call with
-    /// the scene lock held.
+    /// the scene lock held. A quarantine folder that is not a real
+    /// directory (a symlink) is never followed: the damaged file stays and
+    /// the error is thrown and logged.
     func quarantineDamagedFile(_ problem: SceneFile.Problem) throws(SceneStoreError) {
         let reason: String
         switch problem {
@@ -52,9 +47,17 @@ extension SceneStore {
         case .badChecksum: reason = "bad-checksum"
         case .newerVersion: reason = "newer-version"
         }
-        let destination = try directory.quarantine(id, reason: reason)
+        let destination: URL
+        do throws(SceneStoreError) {
+            destination = try directory.quarantine(id, reason: reason)
+        } catch {
+            logger.error("damaged scene file could not be moved to quarantine; left in place", metadata: [
+                "scene": "\(id)", "problem": "\(problem)", "error": "\(error)",
+            ])
+            throw error
+        }
         let recovery = SceneRecovery(scene: id, reason: "\(problem)", quarantinedFile: destination.path)
-        logger.warning("damaged scene file moved to quarantine; the scene starts empty", metadata: [
+        logger.warning("damaged scene file moved to quarantine", metadata: [
             "scene": "\(id)", "problem": "\(problem)", "quarantined": "\(destination.path)",
         ])
         state.withLock {
@@ -81,16 +84,15 @@ extension SceneStore {
         do {
             try saveNow()
         } catch {
-            logger.error("save failed; the values stay in memory and are retried", metadata: [
-                "scene": "\(id)", "error": "\(error)",
-            ])
-            let retry = state.withLock { state -> Bool in
-                guard state.phase == .open, !state.pending.isEmpty, !state.saveScheduled else { return false }
+            let retryIn = state.withLock { state -> Duration? in
+                guard state.acceptsSaves, !state.pending.isEmpty, !state.saveScheduled else { return nil }
+                if case .unsupportedFormat = error { return nil }  // retrying cannot help
                 state.saveScheduled = true
-                return true
+                // 1 s, 2 s, 4 s ... at most a minute between tries.
+                return .seconds(1 << min(state.failedSaves - 1, 6))
             }
-            if retry {
-                io.asyncAfter(deadline: .now() + .seconds(1)) { self.saveInBackground() }
+            if let retryIn {
+                io.asyncAfter(deadline: .now() + retryIn.dispatchInterval) { self.saveInBackground() }
             }
         }
     }
@@ -100,41 +102,43 @@ extension SceneStore {
     /// atomically, unlock. Runs on ``io``.
     func saveNow() throws(SceneStoreError) {
         dispatchPrecondition(condition: .onQueue(io))
-        let known = state.withLock { state -> SceneFile?? in
+        let wanted = state.withLock { state -> Bool in
             state.saveScheduled = false
-            guard state.phase == .open, !state.pending.isEmpty else { return nil }
-            return .some(state.diskFile)
+            return state.acceptsSaves && !state.pending.isEmpty
         }
-        guard let known else { return }
-        let lock = try directory.lock(id)
-        let base: SceneFile?
+        guard wanted else { return }
         do throws(SceneStoreError) {
-            base = try currentFile(known: known)
+            let lock = try directory.lock(id)
+            defer { lock.unlock() }
+            try saveHoldingLock()
         } catch {
-            lock.unlock()
+            reportSaveFailure(error)
             throw error
         }
+        reportSaveSuccess()
+    }
+
+    /// The save itself; the caller holds the scene lock.
+    func saveHoldingLock() throws(SceneStoreError) {
+        let known = state.withLock { $0.diskFile }
+        let base = try currentFile(known: known)
         // Taken after reading the file: a recovery there marks every value pending.
         let edits = state.withLock { $0.pending }
+        guard !edits.isEmpty else { return }
         var values = base?.values ?? [:]
         for (key, edit) in edits {
             values[key] = edit.value
         }
+        let generation = base?.generation ?? 0
+        guard generation < SceneFile.maxGeneration else { throw .generationExhausted(scene: id.rawValue) }
         let file = SceneFile(
             scene: id.rawValue,
-            generation: (base?.generation ?? 0) + 1,
+            generation: generation + 1,
             incarnation: base?.incarnation ?? randomToken(),
             writer: writer,
             values: values
         )
-        let previous: URL?
-        do throws(SceneStoreError) {
-            previous = try directory.write(file.encoded(), for: id)
-        } catch {
-            lock.unlock()
-            throw error
-        }
-        lock.unlock()
+        let previous = try directory.write(file.encoded(), for: id)
         SceneDirectory.discardPrevious(previous)
         state.withLock { $0.saved(edits, as: file, over: base) }
         state.deliver(\.broadcast)
@@ -142,12 +146,14 @@ extension SceneStore {
 
     /// The scene file as it is now, for a save holding the lock: `known`
     /// when the header shows the version this store already has (no
-    /// decoding), else the decoded file; a damaged file is moved to
-    /// quarantine first and the store's values are all written again.
+    /// decoding), else the decoded file. A damaged file is moved to
+    /// quarantine and a vanished one is told from a discard; in both cases
+    /// the store's values are all written again, as a new incarnation.
     private func currentFile(known: SceneFile?) throws(SceneStoreError) -> SceneFile? {
         let data: Data
         switch try directory.readBytes(id) {
         case .missing:
+            reconcileMissingFile()
             return nil
         case .notRegular(let what):
             return try recoverAndRewriteAll(.malformed(what))
@@ -157,13 +163,13 @@ extension SceneStore {
         if let known, SceneFile.peekVersion(data) == known.version {
             return known
         }
-        switch SceneDirectory.interpret(data) {
+        switch directory.interpret(data, as: id) {
         case .missing:
             return nil
         case .file(let file):
             return file
         case .newerVersion(let version):
-            throw .unsupportedFormat(scene: id.rawValue, version: version, path: directory.sceneURL(id).path)
+            throw unsupported(version)
         case .damaged(let problem):
             return try recoverAndRewriteAll(problem)
         }
@@ -177,121 +183,89 @@ extension SceneStore {
         return nil
     }
 
+    /// What a missing scene file turned out to be.
+    enum MissingFile {
+        /// This store never had the file, or it was already reconciled.
+        case nothing
+        /// Another process discarded the scene; `keptEdits` says whether
+        /// edits this process had not saved yet are waiting to be saved.
+        case discarded(keptEdits: Bool)
+        /// The file vanished without a discard: every value is pending.
+        case vanished
+    }
+
+    /// With the lock held and the scene file missing: if the tombstone
+    /// names the incarnation this store holds, another process discarded
+    /// it (edits not yet saved are kept, see ``StoreState/discard(origin:)``);
+    /// otherwise the file vanished (another process quarantined it, or it
+    /// was deleted by hand) and this store's values are the best copy left:
+    /// all of them are marked for writing again.
+    @discardableResult
+    func reconcileMissingFile() -> MissingFile {
+        let ended = directory.tombstone(id)
+        let outcome = state.withLock { state -> MissingFile in
+            guard let incarnation = state.disk.incarnation else { return .nothing }
+            if incarnation == ended {
+                state.discard(origin: .external(writerPID: nil))
+                return .discarded(keptEdits: !state.pending.isEmpty)
+            }
+            state.markAllPending()
+            return .vanished
+        }
+        if case .vanished = outcome {
+            logger.warning("scene file vanished without a discard; writing it again from memory", metadata: [
+                "scene": "\(id)",
+            ])
+        }
+        state.deliver(\.broadcast)
+        return outcome
+    }
+
+    /// Schedules a save as the policy says, unless one is scheduled already.
+    func requestSave() {
+        let schedule = state.withLock { state -> Bool in
+            guard state.acceptsSaves, !state.pending.isEmpty, !state.saveScheduled else { return false }
+            state.saveScheduled = true
+            return true
+        }
+        if schedule { scheduleSave() }
+    }
+
+    private func reportSaveFailure(_ error: SceneStoreError) {
+        let first = state.withLock { state -> Bool in
+            state.failedSaves += 1
+            let first = state.lastSaveError != error
+            state.lastSaveError = error
+            if first { state.broadcast.enqueue([.saveFailed(error)]) }
+            return first
+        }
+        state.deliver(\.broadcast)
+        let metadata: Logger.Metadata = ["scene": "\(id)", "error": "\(error)"]
+        if first {
+            logger.warning("save failed; the values stay in memory and are retried", metadata: metadata)
+        } else {
+            logger.debug("save failed again", metadata: metadata)
+        }
+    }
+
+    private func reportSaveSuccess() {
+        let recovered = state.withLock { state -> Bool in
+            defer { state.lastSaveError = nil; state.failedSaves = 0 }
+            return state.lastSaveError != nil
+        }
+        if recovered { logger.info("saving works again", metadata: ["scene": "\(id)"]) }
+    }
+
     /// Returns once every value set before the call is durable on disk.
     ///
     /// - Throws: ``SceneStoreError`` when the save fails (full disk, a file
-    ///   of a newer format, ...); the values stay in memory and the next
-    ///   save or flush tries again.
+    ///   of a newer format, a lock held too long, ...); the values stay in
+    ///   memory and the next save or flush tries again.
     public func flush() async throws {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            io.async {
-                do {
-                    try self.saveNow()
-                    continuation.resume()
-                } catch {
-                    continuation.resume(throwing: error)
-                }
-            }
-        }
+        try await onIO { () throws in try self.saveNow() }
     }
 
-    // MARK: Reloading
-
-    /// Re-reads the scene file soon, on ``io`` (coalescing repeated calls).
-    func scheduleReload() {
-        let enqueue = state.withLock { state -> Bool in
-            guard state.phase == .open, !state.reloadQueued else { return false }
-            state.reloadQueued = true
-            return true
-        }
-        if enqueue { io.async { self.reloadNow() } }
-    }
-
-    /// Applies what another process wrote: reads without the lock (rename is
-    /// atomic), ignores versions this store already has (its own saves),
-    /// keeps keys with a pending local edit.
-    func reloadNow() {
-        dispatchPrecondition(condition: .onQueue(io))
-        guard state.withLock({ state -> Bool in
-            state.reloadQueued = false
-            return state.phase == .open
-        }) else { return }
-        do {
-            let result: SceneDirectory.ReadResult
-            switch try directory.readBytes(id) {
-            case .missing:
-                result = .missing
-            case .notRegular(let what):
-                result = .damaged(.malformed(what))
-            case .bytes(let data):
-                // Our own save, or a version already applied: no decoding.
-                if let version = SceneFile.peekVersion(data),
-                   !state.withLock({ $0.disk.isOlder(than: version) }) {
-                    return
-                }
-                result = SceneDirectory.interpret(data)
-            }
-            switch result {
-            case .missing:
-                state.withLock { state in
-                    guard state.disk.incarnation != nil else { return }
-                    state.discard(origin: .external(writerPID: nil))
-                }
-            case .file(let file):
-                state.withLock { state in
-                    guard state.disk.isOlder(than: file.version) else { return }
-                    state.adopt(file, origin: .external(writerPID: file.writer.pid))
-                }
-            case .newerVersion(let version):
-                logger.error("another process wrote a newer scene format; not reloading", metadata: [
-                    "scene": "\(id)", "version": "\(version)",
-                ])
-            case .damaged:
-                if let file = try recoverDamagedFile() {
-                    state.withLock { $0.adopt(file, origin: .external(writerPID: file.writer.pid)) }
-                } else {
-                    state.withLock { $0.markAllPending() }
-                    try saveNow()
-                }
-            }
-        } catch {
-            logger.error("reload failed", metadata: ["scene": "\(id)", "error": "\(error)"])
-        }
-        state.deliver(\.broadcast)
-    }
-
-    // MARK: Discarding and closing
-
-    /// Deletes the scene's file and empties the store; its streams get a
-    /// `.discarded` event and finish. The store stays usable: a later set
-    /// creates the scene again.
-    func discard() async throws {
-        try await onIO { () throws in
-            let lock = try self.directory.lock(self.id)
-            defer { lock.unlock() }
-            try self.directory.removeScene(self.id)
-            lock.removeFile()
-            self.state.withLock { $0.discard(origin: .local) }
-            self.state.deliver(\.broadcast)
-        }
-    }
-
-    /// Flushes, then closes: later sets throw, streams finish.
-    func close() async throws {
-        defer {
-            state.withLock { $0.close() }
-            state.deliver(\.broadcast)
-        }
-        try await flush()
-    }
-
-    /// Drops everything in memory without saving, as `kill -9` would.
-    func abandon() {
-        state.withLock { $0.close() }
-        state.deliver(\.broadcast)
-    }
-
-    private func onIO(_ work: @escaping @Sendable () throws -> Void) async throws {
+    func onIO(_ work: @escaping @Sendable () throws -> Void) async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             io.async {
                 do {

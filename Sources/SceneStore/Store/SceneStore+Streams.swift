@@ -4,9 +4,9 @@ extension SceneStore {
     /// `defaultValue`.
     ///
     /// Buffering keeps only the latest value: a slow consumer skips
-    /// intermediate values but always ends on the current one. The stream
-    /// finishes when the registry closes or the scene is discarded (after
-    /// yielding `defaultValue`), or when the consuming task is cancelled.
+    /// intermediate values but always ends on the current one. A discard
+    /// yields `defaultValue` and the stream goes on; it finishes when the
+    /// store closes (the registry closes) or the consuming task is cancelled.
     public func values<Value: SceneStorable>(
         forKey key: String, default defaultValue: Value
     ) -> AsyncStream<Value> {
@@ -49,8 +49,9 @@ extension SceneStore {
         return stream
     }
 
-    /// Every event of the scene: changes, a discard (the stream's last
-    /// element), and damaged files moved to quarantine.
+    /// Every event of the scene: changes, discards, damaged files moved to
+    /// quarantine, failing saves. Unbounded buffering. Finishes like
+    /// ``values(forKey:default:)``.
     public func events() -> AsyncStream<SceneEvent> {
         let (stream, continuation) = AsyncStream.makeStream(of: SceneEvent.self)
         subscribe(continuation, initial: nil) { events in
@@ -61,8 +62,8 @@ extension SceneStore {
 
     /// One element per state transition: a local set or remove, all keys
     /// one save of another process changed (together, so a reader sees
-    /// that save whole, never half of it), a discard (the last element),
-    /// a recovery. Unbounded buffering. Finishes like ``changes()``.
+    /// that save whole, never half of it), a discard, a recovery, a failed
+    /// save. Unbounded buffering. Finishes like ``changes()``.
     public func updates() -> AsyncStream<SceneUpdate> {
         let (stream, continuation) = AsyncStream.makeStream(of: SceneUpdate.self)
         subscribe(continuation, initial: nil) { events in

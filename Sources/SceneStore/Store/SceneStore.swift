@@ -78,6 +78,15 @@ public final class SceneStore: Sendable {
     /// are then seen only when they are merged at the next save).
     public var watcherKind: FileWatcherKind? { watcherKindProvider() }
 
+    /// Why the last save failed, or `nil` when the last save succeeded (or
+    /// none failed yet). A failing background save is reported once through
+    /// a ``SceneEvent/saveFailed(_:)`` event and a warning, then retried
+    /// with growing pauses, unless it cannot succeed by retrying (a file of
+    /// a newer format); the next `set` or ``flush()`` tries again.
+    public var lastSaveError: SceneStoreError? {
+        state.withLock { $0.lastSaveError }
+    }
+
     /// The last damaged file of this scene that was moved to quarantine.
     public var lastRecovery: SceneRecovery? {
         state.withLock { $0.lastRecovery }
@@ -123,10 +132,20 @@ public final class SceneStore: Sendable {
         }
     }
 
+    /// Why `key` cannot be stored: empty, longer than `limit` UTF-8 bytes,
+    /// or holding a NUL; `nil` when it is fine. Applied to `set` and to
+    /// every key loaded from a file.
+    static func keyProblem(_ key: String, limit: Int) -> String? {
+        let bytes = key.utf8
+        if bytes.isEmpty { return "empty" }
+        if bytes.count > limit { return "\(bytes.count) UTF-8 bytes, above the limit \(limit)" }
+        if bytes.contains(0) { return "contains NUL" }
+        return nil
+    }
+
     func apply(key: String, value: SceneValue?) throws(SceneStoreError) {
         let limits = configuration.limits
-        let keyBytes = key.utf8.count
-        guard (1...limits.maxKeyBytes).contains(keyBytes) else {
+        guard Self.keyProblem(key, limit: limits.maxKeyBytes) == nil else {
             throw .invalidKey(key, limit: limits.maxKeyBytes)
         }
         if let value, value.byteCount > limits.maxValueBytes {

@@ -24,9 +24,16 @@ struct PendingEdit: Sendable {
 /// transition is a `mutating func` that decides and enqueues events; the
 /// store delivers them and does I/O after releasing the lock.
 struct StoreState: Sendable {
-    enum Phase: Sendable { case open, closed }
+    enum Phase: Sendable {
+        case open
+        /// `close()` began: sets throw, but what was set before still saves.
+        case closing
+        case closed
+    }
 
     var phase = Phase.open
+    /// Whether saves may still run: until the close that flushed is done.
+    var acceptsSaves: Bool { phase != .closed }
     /// What readers see: the last known disk state with pending edits on top.
     private(set) var values: [String: SceneValue] = [:]
     private(set) var byteCount = 0
@@ -38,6 +45,10 @@ struct StoreState: Sendable {
     var saveScheduled = false
     var reloadQueued = false
     var lastRecovery: SceneRecovery?
+    /// The error of the failing save, while saves fail.
+    var lastSaveError: SceneStoreError?
+    /// How many background saves in a row failed (for the retry pause).
+    var failedSaves = 0
     var lastExternalChange: (pid: Int32?, at: ContinuousClock.Instant)?
     var broadcast = Broadcast()
 
@@ -50,6 +61,7 @@ struct StoreState: Sendable {
     /// - Returns: `false` if nothing changed (same value, or removing an absent key).
     mutating func applyLocal(key: String, value: SceneValue?, sceneLimit: Int, scene: SceneID) throws(SceneStoreError) -> Bool {
         guard phase == .open else { throw .closed(scene: scene.rawValue) }
+        let value = value?.canonical
         let old = values[key]
         guard old != value else { return false }
         let newCount = byteCount - Self.cost(key: key, value: old) + Self.cost(key: key, value: value)
@@ -118,19 +130,32 @@ struct StoreState: Sendable {
         diskFile = nil
     }
 
-    /// Empties the scene after a discard, finishing every stream after a
-    /// `.discarded` event. The store stays open.
+    /// Empties the scene after a discard and enqueues a `.discarded` event;
+    /// streams go on. A local discard drops every pending edit (they were
+    /// all made before it). A discard by another process keeps them: it
+    /// cannot tell whether they came before or after it, and dropping a
+    /// later edit would lose an acknowledged write. Kept sets are enqueued
+    /// again as changes after the discard, and are saved as a new scene.
     mutating func discard(origin: SceneChangeOrigin) {
-        values = [:]
-        byteCount = 0
-        pending = [:]
+        if origin == .local { pending = [:] }
+        let kept = pending.compactMap { key, edit in edit.value.map { (key, $0) } }.sorted { $0.0 < $1.0 }
+        values = Dictionary(uniqueKeysWithValues: kept)
+        byteCount = kept.reduce(0) { $0 + Self.cost(key: $1.0, value: $1.1) }
         diskFile = nil
-        broadcast.enqueue([.discarded(origin: origin)])
-        broadcast.finishAll()
+        var events: [SceneEvent] = [.discarded(origin: origin)]
+        for (key, value) in kept {
+            events.append(.changed(SceneChange(key: key, oldValue: nil, newValue: value, origin: .local, generation: nil)))
+        }
+        broadcast.enqueue(events)
     }
 
-    /// Closes the store: pending edits are dropped (flush first for a
-    /// graceful close) and every stream finishes.
+    /// Begins closing: later sets throw, pending edits still save.
+    mutating func beginClosing() {
+        if phase == .open { phase = .closing }
+    }
+
+    /// Closes the store: what is still pending is dropped (``beginClosing()``
+    /// and a flush first for a graceful close) and every stream finishes.
     mutating func close() {
         phase = .closed
         pending = [:]

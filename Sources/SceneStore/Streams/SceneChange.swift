@@ -43,11 +43,18 @@ public struct SceneRecovery: Sendable, Hashable {
 /// Everything a scene reports to its observers, in order.
 public enum SceneEvent: Sendable, Hashable {
     case changed(SceneChange)
-    /// The scene was discarded, here or by another process. Its streams
-    /// finish right after this event; the store is empty and usable again.
+    /// The scene was discarded, here or by another process: every value
+    /// it held is gone. Streams go on; the store is usable, and a later set
+    /// creates the scene again. (Edits this process had not saved yet when
+    /// another process discarded follow as local changes: they are kept.)
     case discarded(origin: SceneChangeOrigin)
     /// The scene file was damaged and moved to quarantine.
     case recovered(SceneRecovery)
+    /// A background save failed: the values stay in memory and are
+    /// retried. Sent once when saves start failing (and again if the
+    /// error changes), not once per retry; ``SceneStore/lastSaveError``
+    /// is cleared by the next successful save.
+    case saveFailed(SceneStoreError)
 }
 
 /// Everything one state transition of a scene did, delivered together: one
@@ -68,13 +75,13 @@ public struct SceneUpdate: Sendable, Hashable {
     }
 
     /// Who caused the update: the origin of its first change or discard
-    /// (`nil` for a recovery alone).
+    /// (`nil` for a recovery or a failed save alone).
     public var origin: SceneChangeOrigin? {
         for event in events {
             switch event {
             case .changed(let change): return change.origin
             case .discarded(let origin): return origin
-            case .recovered: continue
+            case .recovered, .saveFailed: continue
             }
         }
         return nil

@@ -1,0 +1,53 @@
+import Foundation
+
+extension SceneStore {
+    /// Deletes the scene's file and empties the store; its streams get a
+    /// `.discarded` event and go on. Edits made before the call are
+    /// dropped, later ones create the scene again.
+    ///
+    /// Under the scene lock: a tombstone recording the incarnation that
+    /// ends is written first, then the scene file is removed, so another
+    /// process tells this discard from a file that vanished.
+    func discard() async throws {
+        try await onIO { () throws in
+            let lock = try self.directory.lock(self.id)
+            defer { lock.unlock() }
+            if let incarnation = try self.incarnationOnDisk() {
+                try self.directory.writeTombstone(self.id, incarnation: incarnation)
+            }
+            try self.directory.removeScene(self.id)
+            self.state.withLock { $0.discard(origin: .local) }
+            self.state.deliver(\.broadcast)
+        }
+    }
+
+    /// The incarnation of the scene file now (the lock held): from its
+    /// header, else decoded, else the one this store last saw.
+    private func incarnationOnDisk() throws(SceneStoreError) -> String? {
+        if case .bytes(let data) = try directory.readBytes(id) {
+            if let version = SceneFile.peekVersion(data) { return version.incarnation }
+            if case .file(let file) = directory.interpret(data, as: id) { return file.incarnation }
+        }
+        return state.withLock { $0.disk.incarnation }
+    }
+
+    /// Closes the store gracefully. From the moment of the call, sets
+    /// throw ``SceneStoreError/closed(scene:)``; every set that returned
+    /// before is saved; then streams finish.
+    /// - Throws: the save's error (the unsaved values are then lost with
+    ///   the store: the caller was told).
+    func close() async throws {
+        state.withLock { $0.beginClosing() }
+        defer {
+            state.withLock { $0.close() }
+            state.deliver(\.broadcast)
+        }
+        try await flush()
+    }
+
+    /// Drops everything in memory without saving, as `kill -9` would.
+    func abandon() {
+        state.withLock { $0.close() }
+        state.deliver(\.broadcast)
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+
+extension SceneStore {
+    /// Re-reads the scene file soon, on ``io`` (coalescing repeated calls).
+    func scheduleReload() {
+        let enqueue = state.withLock { state -> Bool in
+            guard state.phase == .open, !state.reloadQueued else { return false }
+            state.reloadQueued = true
+            return true
+        }
+        if enqueue { io.async { self.reloadNow() } }
+    }
+
+    /// Applies what another process wrote: reads without the lock (rename is
+    /// atomic), ignores versions this store already has (its own saves),
+    /// keeps keys with a pending local edit. A missing or damaged file is
+    /// looked at again under the lock, where it cannot be half-way through
+    /// another process's quarantine: a missing file is a discard only if
+    /// its tombstone says so.
+    func reloadNow() {
+        dispatchPrecondition(condition: .onQueue(io))
+        guard state.withLock({ state -> Bool in
+            state.reloadQueued = false
+            return state.phase == .open
+        }) else { return }
+        do {
+            switch try readWithoutLock() {
+            case nil:
+                break
+            case .missing?, .damaged?:
+                try reloadHoldingLock()
+            case .file(let file)?:
+                adoptExternal(file)
+            case .newerVersion(let version)?:
+                logger.warning("another process wrote a newer scene format; not reloading", metadata: [
+                    "scene": "\(id)", "version": "\(version)",
+                ])
+            }
+        } catch {
+            logger.warning("reload failed", metadata: ["scene": "\(id)", "error": "\(error)"])
+        }
+        state.deliver(\.broadcast)
+    }
+
+    /// The file as it is now, or `nil` when it is a version this store
+    /// already has (its own save, or one already applied: no decoding).
+    private func readWithoutLock() throws(SceneStoreError) -> SceneDirectory.ReadResult? {
+        switch try directory.readBytes(id) {
+        case .missing:
+            // Nothing to reconcile for a store that never had the file.
+            return state.withLock { $0.disk.incarnation == nil } ? nil : .missing
+        case .notRegular(let what):
+            return .damaged(.malformed(what))
+        case .bytes(let data):
+            if let version = SceneFile.peekVersion(data),
+               !state.withLock({ $0.disk.isOlder(than: version) }) {
+                return nil
+            }
+            return directory.interpret(data, as: id)
+        }
+    }
+
+    /// Under the lock: adopts the file, or quarantines a damaged one and
+    /// writes the scene again, or tells a discard from a vanished file —
+    /// each decided and done before any other process can write.
+    private func reloadHoldingLock() throws(SceneStoreError) {
+        let lock = try directory.lock(id)
+        defer { lock.unlock() }
+        switch try directory.read(id) {
+        case .file(let file):
+            adoptExternal(file)
+        case .newerVersion(let version):
+            throw unsupported(version)
+        case .missing:
+            switch reconcileMissingFile() {
+            case .nothing, .discarded(keptEdits: false): break
+            case .discarded(keptEdits: true): requestSave()
+            case .vanished: try saveHoldingLock()
+            }
+        case .damaged(let problem):
+            // Quarantine and rewrite under one lock: no other process ever
+            // sees the scene missing between the two.
+            try quarantineDamagedFile(problem)
+            state.withLock { $0.markAllPending() }
+            try saveHoldingLock()
+        }
+    }
+
+    private func adoptExternal(_ file: SceneFile) {
+        state.withLock { state in
+            guard state.disk.isOlder(than: file.version) else { return }
+            state.adopt(file, origin: .external(writerPID: file.writer.pid))
+        }
+    }
+}

@@ -1,0 +1,110 @@
+import Foundation
+import SceneStore
+import SceneStoreTesting
+import Testing
+
+/// Discards and quarantines seen from another process: a discard drops
+/// only what was written before it, a quarantine is never taken for a
+/// discard, and streams go on after a discard.
+@Suite(.timeLimit(.minutes(2))) struct DiscardRaceTests {
+    static let watchers: [FileWatcherPreference] = [.inotify, .polling(interval: .milliseconds(40))]
+
+    @Test(arguments: watchers)
+    func aSetAfterAnotherProcessDiscardedIsKept(watcher: FileWatcherPreference) async throws {
+        for round in 0..<10 {
+            let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .onFlush, watcher: watcher))
+            let store = try fixture.registry.store(for: "main")
+            try store.set(1, forKey: "before")
+            try await store.flush()
+            let events = store.events()
+
+            let other = try fixture.secondProcess()
+            try await other.discard("main")
+            // Acknowledged after the discard returned: must survive it.
+            try store.set(2, forKey: "after")
+            let seen = await events.first { if case .discarded = $0 { true } else { false } }
+            #expect(seen != nil, "round \(round): the discard was never seen")
+            #expect(store.value(forKey: "after", default: 0) == 2, "round \(round)")
+            #expect(store.value(forKey: "before", default: 0) == 0, "round \(round)")
+            try await store.flush()
+
+            let reopened = try SceneRegistry(root: fixture.root, configuration: .testing)
+            #expect(try reopened.store(for: "main").snapshot == ["after": .int(2)], "round \(round)")
+            try await reopened.close()
+            await fixture.tearDown()
+        }
+    }
+
+    @Test(arguments: watchers)
+    func streamsGoOnAfterADiscard(watcher: FileWatcherPreference) async throws {
+        let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .onFlush, watcher: watcher))
+        let store = try fixture.registry.store(for: "main")
+        try store.set(5, forKey: "k")
+        try await store.flush()
+        let values = store.values(forKey: "k", default: 0)
+        var iterator = values.makeAsyncIterator()
+        #expect(await iterator.next() == 5)
+
+        try await fixture.secondProcess().discard("main")
+        #expect(await iterator.next() == 0)
+        let writer = try fixture.secondProcess(configuration: .testing)
+        try writer.store(for: "main").set(9, forKey: "k")
+        try await writer.store(for: "main").flush()
+        #expect(await values.first(within: .seconds(10)) { $0 == 9 } == 9)
+        #expect(store.value(forKey: "k", default: 0) == 9)
+        await fixture.tearDown()
+    }
+
+    @Test func anotherProcessesQuarantineIsNeverTakenForADiscard() async throws {
+        for round in 0..<20 {
+            let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .onFlush, watcher: .inotify))
+            let a = try fixture.registry.store(for: "main")
+            let b = try fixture.secondProcess().store(for: "main")
+            try a.set(1, forKey: "x")
+            try a.set("two", forKey: "y")
+            try await a.flush()
+            _ = await b.values(forKey: "y", default: "").first { $0 == "two" }
+            let aEvents = a.events()
+            let bEvents = b.events()
+            let recoveries = [a.events(), b.events()]
+
+            // Something damages the file; both processes react to it.
+            let garbage = fixture.directory.appendingPathComponent("garbage")
+            try Data("not a scene at all".utf8).write(to: garbage)
+            #expect(rename(garbage.path, fixture.root.appendingPathComponent("main.json").path) == 0)
+
+            // One of them moves the file to quarantine and writes the scene
+            // again from memory, under one lock.
+            let recovered = await withTaskGroup(of: Bool.self) { group in
+                for events in recoveries {
+                    group.addTask {
+                        await events.first(within: .seconds(10)) {
+                            if case .recovered = $0 { true } else { false }
+                        } != nil
+                    }
+                }
+                for await found in group where found {
+                    group.cancelAll()
+                    return true
+                }
+                return false
+            }
+            #expect(recovered, "round \(round): nobody quarantined the damaged file")
+            try await a.flush()
+            try await b.flush()
+            let expected: [String: SceneValue] = ["x": .int(1), "y": .string("two")]
+            for (name, events) in [("a", aEvents), ("b", bEvents)] {
+                let discard = await events.first(within: .milliseconds(300)) {
+                    if case .discarded = $0 { true } else { false }
+                }
+                #expect(discard == nil, "round \(round): \(name) took the quarantine for a discard")
+            }
+            #expect(a.snapshot == expected, "round \(round)")
+            #expect(b.snapshot == expected, "round \(round)")
+            let reopened = try SceneRegistry(root: fixture.root, configuration: .testing)
+            #expect(try reopened.store(for: "main").snapshot == expected, "round \(round)")
+            try await reopened.close()
+            await fixture.tearDown()
+        }
+    }
+}
