@@ -140,6 +140,7 @@ extension SceneStore {
         )
         let previous = try directory.write(file.encoded(), for: id)
         SceneDirectory.discardPrevious(previous)
+        if base == nil { directory.removeTombstone(id) }
         state.withLock { $0.saved(edits, as: file, over: base) }
         state.deliver(\.broadcast)
     }
@@ -194,18 +195,18 @@ extension SceneStore {
         case vanished
     }
 
-    /// With the lock held and the scene file missing: if the tombstone
-    /// names the incarnation this store holds, another process discarded
-    /// it (edits not yet saved are kept, see ``StoreState/discard(origin:)``);
-    /// otherwise the file vanished (another process quarantined it, or it
-    /// was deleted by hand) and this store's values are the best copy left:
-    /// all of them are marked for writing again.
+    /// With the lock held and the scene file missing: if there is a
+    /// tombstone, another process discarded the scene (this store's
+    /// incarnation, or a later one it never saw; edits not yet saved are
+    /// kept, see ``StoreState/discard(origin:)``); otherwise the file
+    /// vanished (deleted by hand, or the whole root) and this store's values
+    /// are the best copy left: all of them are marked for writing again.
     @discardableResult
     func reconcileMissingFile() -> MissingFile {
-        let ended = directory.tombstone(id)
+        let discarded = directory.hasTombstone(id)
         let outcome = state.withLock { state -> MissingFile in
-            guard let incarnation = state.disk.incarnation else { return .nothing }
-            if incarnation == ended {
+            guard state.disk.incarnation != nil else { return .nothing }
+            if discarded {
                 state.discard(origin: .external(writerPID: nil))
                 return .discarded(keptEdits: !state.pending.isEmpty)
             }
