@@ -1,4 +1,4 @@
-import Synchronization
+import SceneStore
 
 /// Waiting on a stream without sleeping: the first element that matches,
 /// or `nil` once `timeout` has passed or the sequence finished. The timeout
@@ -55,5 +55,5 @@ extension AsyncSequence where Self: Sendable, Element: Sendable {
 
 /// What ``AsyncSequence/prefix(_:within:)`` gathered, shared with its task.
 private final class Collected<Element: Sendable>: Sendable {
-    let items = Mutex<[Element]>([])
+    let items = Locked<[Element]>([])
 }
