@@ -133,7 +133,7 @@ import Testing
         let store = try fixture.registry.store(for: "main")
         let updates = store.updates()
         try store.set(0, forKey: "mine")
-        let other = try fixture.secondProcess().store(for: "main")
+        let other = try fixture.otherRegistry().store(for: "main")
         try other.set(1, forKey: "x")
         try other.set(2, forKey: "y")
         other.removeValue(forKey: "x")
