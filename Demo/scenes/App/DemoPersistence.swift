@@ -69,10 +69,11 @@ struct DemoPersistence: Sendable {
         }
     }
 
-    /// Drops the Library items removed from the catalog from the stored
-    /// Library stack (`state` as ``load()`` gave it). The catalog is shared
-    /// by every process on the root, so they are gone for all of them.
-    /// Elements of the other stacks that this demo cannot show stay stored.
+    /// Stores the Library stack as ``load()`` restored it into `state`,
+    /// dropping what it left out: items removed from the catalog, which is
+    /// shared by every process on the root and so gone for all of them (and
+    /// any reference that no longer decodes). Elements of the other stacks
+    /// that this demo cannot show stay stored.
     func dropRemovedLibraryItems(from state: DemoState) throws {
         guard let stored = library.restore(), !stored.dropped.isEmpty else { return }
         try library.replace(with: state.library)
