@@ -58,6 +58,7 @@ let package = Package(
                 "SceneNavigation",
                 "SceneStoreTesting",
                 "scenes",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),

@@ -25,7 +25,9 @@ public final class SceneStore: Sendable {
     let io: DispatchQueue
     let watcherKindProvider: @Sendable () -> FileWatcherKind?
 
-    var logger: Logger { configuration.logger }
+    /// The logger the registry was configured with; SceneNavigation logs
+    /// through it too.
+    package var logger: Logger { configuration.logger }
 
     init(
         id: SceneID,
