@@ -19,7 +19,7 @@ struct BindingFollowTests {
         let mine = try fixture.registry.store(for: "main")
         try binding(mine).save(scenePath([5]))
         try await mine.flush()
-        let other = try fixture.secondProcess()
+        let other = try fixture.otherRegistry()
         let theirs = try other.store(for: "main")
         let model = RecordingModel()
         let bound = binding(mine).bind(\.path, on: model)
@@ -42,7 +42,7 @@ struct BindingFollowTests {
         let mine = try fixture.registry.store(for: "main")
         try binding(mine).save(scenePath([5]))
         try await mine.flush()
-        let theirs = try fixture.secondProcess().store(for: "main")
+        let theirs = try fixture.otherRegistry().store(for: "main")
         let model = RecordingModel()
         let bound = binding(mine).bind(\.path, on: model)
         #expect(model.path == scenePath([5]))
@@ -60,7 +60,7 @@ struct BindingFollowTests {
     @Test @MainActor func aBurstOfRemoteChangesAppliesTheLatestAndWritesNothingBack() async throws {
         let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .writeThrough))
         let mine = try fixture.registry.store(for: "main")
-        let theirs = try fixture.secondProcess().store(for: "main")
+        let theirs = try fixture.otherRegistry().store(for: "main")
         let writes = LocalWrites(of: mine, key: key)
         let model = RecordingModel()
         let bound = binding(mine).bind(\.path, on: model)
@@ -93,7 +93,7 @@ struct BindingFollowTests {
     @Test func externalChangesYieldTheLatestPathOnly() async throws {
         let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .writeThrough))
         let mine = try fixture.registry.store(for: "main")
-        let theirs = try fixture.secondProcess().store(for: "main")
+        let theirs = try fixture.otherRegistry().store(for: "main")
         let arrivals = binding(mine).externalChanges(empty: ScenePath())
         for number in 1...10 {
             try binding(theirs).save(scenePath([number]))

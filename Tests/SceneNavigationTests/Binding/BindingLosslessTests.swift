@@ -28,7 +28,7 @@ struct BindingLosslessTests {
     @Test @MainActor func aReaderWithoutATagNeverErasesTheElementItCannotRead() async throws {
         let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .writeThrough))
         let writer = try fixture.registry.store(for: "main")
-        let readerStore = try fixture.secondProcess().store(for: "main")
+        let readerStore = try fixture.otherRegistry().store(for: "main")
         let readerWrites = LocalWrites(of: readerStore, key: key)
         let model = RecordingModel()
         let bound = PathBinding(store: readerStore, key: key, codec: .scenePath(types: intOnlyTypes))
@@ -136,7 +136,7 @@ struct BindingLosslessTests {
     @Test @MainActor func aLocalPushAndARemotePushAtTheSameTimeBothStay() async throws {
         let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .writeThrough))
         let mine = try fixture.registry.store(for: "main")
-        let theirs = try fixture.secondProcess().store(for: "main")
+        let theirs = try fixture.otherRegistry().store(for: "main")
         let model = RecordingModel()
         let bound = PathBinding(store: mine, key: key, codec: .scenePath(types: testTypes)).bind(\.path, on: model)
 
