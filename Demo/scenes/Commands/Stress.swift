@@ -16,14 +16,15 @@ struct Stress: AsyncParsableCommand {
     @Option(help: "How many writes (0: until killed).") var count = 100
     @Option(help: "Write distinct keys PREFIX0, PREFIX1, ... with their index as value.") var prefix: String?
     @Option(help: "Write this one key, value \"<pid>-<index>\".") var sameKey: String?
+    @Option(help: "Add 1 to this Int key with an atomic update, --count times.") var increment: String?
     @Option(help: "Bytes of filler written with each write (a consistent state to check after a kill).")
     var payload = 0
     @Flag(help: "After the writes, print `view <json>` whenever this process's view changes, until stdin closes.")
     var converge = false
 
     func validate() throws {
-        guard prefix == nil || sameKey == nil else {
-            throw ValidationError("give at most one of --prefix and --same-key")
+        guard [prefix, sameKey, increment].compactMap({ $0 }).count <= 1 else {
+            throw ValidationError("give at most one of --prefix, --same-key and --increment")
         }
     }
 
@@ -35,6 +36,11 @@ struct Stress: AsyncParsableCommand {
         emit("ready \(pid)")
         var index = 0
         while count == 0 || index < count {
+            if let increment {
+                try await store.update(forKey: increment, default: 0) { $0 + 1 }
+                index += 1
+                continue
+            }
             if let prefix {
                 try store.set(index, forKey: "\(prefix)\(index)")
             } else if let sameKey {

@@ -44,6 +44,8 @@ struct StoreState: Sendable {
     var disk: DiskVersion { diskFile?.version ?? .none }
     /// When to save next.
     var saves: SaveSchedule
+    /// Read-modify-writes waiting for the store's queue.
+    var updates: [QueuedUpdate] = []
     var reloadQueued = false
     var lastRecovery: SceneRecovery?
     /// The error of the failing save, while saves fail.

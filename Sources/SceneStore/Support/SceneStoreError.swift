@@ -26,6 +26,9 @@ public enum SceneStoreError: Error, Sendable, Hashable, CustomStringConvertible 
     case lockTimeout(scene: String, holderPID: Int32?, waited: Duration)
     /// A generation that cannot grow further was found in the scene file.
     case generationExhausted(scene: String)
+    /// An ``SceneStore/update(forKey:default:_:)`` found a value of another
+    /// kind under `key`; nothing was written.
+    case wrongType(key: String, stored: SceneValue.Kind, expected: String)
 
     public var description: String {
         switch self {
@@ -47,6 +50,8 @@ public enum SceneStoreError: Error, Sendable, Hashable, CustomStringConvertible 
             "file watcher unavailable: \(reason)"
         case .lockTimeout(let scene, let holder, let waited):
             "scene \(scene.debugDescription) is locked by \(holder.map { "pid \($0)" } ?? "another process"); gave up after \(waited)"
+        case .wrongType(let key, let stored, let expected):
+            "key \(key.debugDescription) holds a \(stored.rawValue), not a \(expected); nothing was written"
         case .generationExhausted(let scene):
             "scene \(scene.debugDescription) has a generation that cannot grow; its file is treated as damaged"
         }

@@ -1,0 +1,72 @@
+import Foundation
+import SceneStore
+import SceneStoreTesting
+import Testing
+
+/// `update` is a read-modify-write under the scene lock: concurrent
+/// increments never lose one another.
+@Suite(.timeLimit(.minutes(2))) struct UpdateTests {
+    @Test func thousandTasksTimesTenIncrementsEndAtTenThousand() async throws {
+        let fixture = try SceneStoreFixture()
+        let store = try fixture.registry.store(for: "main")
+        await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<1000 {
+                group.addTask {
+                    for _ in 0..<10 { try await store.update(forKey: "count", default: 0) { $0 + 1 } }
+                }
+            }
+        }
+        #expect(store.value(forKey: "count", default: 0) == 10_000)
+        let relaunched = try await fixture.relaunch()
+        #expect(try relaunched.store(for: "main").value(forKey: "count", default: 0) == 10_000)
+        await fixture.tearDown()
+    }
+
+    /// Two registries on one root (each as another process sees it), each
+    /// with stale memory: every update starts from the other's last write.
+    @Test func updatesFromTwoRegistriesNeverLoseEachOther() async throws {
+        let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .onFlush, watcher: .polling(interval: .seconds(3600))))
+        let mine = try fixture.registry.store(for: "main")
+        let theirs = try fixture.otherRegistry().store(for: "main")
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for store in [mine, theirs] {
+                group.addTask {
+                    for _ in 0..<200 { try await store.update(forKey: "count", default: 0) { $0 + 1 } }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let relaunched = try await fixture.relaunch()
+        #expect(try relaunched.store(for: "main").value(forKey: "count", default: 0) == 400)
+        await fixture.tearDown()
+    }
+
+    @Test func aValueOfAnotherKindIsATypedErrorAndStaysUntouched() async throws {
+        let fixture = try SceneStoreFixture()
+        let store = try fixture.registry.store(for: "main")
+        try store.set("text", forKey: "count")
+        await #expect(throws: SceneStoreError.wrongType(key: "count", stored: .string, expected: "Int")) {
+            try await store.update(forKey: "count", default: 0) { $0 + 1 }
+        }
+        #expect(store.value(forKey: "count", as: String.self) == "text")
+        await fixture.tearDown()
+    }
+
+    @Test func aThrowingTransformWritesNothingAndReturningNilRemoves() async throws {
+        struct Refused: Error {}
+        let fixture = try SceneStoreFixture()
+        let store = try fixture.registry.store(for: "main")
+        try store.set(1, forKey: "n")
+        try await store.flush()
+        let generation = store.generation
+        await #expect(throws: Refused.self) {
+            try await store.update(forKey: "n", default: 0) { _ in throw Refused() }
+        }
+        #expect(store.generation == generation && store.value(forKey: "n", default: 0) == 1)
+        let removed: Int? = try await store.update(forKey: "n", default: nil) { _ in nil }
+        #expect(removed == nil && store.snapshot.isEmpty)
+        let typed = SceneKey("typed", default: 10)
+        #expect(try await store.update(typed) { $0 * 2 } == 20)
+        await fixture.tearDown()
+    }
+}

@@ -1,0 +1,25 @@
+import Foundation
+import SceneStore
+import SceneStoreTesting
+import Testing
+
+extension CrossProcessSync {
+    /// Four real processes each add 1 to one key 250 times with `update`:
+    /// the counter ends at exactly 1000.
+    @Suite struct UpdateCounterTests {
+        @Test(.timeLimit(.minutes(2)))
+        func fourProcessesTimes250IncrementsEndAtThousand() async throws {
+            let fixture = try SceneStoreFixture()
+            let writers = try (0..<4).map { _ in
+                try RunningScenes(["stress", "--scene", "c", "--increment", "count", "--count", "250"], root: fixture.root)
+            }
+            for writer in writers {
+                #expect(await writer.exitStatus(within: .seconds(90)) == 0)
+            }
+            let disk = try onDisk("c", root: fixture.root)
+            #expect(disk.values["count"] == .int(1000))
+            print("update counter: 4 processes x 250 increments -> \(disk.values["count"].map { "\($0)" } ?? "nothing")")
+            await fixture.tearDown()
+        }
+    }
+}
