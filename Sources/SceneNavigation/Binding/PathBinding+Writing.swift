@@ -7,11 +7,36 @@ extension PathBinding {
     /// restore; see ``save(_:from:)``.
     /// - Returns: what the key holds afterwards, as this process restores it.
     func write(_ path: Path, from base: Path?) throws -> PathCodec<Path>.Decoded {
-        let mine = try codec.encode(path)
-        guard let data = store.value(forKey: key, as: Data.self) else {
-            try store.set(mine, forKey: key)
-            return PathCodec.Decoded(path: path, dropped: [])
+        let (data, decoded) = try merge(path, from: base, over: store.value(forKey: key, as: Data.self))
+        try store.set(data, forKey: key)
+        return try decoded ?? codec.decode(data)
+    }
+
+    /// Like ``save(_:from:)``, as one read-modify-write under the scene lock
+    /// (``SceneStore/update(forKey:default:_:)``): the edit is applied to
+    /// what the key holds on disk at that instant, so two processes pushing
+    /// at the same moment both keep their element. Durable when it returns.
+    ///
+    /// - Returns: the path stored now, as this process restores it.
+    /// - Throws: as ``save(_:)``, plus the store's save errors.
+    @discardableResult
+    public func commit(_ path: Path, from base: Path) async throws -> Path {
+        let binding = self
+        let stored: Data? = try await store.update(forKey: key, default: nil) { current in
+            try binding.merge(path, from: base, over: current).data
         }
+        guard let stored else { return path }
+        return try codec.decode(stored).path
+    }
+
+    /// The data to store for `path` edited from `base`, over `data` (what
+    /// the key holds), and its decoding when it is simply `path`.
+    func merge(
+        _ path: Path, from base: Path?, over data: Data?
+    ) throws -> (data: Data, decoded: PathCodec<Path>.Decoded?) {
+        let mine = try codec.encode(path)
+        let plain = (data: mine, decoded: Optional(PathCodec.Decoded(path: path, dropped: [])))
+        guard let data else { return plain }
         let current: PathCodec<Path>.Decoded
         do {
             current = try codec.decode(data)
@@ -20,8 +45,7 @@ extension PathBinding {
             logger.info("replacing a stored value that is not a path", metadata: [
                 "scene": "\(store.id)", "key": "\(key)", "error": "\(underlying)",
             ])
-            try store.set(mine, forKey: key)
-            return PathCodec.Decoded(path: path, dropped: [])
+            return plain
         } catch {
             throw PathBindingError.unreadableStoredPath(scene: store.id.rawValue, key: key, underlying: error)
         }
@@ -33,18 +57,12 @@ extension PathBinding {
             guard current.dropped.isEmpty else {
                 throw PathBindingError.wouldDropElements(scene: store.id.rawValue, key: key, dropped: current.dropped)
             }
-            try store.set(mine, forKey: key)
-            return PathCodec.Decoded(path: path, dropped: [])
+            return plain
         }
         let stored = StoredPath(elements: elements, restored: restored)
         let baseElements = try base.flatMap { try PathDocument.storedElements(of: codec.encode($0)) }
         let spliced = stored.splice(mineElements, editedFrom: baseElements ?? stored.restoredElements)
-        if spliced == mineElements {
-            try store.set(mine, forKey: key)
-            return PathCodec.Decoded(path: path, dropped: [])
-        }
-        let merged = try PathDocument.encode(spliced)
-        try store.set(merged, forKey: key)
-        return try codec.decode(merged)
+        if spliced == mineElements { return plain }
+        return (try PathDocument.encode(spliced), nil)
     }
 }

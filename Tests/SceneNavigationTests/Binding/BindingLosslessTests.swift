@@ -162,6 +162,29 @@ struct BindingLosslessTests {
         await fixture.tearDown()
     }
 
+    /// Two processes push onto [5] at the same moment, neither having seen
+    /// the other's push: `commit` applies each under the scene lock to
+    /// what the disk holds, so both elements stay.
+    @Test func simultaneousCommitsFromTwoProcessesKeepBothPushes() async throws {
+        let fixture = try SceneStoreFixture(configuration: .init(
+            savePolicy: .onFlush, watcher: .polling(interval: .seconds(3600))))
+        let mine = try fixture.registry.store(for: "main")
+        let theirs = try fixture.otherRegistry().store(for: "main")
+        try mine.set(encodedPath([5]), forKey: key)
+        try await mine.flush()
+        _ = try await theirs.update(forKey: "sync", default: 0) { $0 }  // reads [5] from disk
+        let a = PathBinding(store: mine, key: key, codec: .scenePath(types: testTypes))
+        let b = PathBinding(store: theirs, key: key, codec: .scenePath(types: testTypes))
+        async let first = a.commit(scenePath([5, 8]), from: scenePath([5]))
+        async let second = b.commit(scenePath([5, 9]), from: scenePath([5]))
+        let results = try await [first, second]
+        #expect(results.contains(scenePath([5, 8, 9])) || results.contains(scenePath([5, 9, 8])), "\(results)")
+        let relaunched = try await fixture.relaunch().store(for: "main")
+        let final = try stored(relaunched)
+        #expect(final == scenePath([5, 8, 9]) || final == scenePath([5, 9, 8]), "\(final)")
+        await fixture.tearDown()
+    }
+
     @Test func saveFromABaseRebasesAPushOnAPushMadeMeanwhile() async throws {
         let fixture = try SceneStoreFixture()
         let store = try fixture.registry.store(for: "main")
