@@ -88,9 +88,10 @@ func monotonicNanoseconds() -> Int {
     return Int(now.tv_sec) * 1_000_000_000 + Int(now.tv_nsec)
 }
 
-/// A fresh directory from `mkdtemp` under the temporary directory.
-func makeTemporaryDirectory(_ label: String) throws -> URL {
-    let base = FileManager.default.temporaryDirectory.standardizedFileURL.path
+/// A fresh directory from `mkdtemp` under `parent` (default: the temporary
+/// directory).
+func makeTemporaryDirectory(_ label: String, in parent: String? = nil) throws -> URL {
+    let base = parent ?? FileManager.default.temporaryDirectory.standardizedFileURL.path
     var template = Array("\(base)/scenes-\(label)-XXXXXX".utf8CString)
     let made = template.withUnsafeMutableBufferPointer { buffer -> String? in
         guard let base = buffer.baseAddress, let result = mkdtemp(base) else { return nil }
