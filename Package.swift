@@ -20,6 +20,11 @@ let package = Package(
             path: "Sources/CInotifyTools",
             providers: [.apt(["libinotifytools0-dev"])]
         ),
+        .systemLibrary(
+            name: "CSQLite",
+            path: "Demo/CSQLite",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
         .target(
             name: "SceneStore",
             dependencies: [
@@ -43,6 +48,7 @@ let package = Package(
             dependencies: [
                 "SceneStore",
                 "SceneNavigation",
+                "CSQLite",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

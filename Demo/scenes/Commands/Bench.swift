@@ -8,6 +8,6 @@ struct Bench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Benchmarks (run a release build).",
         shouldDisplay: false,
-        subcommands: [Propagation.self, PropagationPeer.self, Commit.self, Mirror.self]
+        subcommands: [Propagation.self, PropagationPeer.self, Commit.self, Mirror.self, Compare.self]
     )
 }

@@ -1,0 +1,168 @@
+import CSQLite
+import Foundation
+import SceneStore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One way a program could keep its scene state, measured the same way:
+/// a scene of `keys` string values, then commits that change one value.
+protocol CommitAlternative {
+    var name: String { get }
+    /// Whether a commit survives power loss (an fsync reached the disk).
+    var durable: Bool { get }
+    mutating func prepare(keys: Int, in directory: URL) async throws
+    mutating func commit(_ index: Int) async throws
+    mutating func finish() async throws
+}
+
+/// SceneStore as an app uses it: `set` + `flush`.
+struct SceneStoreAlternative: CommitAlternative {
+    let name = "scenestore"
+    let durable = true
+    private var registry: SceneRegistry?
+    private var store: SceneStore?
+
+    mutating func prepare(keys: Int, in directory: URL) async throws {
+        let registry = try SceneRegistry(root: directory, configuration: .init(savePolicy: .onFlush, watcher: .polling(interval: .seconds(3600))))
+        let store = try registry.store(for: "bench")
+        for key in 0..<keys { try store.set("value number \(key)", forKey: "key\(key)") }
+        try await store.flush()
+        (self.registry, self.store) = (registry, store)
+    }
+
+    mutating func commit(_ index: Int) async throws {
+        try store?.set("value \(index)", forKey: "key0")
+        try await store?.flush()
+    }
+
+    mutating func finish() async throws { try await registry?.close() }
+}
+
+/// The floor: the bytes of such a scene written with plain system calls,
+/// temp file + fsync + rename + directory fsync, nothing encoded.
+struct FloorAlternative: CommitAlternative {
+    let name = "floor (syscalls)"
+    let durable = true
+    private var payload = Data()
+    private var directory = URL(fileURLWithPath: "/")
+    private var directoryFD: Int32 = -1
+
+    mutating func prepare(keys: Int, in directory: URL) async throws {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        var values: [String: String] = [:]
+        for key in 0..<keys { values["key\(key)"] = "value number \(key)" }
+        payload = try JSONEncoder().encode(values)
+        self.directory = directory
+        directoryFD = open(directory.path, O_RDONLY | O_DIRECTORY)
+    }
+
+    mutating func commit(_ index: Int) async throws {
+        let temp = directory.appendingPathComponent(".scene.tmp").path
+        let fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        let written = payload.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        guard fd >= 0, written == payload.count, fsync(fd) == 0 else { throw failure("floor: write failed") }
+        close(fd)
+        guard rename(temp, directory.appendingPathComponent("scene.json").path) == 0, fsync(directoryFD) == 0 else {
+            throw failure("floor: rename failed")
+        }
+    }
+
+    mutating func finish() async throws { close(directoryFD) }
+}
+
+/// The "PathStore" pattern of the saving-paths notes: the whole state
+/// encoded with JSONEncoder and written with `Data.write(to:options: .atomic)`
+/// on every change (atomic, but no fsync: not durable across power loss).
+struct PathStoreAlternative: CommitAlternative {
+    let name = "PathStore pattern"
+    let durable = false
+    private var state: [String: String] = [:]
+    private var file = URL(fileURLWithPath: "/")
+
+    mutating func prepare(keys: Int, in directory: URL) async throws {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        for key in 0..<keys { state["key\(key)"] = "value number \(key)" }
+        file = directory.appendingPathComponent("state.json")
+        try JSONEncoder().encode(state).write(to: file, options: .atomic)
+    }
+
+    mutating func commit(_ index: Int) async throws {
+        state["key0"] = "value \(index)"
+        try JSONEncoder().encode(state).write(to: file, options: .atomic)
+    }
+
+    mutating func finish() async throws {}
+}
+
+/// Foundation's `UserDefaults(suiteName:)`, `set` + `synchronize()`, in a
+/// suite of its own (a plist under the benchmark directory's XDG config).
+struct UserDefaultsAlternative: CommitAlternative {
+    let name = "UserDefaults"
+    let durable = false
+    private var defaults: UserDefaults?
+    private var suite = ""
+
+    mutating func prepare(keys: Int, in directory: URL) async throws {
+        suite = "scenes-bench-\(getpid())-\(keys)"
+        guard let defaults = UserDefaults(suiteName: suite) else { throw failure("UserDefaults(suiteName:) refused") }
+        for key in 0..<keys { defaults.set("value number \(key)", forKey: "key\(key)") }
+        defaults.synchronize()
+        self.defaults = defaults
+    }
+
+    mutating func commit(_ index: Int) async throws {
+        defaults?.set("value \(index)", forKey: "key0")
+        defaults?.synchronize()
+    }
+
+    mutating func finish() async throws {
+        defaults?.removePersistentDomain(forName: suite)
+    }
+}
+
+/// SQLite in WAL mode with `synchronous=FULL`, one upsert per commit (each
+/// its own transaction): what many apps pick for durable local state.
+struct SQLiteAlternative: CommitAlternative {
+    let name = "SQLite WAL FULL"
+    let durable = true
+    private var database: OpaquePointer?
+    private var upsert: OpaquePointer?
+
+    mutating func prepare(keys: Int, in directory: URL) async throws {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        guard sqlite3_open(directory.appendingPathComponent("scene.sqlite").path, &database) == SQLITE_OK else {
+            throw failure("sqlite3_open failed")
+        }
+        try execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;")
+        try execute("CREATE TABLE kv (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;")
+        try execute("BEGIN;")
+        guard sqlite3_prepare_v2(database, "INSERT INTO kv (key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = excluded.value;", -1, &upsert, nil) == SQLITE_OK else {
+            throw failure("sqlite3_prepare_v2 failed")
+        }
+        for key in 0..<keys { try put("key\(key)", "value number \(key)") }
+        try execute("COMMIT;")
+    }
+
+    mutating func commit(_ index: Int) async throws {
+        try put("key0", "value \(index)")
+    }
+
+    mutating func finish() async throws {
+        sqlite3_finalize(upsert)
+        sqlite3_close(database)
+    }
+
+    private func put(_ key: String, _ value: String) throws {
+        sqlite3_bind_text(upsert, 1, key, -1, scenes_sqlite_transient())
+        sqlite3_bind_text(upsert, 2, value, -1, scenes_sqlite_transient())
+        defer { sqlite3_reset(upsert) }
+        guard sqlite3_step(upsert) == SQLITE_DONE else { throw failure("sqlite3_step failed") }
+    }
+
+    private func execute(_ sql: String) throws {
+        guard sqlite3_exec(database, sql, nil, nil, nil) == SQLITE_OK else {
+            throw failure("sqlite: \(String(cString: sqlite3_errmsg(database)))")
+        }
+    }
+}

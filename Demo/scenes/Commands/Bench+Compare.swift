@@ -1,0 +1,131 @@
+import ArgumentParser
+import Foundation
+import SceneStore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension Bench {
+    /// One commit that changes one value of a scene, by SceneStore and by
+    /// what a user would pick instead, all measured in the same run: the
+    /// floor of plain system calls, Foundation's UserDefaults, the
+    /// "PathStore" pattern (JSONEncoder + atomic Data.write), SQLite.
+    struct Compare: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Durable commit of one change: SceneStore next to the floor, UserDefaults, PathStore and SQLite.")
+
+        @Option(help: "Commits per alternative, scene size and run.") var commits = 200
+        @Option(help: "Runs; each measures every alternative once, in a shuffled order.") var runs = 3
+        @Flag(help: "A smoke test: few commits, one run, small scenes (well under 30 s).") var quick = false
+        @Flag(help: "Print one JSON line instead of the table.") var json = false
+        @Option(help: "Where to create the benchmark's temporary directory.") var directory: String?
+
+        struct Report: Encodable {
+            var bench = "compare"
+            var commits: Int
+            var runs: Int
+            /// Alternative -> scene size (keys) -> median over runs of the p50 commit, in microseconds.
+            var p50Microseconds: [String: [String: Double]]
+            /// Alternative -> scene size -> p50 over SceneStore's p50.
+            var overSceneStore: [String: [String: Double]]
+            var durable: [String: Bool]
+            /// SceneStore `set` in memory (no disk), nanoseconds per set.
+            var setInMemoryNanoseconds: Double
+        }
+
+        func run() async throws {
+            let scratch = try makeTemporaryDirectory("compare", in: directory)
+            defer { try? FileManager.default.removeItem(at: scratch) }
+            // UserDefaults keeps its plists under XDG_CONFIG_HOME: here, not in the user's home.
+            setenv("XDG_CONFIG_HOME", scratch.appendingPathComponent("config").path, 1)
+            let sizes = quick ? [1, 100] : [1, 100, 1000, 10_000]
+            let commits = quick ? 20 : self.commits
+            let runs = quick ? 1 : self.runs
+            var runMedians: [String: [Int: [Double]]] = [:]
+            var durable: [String: Bool] = [:]
+            for run in 0..<runs {
+                for keys in sizes {
+                    var alternatives: [any CommitAlternative] = [
+                        SceneStoreAlternative(), FloorAlternative(), PathStoreAlternative(),
+                        UserDefaultsAlternative(), SQLiteAlternative(),
+                    ]
+                    alternatives.shuffle()
+                    for index in alternatives.indices {
+                        let place = scratch.appendingPathComponent("r\(run)-k\(keys)-\(index)")
+                        let samples = try await measure(&alternatives[index], keys: keys, commits: commits, in: place)
+                        let name = alternatives[index].name
+                        runMedians[name, default: [:]][keys, default: []].append(Summary(nanoseconds: samples).p50Ms * 1000)
+                        durable[name] = alternatives[index].durable
+                    }
+                }
+            }
+            let p50 = runMedians.mapValues { bySize in
+                Dictionary(uniqueKeysWithValues: bySize.map { size, medians in
+                    (String(size), medians.sorted()[medians.count / 2])
+                })
+            }
+            let sceneStore = p50["scenestore"] ?? [:]
+            let ratios = p50.mapValues { bySize in
+                bySize.compactMapValues { $0 }.reduce(into: [String: Double]()) { result, entry in
+                    if let base = sceneStore[entry.key], base > 0 { result[entry.key] = entry.value / base }
+                }
+            }
+            let report = Report(
+                commits: commits, runs: runs, p50Microseconds: p50, overSceneStore: ratios, durable: durable,
+                setInMemoryNanoseconds: try await setInMemory(in: scratch.appendingPathComponent("memory")))
+            if json {
+                emit(try jsonLine(report))
+            } else {
+                printTable(report, sizes: sizes)
+            }
+        }
+
+        private func measure(
+            _ alternative: inout any CommitAlternative, keys: Int, commits: Int, in directory: URL
+        ) async throws -> [Int] {
+            try await alternative.prepare(keys: keys, in: directory)
+            for index in 0..<5 { try await alternative.commit(-1 - index) }
+            var samples: [Int] = []
+            samples.reserveCapacity(commits)
+            for index in 0..<commits {
+                let start = monotonicNanoseconds()
+                try await alternative.commit(index)
+                samples.append(monotonicNanoseconds() - start)
+            }
+            try await alternative.finish()
+            return samples
+        }
+
+        /// Nanoseconds per `set` of a 100-key store, memory only.
+        private func setInMemory(in root: URL) async throws -> Double {
+            let registry = try SceneRegistry(root: root, configuration: .init(savePolicy: .onFlush, watcher: .polling(interval: .seconds(3600))))
+            let store = try registry.store(for: "memory")
+            let count = 200_000
+            let start = monotonicNanoseconds()
+            for index in 0..<count { try store.set(index, forKey: "key\(index % 100)") }
+            let elapsed = monotonicNanoseconds() - start
+            registry.abandon()
+            return Double(elapsed) / Double(count)
+        }
+
+        private func printTable(_ report: Report, sizes: [Int]) {
+            emit("durable commit of one change, p50 in µs (median of \(report.runs) runs x \(report.commits) commits); x = over SceneStore")
+            let header = "".padding(toLength: 20, withPad: " ", startingAt: 0)
+                + sizes.map { "\($0) keys".leftPadded(to: 20) }.joined() + "   durable"
+            emit(header)
+            let order = ["floor (syscalls)", "scenestore", "SQLite WAL FULL", "PathStore pattern", "UserDefaults"]
+            for name in order {
+                guard let row = report.p50Microseconds[name] else { continue }
+                let cells = sizes.map { size -> String in
+                    let key = String(size)
+                    let value = row[key].map { String(format: "%.0f", $0) } ?? "-"
+                    let ratio = report.overSceneStore[name]?[key].map { String(format: " (%.2fx)", $0) } ?? ""
+                    return (value + ratio).leftPadded(to: 20)
+                }
+                emit(name.padding(toLength: 20, withPad: " ", startingAt: 0) + cells.joined()
+                    + "   " + ((report.durable[name] ?? false) ? "yes" : "no (no fsync)"))
+            }
+            emit(String(format: "SceneStore set in memory: %.0f ns", report.setInMemoryNanoseconds))
+        }
+    }
+}
