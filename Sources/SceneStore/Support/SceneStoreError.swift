@@ -26,6 +26,9 @@ public enum SceneStoreError: Error, Sendable, Hashable, CustomStringConvertible 
     case lockTimeout(scene: String, holderPID: Int32?, waited: Duration)
     /// A generation that cannot grow further was found in the scene file.
     case generationExhausted(scene: String)
+    /// A write (set, flush, discard) to a store of a registry opened
+    /// ``SceneRegistry/Access/readOnly``; nothing was changed.
+    case readOnly(scene: String)
 
     public var description: String {
         switch self {
@@ -49,6 +52,8 @@ public enum SceneStoreError: Error, Sendable, Hashable, CustomStringConvertible 
             "scene \(scene.debugDescription) is locked by \(holder.map { "pid \($0)" } ?? "another process"); gave up after \(waited)"
         case .generationExhausted(let scene):
             "scene \(scene.debugDescription) has a generation that cannot grow; its file is treated as damaged"
+        case .readOnly(let scene):
+            "scene \(scene.debugDescription) is open read-only; nothing was changed"
         }
     }
 }
