@@ -13,30 +13,33 @@ struct HeadlessPipeTests {
     @Test func closedStdoutFlushesAndExits141() async throws {
         let fixture = try SceneStoreFixture()
         let process = scenesProcess(["run", "--headless", "--scene", "p"], root: fixture.root)
-        let output = Pipe()
-        let input = Pipe()
-        process.standardOutput = output
-        process.standardInput = input
+        // Only this process and the child hold the pipes: closing the read
+        // end here is the reader going away.
+        let output = try cloexecPipe()
+        let input = try cloexecPipe()
+        process.standardOutput = output.write
+        process.standardInput = input.read
         process.standardError = FileHandle.nullDevice
         try process.run()
-        try output.fileHandleForWriting.close()
+        try output.write.close()
+        try input.read.close()
 
         // First command: read one byte of its state line, then close the
         // pipe the way `head -c1` does.
-        input.fileHandleForWriting.write(Data("tab books\n".utf8))
-        let first = try output.fileHandleForReading.read(upToCount: 1)
+        input.write.write(Data("tab books\n".utf8))
+        let first = try output.read.read(upToCount: 1)
         #expect(first == Data("{".utf8))
-        try output.fileHandleForReading.close()
+        try output.read.close()
 
         // Second command: accepted (saved in memory), its line hits EPIPE.
-        input.fileHandleForWriting.write(Data("tab library\n".utf8))
+        input.write.write(Data("tab library\n".utf8))
         let status = await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
                 process.waitUntilExit()
                 continuation.resume(returning: (process.terminationReason, process.terminationStatus))
             }
         }
-        try? input.fileHandleForWriting.close()
+        try? input.write.close()
         #expect(status.0 == .exit, "killed by signal \(status.1) before flushing")
         #expect(status.1 == 141)
 

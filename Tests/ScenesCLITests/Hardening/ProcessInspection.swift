@@ -14,8 +14,8 @@ final class HeldScenes {
     /// Starts `scenes <arguments>` with stdout on a pipe that is already
     /// full, so its first line blocks in write(2) until ``release()``.
     static func blockedOnStdout(_ arguments: [String], root: URL) throws -> HeldScenes {
-        let pipe = Pipe()
-        let writeFD = pipe.fileHandleForWriting.fileDescriptor
+        let pipe = try cloexecPipe()
+        let writeFD = pipe.write.fileDescriptor
         let flags = fcntl(writeFD, F_GETFL)
         _ = fcntl(writeFD, F_SETFL, flags | O_NONBLOCK)
         let chunk = [UInt8](repeating: UInt8(ascii: "x"), count: 4096)
@@ -23,12 +23,12 @@ final class HeldScenes {
         // Flag of the shared open file description: blocking again for the child.
         _ = fcntl(writeFD, F_SETFL, flags)
         let process = scenesProcess(arguments, root: root)
-        process.standardOutput = pipe.fileHandleForWriting
+        process.standardOutput = pipe.write
         process.standardError = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice
         try process.run()
-        try pipe.fileHandleForWriting.close()
-        return HeldScenes(process: process, stdoutRead: pipe.fileHandleForReading)
+        try pipe.write.close()
+        return HeldScenes(process: process, stdoutRead: pipe.read)
     }
 
     /// Starts `scenes <arguments>`; the caller holds a lock it will wait for.
@@ -117,7 +117,15 @@ final class HeldScenes {
     /// - Returns: its exit status.
     func release() async -> Int32 {
         if let stdoutRead {
-            _ = stdoutRead.readDataToEndOfFile()
+            // Until the process exits, not until an end of file.
+            let fd = stdoutRead.fileDescriptor
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            while process.isRunning {
+                var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                if poll(&poller, 1, 20) > 0 {
+                    if buffer.withUnsafeMutableBytes({ read(fd, $0.baseAddress, $0.count) }) <= 0 { break }
+                }
+            }
         }
         return await withCheckedContinuation { [process] continuation in
             DispatchQueue.global().async {
@@ -143,26 +151,34 @@ private let writeSyscallNumber = 64
 private let writeSyscallNumber = 1
 #endif
 
-/// util-linux `flock` holding `<root>/.<scene>~lock` while it runs `cat`
-/// (which ends when its stdin closes): another process holding the scene's
-/// lock, for as long as a test wants.
+/// util-linux `flock` holding `<root>/.<scene>~lock` while it runs
+/// `sleep`: another process holding the scene's lock, for as long as a
+/// test wants. Both are ended by pid (nothing waits for an end of file
+/// that a descriptor inherited by a parallel test's child could delay).
 final class LockHolder {
     let process = Process()
-    private let input = Pipe()
+    /// The `sleep` that flock runs (it holds the lock too).
+    private let sleeperPID: Int32
 
     /// Returns once the lock is held.
     init(scene: String, root: URL) throws {
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         process.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
-        process.arguments = [root.appendingPathComponent(".\(scene)~lock").path, "sh", "-c", "echo locked; exec cat"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardInput = input
+        process.arguments = [root.appendingPathComponent(".\(scene)~lock").path, "sh", "-c", "echo $$; exec sleep 3600"]
+        let output = try cloexecPipe()
+        process.standardOutput = output.write
+        process.standardInput = FileHandle.nullDevice
         try process.run()
-        let line = output.fileHandleForReading.readData(ofLength: 7)
-        guard String(decoding: line, as: UTF8.self) == "locked\n" else {
+        try output.write.close()
+        var line = Data()
+        while let byte = try output.read.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) {
+            line.append(byte)
+        }
+        guard let pid = Int32(String(decoding: line, as: UTF8.self)) else {
+            kill(process.processIdentifier, SIGKILL)
             throw LockHolderFailure(description: "flock printed \(String(decoding: line, as: UTF8.self).debugDescription)")
         }
+        sleeperPID = pid
     }
 
     static var isAvailable: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/flock") }
@@ -171,22 +187,28 @@ final class LockHolder {
 
     func stop() { kill(pid, SIGSTOP) }
 
-    /// Lets go of the lock: the holder resumes, `cat` sees the end of its
-    /// input, and both exit.
+    /// Lets go of the lock: `sleep` is killed, flock resumes and exits.
     func release() {
         guard process.isRunning else { return }
+        kill(sleeperPID, SIGKILL)
         kill(pid, SIGCONT)
-        try? input.fileHandleForWriting.close()
         process.waitUntilExit()
     }
 
-    deinit {
-        if process.isRunning {
-            kill(pid, SIGCONT)
-            try? input.fileHandleForWriting.close()
-            kill(pid, SIGKILL)
-        }
-    }
+    deinit { release() }
+}
+
+/// glibc's pipe2(2), which the Glibc module leaves out (it needs _GNU_SOURCE).
+@_silgen_name("pipe2")
+private func systemPipe2(_ fds: UnsafeMutablePointer<Int32>, _ flags: Int32) -> Int32
+
+/// A pipe whose two descriptors are close-on-exec from the start, so that
+/// no other child spawned meanwhile (tests run in parallel) inherits them:
+/// closing the test's end really closes the pipe.
+func cloexecPipe() throws -> (read: FileHandle, write: FileHandle) {
+    var fds: [Int32] = [-1, -1]
+    guard systemPipe2(&fds, O_CLOEXEC) == 0 else { throw LockHolderFailure(description: "pipe2: errno \(errno)") }
+    return (FileHandle(fileDescriptor: fds[0], closeOnDealloc: true), FileHandle(fileDescriptor: fds[1], closeOnDealloc: true))
 }
 
 struct LockHolderFailure: Error, CustomStringConvertible {

@@ -24,12 +24,13 @@ struct RootOptionTests {
         try FileManager.default.createDirectory(at: workingDirectory, withIntermediateDirectories: false)
         let process = scenesProcess(arguments, root: fixture.root)
         process.currentDirectoryURL = workingDirectory
-        let err = Pipe()
-        process.standardError = err
+        let err = try cloexecPipe()
+        process.standardError = err.write
         process.standardOutput = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice
         try process.run()
-        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        try err.write.close()
+        let stderr = String(decoding: err.read.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         #expect(process.terminationStatus == 64, "\(stderr)")
         #expect(stderr.contains("--root must name a directory"), "\(stderr)")
