@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import SceneStore
 
 @main
 struct Scenes: AsyncParsableCommand {
@@ -17,6 +18,10 @@ struct Scenes: AsyncParsableCommand {
         ]
     )
 
+    /// `--root` and `--lock-timeout` before the subcommand name; each
+    /// subcommand takes the same options through its own group.
+    @OptionGroup var rootOptions: RootOptions
+
     static func main() async {
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
@@ -30,6 +35,14 @@ struct Scenes: AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
                 try command.run()
+            }
+        } catch let error as SceneStoreError {
+            switch error {
+            case .lockTimeout:
+                // EX_TEMPFAIL: trying again later may work; nothing was written.
+                exit(withError: failure("\(error); nothing was written", status: 75))
+            default:
+                exit(withError: failure("\(error)"))
             }
         } catch {
             exit(withError: error)

@@ -5,8 +5,9 @@ struct Catalog: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "List or edit the Library catalog that `scenes run` shows.",
         discussion: """
-            The catalog is <root>/catalog/library.json, written with a few songs, movies and \
-            books on first use. Library stacks store ids into it: an item removed here is \
+            The catalog is <root>/catalog/library.json (0600, in a 0700 folder, written \
+            atomically under a lock, never through a symbolic link), written with a few \
+            songs, movies and books on first use; `list` alone writes nothing. Library stacks store ids into it: an item removed here is \
             dropped from every scene's Library stack at its next launch.
             """,
         subcommands: [CatalogList.self, CatalogRemove.self, CatalogReset.self],
@@ -21,14 +22,19 @@ struct CatalogList: ParsableCommand {
     @Flag(help: "Print the catalog as one JSON object.") var json = false
 
     func run() throws {
-        let catalog = try CatalogFile(root: rootOptions.rootURL()).load()
+        let catalog: LibraryCatalog
+        do {
+            catalog = try CatalogFile(root: rootOptions.rootURL()).loadWithoutCreating()
+        } catch {
+            throw failure("\(error)")
+        }
         if json {
             emit(try jsonLine(catalog))
             return
         }
-        for song in catalog.songs { emit("song   \(song.title) - \(song.artist) (\(song.year))") }
-        for movie in catalog.movies { emit("movie  \(movie.title) - \(movie.director) (\(movie.year))") }
-        for book in catalog.books { emit("book   \(book.title) - \(book.author) (\(book.year))") }
+        for song in catalog.songs { emit("song   \(song.title) - \(song.artist) (\(song.year))".terminalSafe) }
+        for movie in catalog.movies { emit("movie  \(movie.title) - \(movie.director) (\(movie.year))".terminalSafe) }
+        for book in catalog.books { emit("book   \(book.title) - \(book.author) (\(book.year))".terminalSafe) }
     }
 }
 
@@ -49,15 +55,20 @@ struct CatalogRemove: ParsableCommand {
 
     func run() throws {
         let file = CatalogFile(root: try rootOptions.rootURL())
-        var catalog = try file.load()
-        let before = catalog
-        if let song { catalog.songs.removeAll { $0.title == song } }
-        if let movie { catalog.movies.removeAll { $0.title == movie } }
-        if let book { catalog.books.removeAll { $0.title == book } }
-        guard catalog != before else {
+        struct NoSuchItem: Error {}
+        do {
+            try file.update { catalog in
+                let before = catalog
+                if let song { catalog.songs.removeAll { $0.title == song } }
+                if let movie { catalog.movies.removeAll { $0.title == movie } }
+                if let book { catalog.books.removeAll { $0.title == book } }
+                if catalog == before { throw NoSuchItem() }
+            }
+        } catch is NoSuchItem {
             throw failure("no such item in the catalog: \((song ?? movie ?? book ?? "").debugDescription)")
+        } catch {
+            throw failure("\(error)")
         }
-        try file.save(catalog)
     }
 }
 
@@ -68,6 +79,10 @@ struct CatalogReset: ParsableCommand {
     @OptionGroup var rootOptions: RootOptions
 
     func run() throws {
-        try CatalogFile(root: rootOptions.rootURL()).save(.defaults)
+        do {
+            try CatalogFile(root: rootOptions.rootURL()).save(.defaults)
+        } catch {
+            throw failure("\(error)")
+        }
     }
 }

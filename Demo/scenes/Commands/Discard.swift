@@ -10,7 +10,8 @@ struct Discard: AsyncParsableCommand {
 
     func run() async throws {
         let id = try sceneOption.sceneID()
-        let registry = try rootOptions.openRegistry()
+        guard try rootOptions.rootExists() else { throw noScene(id, in: try rootOptions.rootURL()) }
+        let registry = try rootOptions.openRegistry(access: .readWrite)
         try requireScene(id, in: registry)
         try await registry.discard(id)
         try await registry.close()

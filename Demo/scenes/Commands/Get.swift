@@ -4,20 +4,27 @@ import SceneStore
 struct Get: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Print one value the way `set` takes it.",
-        discussion: "Bool as true/false, numbers in decimal, URL as its absolute string, Data as base64. Exit status 1 if the key is absent."
+        discussion: """
+            Bool as true/false, numbers in decimal, URL as its absolute string, Data as base64. \
+            Control characters print as \\u{XX} and a backslash as \\\\ (nothing stored can \
+            rewrite the terminal); --json prints the exact value. Exit status 1 if the key is absent. \
+            Reads only: creates nothing.
+            """
     )
 
     @OptionGroup var rootOptions: RootOptions
     @OptionGroup var sceneOption: SceneOption
     @OptionGroup var keyArgument: KeyArgument
+    @Flag(help: #"Print {"type", "value"} as one JSON line (the form `show --json` uses for each key)."#)
+    var json = false
 
     func run() async throws {
         let id = try sceneOption.sceneID()
-        let registry = try rootOptions.openRegistry()
+        let registry = try rootOptions.openRegistry(access: .readOnly)
         guard let value = try registry.store(for: id).snapshot[keyArgument.key] else {
             throw keyArgument.missing(in: id)
         }
-        emit(value.description)
+        emit(json ? try jsonLine(value) : value.description.terminalSafe)
         try await registry.close()
     }
 }

@@ -2,13 +2,14 @@ import ArgumentParser
 import SceneStore
 
 struct List: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "List the scenes that have state.")
+    static let configuration = CommandConfiguration(
+        abstract: "List the scenes that have state.", discussion: "Reads only: creates nothing.")
 
     @OptionGroup var rootOptions: RootOptions
     @Flag(help: "Print one JSON array of {scene, generation, keys}.") var json = false
 
     func run() async throws {
-        let registry = try rootOptions.openRegistry()
+        let registry = try rootOptions.openRegistry(access: .readOnly)
         let ids = try registry.sceneIDs()
         if json {
             struct Entry: Encodable { let scene: String; let generation: UInt64; let keys: Int }

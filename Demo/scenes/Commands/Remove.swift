@@ -11,7 +11,8 @@ struct Remove: AsyncParsableCommand {
 
     func run() async throws {
         let id = try sceneOption.sceneID()
-        let registry = try rootOptions.openRegistry(savePolicy: .onFlush)
+        guard try rootOptions.rootExists() else { throw keyArgument.missing(in: id) }
+        let registry = try rootOptions.openRegistry(access: .readWrite, savePolicy: .onFlush)
         let store = try registry.store(for: id)
         guard store.snapshot[keyArgument.key] != nil else {
             throw keyArgument.missing(in: id)

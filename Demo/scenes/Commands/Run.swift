@@ -22,7 +22,7 @@ struct Run: AsyncParsableCommand {
 
     func run() async throws {
         let id = try sceneOption.sceneID()
-        let registry = try rootOptions.openRegistry()
+        let registry = try rootOptions.openRegistry(access: .readWrite, watcher: .automatic)
         let catalog: LibraryCatalog
         do {
             catalog = try CatalogFile(root: registry.root).load()

@@ -6,7 +6,12 @@ struct SetCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "set",
         abstract: "Set one value; it is durable when the command exits.",
-        discussion: "Give exactly one type flag. Negative numbers work: --int -5, --double -0.5."
+        discussion: """
+            Give exactly one type flag. Negative numbers work: --int -5, --double -0.5. \
+            Numbers are taken in JSON's syntax only (no +, spaces, leading zeros, hex, \
+            underscores, .5 or 1.), plus exactly nan, inf and -inf for --double; a \
+            number a double cannot hold (1e400) is refused rather than rounded to inf or 0.
+            """
     )
 
     @OptionGroup var rootOptions: RootOptions
@@ -14,8 +19,8 @@ struct SetCommand: AsyncParsableCommand {
     @OptionGroup var keyArgument: KeyArgument
 
     @Option(parsing: .unconditional, help: "true or false.") var bool: String?
-    @Option(parsing: .unconditional, help: "A 64-bit integer.") var int: String?
-    @Option(parsing: .unconditional, help: "A double (also nan, inf, -inf).") var double: String?
+    @Option(parsing: .unconditional, help: "A 64-bit integer in decimal: -5, 0, 42.") var int: String?
+    @Option(parsing: .unconditional, help: "A double: -0.5, 2, 6.02e23, or exactly nan, inf, -inf.") var double: String?
     @Option(parsing: .unconditional, help: "A string.") var string: String?
     @Option(parsing: .unconditional, help: "An absolute URL (file:///..., https://...).") var url: String?
     @Option(name: .customLong("data-base64"), parsing: .unconditional, help: "Bytes, base64-encoded.")
@@ -39,11 +44,16 @@ struct SetCommand: AsyncParsableCommand {
             }
         }
         if let int {
-            guard let value = Int(int) else { throw ValidationError("--int takes a 64-bit integer, not \(int.debugDescription)") }
+            guard let value = StrictNumber.int(int) else {
+                throw ValidationError("--int takes a 64-bit decimal integer (like -5 or 42), not \(int.debugDescription)")
+            }
             return .int(value)
         }
         if let double {
-            guard let value = Double(double) else { throw ValidationError("--double takes a number, not \(double.debugDescription)") }
+            guard let value = StrictNumber.double(double) else {
+                throw ValidationError(
+                    "--double takes a finite decimal number (like -0.5 or 6.02e23) or nan, inf, -inf, not \(double.debugDescription)")
+            }
             return .double(value)
         }
         if let string { return .string(string) }
@@ -65,7 +75,7 @@ struct SetCommand: AsyncParsableCommand {
     func run() async throws {
         let id = try sceneOption.sceneID()
         let value = try parsedValue()
-        let registry = try rootOptions.openRegistry(savePolicy: .onFlush)
+        let registry = try rootOptions.openRegistry(access: .readWrite, savePolicy: .onFlush)
         let store = try registry.store(for: id)
         do {
             try store.set(value, forKey: keyArgument.key)
@@ -73,6 +83,7 @@ struct SetCommand: AsyncParsableCommand {
             // Nothing reaches the disk: this registry saves only on flush.
             throw ValidationError(error.description)
         }
+        // A lock held too long ends here: nothing was written (see Scenes.main).
         try await registry.close()
     }
 }

@@ -2,7 +2,12 @@ import ArgumentParser
 import SceneStore
 
 struct Show: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Print every key of a scene.")
+    static let configuration = CommandConfiguration(
+        abstract: "Print every key of a scene.",
+        discussion: """
+            Control characters in keys and values print as \\u{XX} and a backslash as \\\\; \
+            --json prints them exactly. Reads only: creates nothing.
+            """)
 
     @OptionGroup var rootOptions: RootOptions
     @OptionGroup var sceneOption: SceneOption
@@ -11,7 +16,7 @@ struct Show: AsyncParsableCommand {
 
     func run() async throws {
         let id = try sceneOption.sceneID()
-        let registry = try rootOptions.openRegistry()
+        let registry = try rootOptions.openRegistry(access: .readOnly)
         try requireScene(id, in: registry)
         let store = try registry.store(for: id)
         let values = store.snapshot
@@ -25,11 +30,12 @@ struct Show: AsyncParsableCommand {
 
     private func printTable(id: SceneID, generation: UInt64, values: [String: SceneValue]) {
         emit("scene \(id) (generation \(generation), \(values.count) keys)")
-        let width = values.keys.map(\.count).max() ?? 0
+        let width = values.keys.map(\.terminalSafe.count).max() ?? 0
         for key in values.keys.sorted() {
             guard let value = values[key] else { continue }
-            let padded = key.padding(toLength: width, withPad: " ", startingAt: 0)
-            emit("  \(padded)  \(value.kind.rawValue.padding(toLength: 6, withPad: " ", startingAt: 0))  \(value)")
+            let padded = key.terminalSafe.padding(toLength: width, withPad: " ", startingAt: 0)
+            let kind = value.kind.rawValue.padding(toLength: 6, withPad: " ", startingAt: 0)
+            emit("  \(padded)  \(kind)  \(value.description.terminalSafe)")
         }
     }
 }

@@ -17,16 +17,18 @@ struct Watch: AsyncParsableCommand {
         let id = try sceneOption.sceneID()
         let registry = try watcherOption.openRegistry(rootOptions)
         let store = try registry.store(for: id)
+        // Subscribed before "ready": a change made once a script has read
+        // that line is always printed.
+        let events = store.events()
         if json {
             emit(try jsonLine(WatchLine.ready(scene: id, watcher: registry.watcherKind, generation: store.generation)))
         } else {
-            emit("watching scene \(id) in \(registry.root.path) (\(registry.watcherKind?.description ?? "no watcher"))")
+            let root = registry.root.path.terminalSafe
+            emit("watching scene \(id) in \(root) (\(registry.watcherKind?.description ?? "no watcher"))")
         }
-        // A discard finishes the stream; the store stays usable, so follow on.
-        while !Task.isCancelled {
-            for await event in store.events() {
-                emit(json ? try jsonLine(WatchLine(event, scene: id)) : WatchLine(event, scene: id).text)
-            }
+        // The stream goes on after a discard; it ends only if the store closes.
+        for await event in events {
+            emit(json ? try jsonLine(WatchLine(event, scene: id)) : WatchLine(event, scene: id).text)
         }
     }
 }
@@ -85,20 +87,21 @@ struct WatchLine: Encodable {
         }
     }
 
-    /// The plain-text form.
+    /// The plain-text form, control characters escaped (see
+    /// `String.terminalSafe`).
     var text: String {
         switch event {
         case "changed":
-            let from = old.map { "\($0)" } ?? "(none)"
-            let to = new.map { "\($0)" } ?? "(removed)"
+            let from = old.map { $0.description.terminalSafe } ?? "(none)"
+            let to = new.map { $0.description.terminalSafe } ?? "(removed)"
             var where_ = origin ?? ""
             if let pid { where_ += ", pid \(pid)" }
             if let generation { where_ += ", generation \(generation)" }
-            return "\(scene)  \(key ?? ""): \(from) -> \(to)  (\(where_))"
+            return "\(scene)  \((key ?? "").terminalSafe): \(from) -> \(to)  (\(where_))"
         case "discarded":
             return "\(scene)  discarded (\(origin ?? "")\(pid.map { ", pid \($0)" } ?? ""))"
         default:
-            return "\(scene)  \(event): \(detail ?? "")"
+            return "\(scene)  \(event): \((detail ?? "").terminalSafe)"
         }
     }
 }

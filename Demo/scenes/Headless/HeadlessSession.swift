@@ -14,9 +14,15 @@ struct HeadlessSession {
         case signal(Int32)
     }
 
-    /// Runs until `quit`, the end of stdin, or a terminating signal.
-    /// - Returns: the signal that ended the session, if one did.
+    /// Runs until `quit`, the end of stdin, a terminating signal, or the
+    /// reader of stdout going away: SIGPIPE is ignored so that a write
+    /// fails with `EPIPE`, which ends the session like SIGPIPE would have,
+    /// but lets the caller flush the scene first.
+    /// - Returns: the signal that ended the session, if one did (SIGPIPE
+    ///   for a closed stdout).
     func run() async -> Int32? {
+        signal(SIGPIPE, SIG_IGN)
+        defer { signal(SIGPIPE, SIG_DFL) }
         let (events, continuation) = AsyncStream.makeStream(of: Event.self)
         let external = persistence.externalChanges()
         let signals = SignalEvents(SignalEvents.terminating) { continuation.yield(.signal($0)) }
@@ -34,13 +40,16 @@ struct HeadlessSession {
         for await event in events {
             switch event {
             case .line(let text):
-                if handle(text, state: &state) == .quit { return nil }
+                switch handle(text, state: &state) {
+                case .handled: break
+                case .quit: return nil
+                case .outputClosed: return SIGPIPE
+                }
             case .external:
                 let reloaded = persistence.load().state
-                if line(for: reloaded, origin: .external) != line(for: state, origin: .external) {
-                    emitState(reloaded, origin: .external)
-                }
+                let changed = line(for: reloaded, origin: .external) != line(for: state, origin: .external)
                 state = reloaded
+                if changed, !emitState(reloaded, origin: .external) { return SIGPIPE }
             case .endOfInput:
                 return nil
             case .signal(let number):
@@ -63,7 +72,7 @@ struct HeadlessSession {
         return state
     }
 
-    private enum Outcome { case handled, quit }
+    private enum Outcome { case handled, quit, outputClosed }
 
     private func handle(_ text: String, state: inout DemoState) -> Outcome {
         let command: LineCommand
@@ -79,8 +88,7 @@ struct HeadlessSession {
         case .quit:
             return .quit
         case .show:
-            emitState(state, origin: .local)
-            return .handled
+            return emitState(state, origin: .local) ? .handled : .outputClosed
         case .tab(let tab):
             state.perform(.selectTab(tab))
         case .open(let number):
@@ -109,23 +117,30 @@ struct HeadlessSession {
             state = previous
             return .handled
         }
-        emitState(state, origin: .local)
-        return .handled
+        return emitState(state, origin: .local) ? .handled : .outputClosed
     }
 
     private func line(for state: DemoState, origin: StateLine.Origin) -> StateLine {
         StateLine(scene: scene.rawValue, state: state, catalog: persistence.catalog, origin: origin)
     }
 
-    private func emitState(_ state: DemoState, origin: StateLine.Origin) {
+    /// Prints the state line.
+    /// - Returns: false when stdout is gone (`EPIPE`): the session ends.
+    private func emitState(_ state: DemoState, origin: StateLine.Origin) -> Bool {
+        let text: String
         do {
-            emit(try jsonLine(line(for: state, origin: origin)))
+            text = try jsonLine(line(for: state, origin: origin))
         } catch {
             complain("cannot encode the state: \(error)")
+            return true
         }
+        guard let failed = writeLine(text) else { return true }
+        if failed == EPIPE { return false }
+        complain("cannot write the state: \(String(cString: strerror(failed)))")
+        return true
     }
 
     private func complain(_ message: String) {
-        FileHandle.standardError.write(Data("scenes: \(message)\n".utf8))
+        writeError(message)
     }
 }

@@ -2,16 +2,43 @@ import ArgumentParser
 import Foundation
 import SceneStore
 
-/// Where the scenes live; shared by every subcommand.
+/// Where the scenes live and how long to wait for another process's
+/// lock; shared by every subcommand (and accepted before it too:
+/// `scenes --lock-timeout 2 set ...`).
 struct RootOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("The scenes directory (default: $SCENES_ROOT, else the XDG state directory).", valueName: "dir"))
     var root: String?
 
+    @Option(name: .customLong("lock-timeout"), help: ArgumentHelp(
+        "How long to wait for a scene another process has locked before giving up (exit status 75).",
+        valueName: "seconds"))
+    var lockTimeoutSeconds: Double = 10
+
+    func validate() throws {
+        if let root, root.isEmpty {
+            throw ValidationError("--root must name a directory; an empty path would mean the current directory")
+        }
+        guard lockTimeoutSeconds.isFinite, (0...86_400).contains(lockTimeoutSeconds) else {
+            throw ValidationError("--lock-timeout takes 0 to 86400 seconds")
+        }
+    }
+
     /// The registry, opened only after every argument was validated, so
     /// bad input never creates anything.
-    func openRegistry(savePolicy: SceneRegistry.SavePolicy = .default) throws -> SceneRegistry {
-        try SceneRegistry(root: rootURL(), configuration: .init(savePolicy: savePolicy))
+    ///
+    /// One-shot commands take the defaults: no file watcher (no thread
+    /// started for one), and `.readOnly` for those that only read, which
+    /// creates nothing on disk.
+    func openRegistry(
+        access: SceneRegistry.Access,
+        watcher: FileWatcherPreference = .none,
+        savePolicy: SceneRegistry.SavePolicy = .default
+    ) throws -> SceneRegistry {
+        try SceneRegistry(root: rootURL(), configuration: .init(
+            savePolicy: savePolicy, watcher: watcher, lockTimeout: lockTimeout, access: access))
     }
+
+    var lockTimeout: Duration { .milliseconds((lockTimeoutSeconds * 1000).rounded()) }
 
     func rootURL() throws -> URL {
         if let root { return URL(fileURLWithPath: root, isDirectory: true) }
@@ -19,6 +46,13 @@ struct RootOptions: ParsableArguments {
             return URL(fileURLWithPath: root, isDirectory: true)
         }
         return try SceneRegistry.defaultRoot(appID: "scenes")
+    }
+
+    /// Whether the root exists: commands that change a scene that must
+    /// already be there (remove, discard) check it first, so that they
+    /// never create an empty root.
+    func rootExists() throws -> Bool {
+        FileManager.default.fileExists(atPath: try rootURL().path)
     }
 }
 
@@ -40,10 +74,17 @@ struct SceneOption: ParsableArguments {
     }
 }
 
-/// Writes `scenes: message` to stderr; throw the result to exit with 1.
-func failure(_ message: String) -> ExitCode {
-    FileHandle.standardError.write(Data("scenes: \(message)\n".utf8))
-    return ExitCode(1)
+/// Writes `scenes: message` to stderr; throw the result to exit with
+/// `status` (1 unless told).
+func failure(_ message: String, status: Int32 = 1) -> ExitCode {
+    writeError(message)
+    return ExitCode(status)
+}
+
+/// Writes `scenes: message` to stderr, control characters escaped.
+func writeError(_ message: String) {
+    let line = Array("scenes: \(message.escapingControlCharacters(andBackslash: false))\n".utf8)
+    line.withUnsafeBytes { _ = write(STDERR_FILENO, $0.baseAddress, $0.count) }
 }
 
 /// The `KEY` argument, validated with the store's limit before anything
@@ -67,6 +108,11 @@ struct KeyArgument: ParsableArguments {
 /// Checks that the scene has a file, for commands that only read it.
 func requireScene(_ id: SceneID, in registry: SceneRegistry) throws {
     guard try registry.sceneIDs().contains(id) else {
-        throw failure("no scene \(id.rawValue.debugDescription) in \(registry.root.path)")
+        throw noScene(id, in: registry.root)
     }
+}
+
+/// The failure for a scene that has no file in `root`.
+func noScene(_ id: SceneID, in root: URL) -> ExitCode {
+    failure("no scene \(id.rawValue.debugDescription) in \(root.path)")
 }

@@ -33,7 +33,7 @@ struct WatcherOption: ParsableArguments {
     func openRegistry(
         _ rootOptions: RootOptions, savePolicy: SceneRegistry.SavePolicy = .default
     ) throws -> SceneRegistry {
-        try openRegistry(root: rootOptions.rootURL(), savePolicy: savePolicy)
+        try rootOptions.openRegistry(access: .readWrite, watcher: preference, savePolicy: savePolicy)
     }
 
     /// The registry at `root`, watched as chosen.

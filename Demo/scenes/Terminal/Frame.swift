@@ -32,7 +32,8 @@ struct Frame: Equatable {
             output += ANSI.moveTo(row: row + 1)
             var room = columns
             for run in row < lines.count ? lines[row] : [] where room > 0 {
-                let text = String(run.text.prefix(room))
+                // Stored strings and catalog titles never reach the terminal raw.
+                let text = String(run.text.terminalSafe.prefix(room))
                 room -= text.count
                 output += run.style == .plain ? text : run.style.code + text + ANSI.resetStyle
             }

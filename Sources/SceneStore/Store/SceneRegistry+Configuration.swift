@@ -30,6 +30,20 @@ extension SceneRegistry {
         public init() {}
     }
 
+    /// Whether a registry may change anything on disk.
+    public enum Access: Sendable, Equatable {
+        /// Creates the root, saves, discards and recovers damaged files.
+        case readWrite
+        /// Only reads: creates nothing on disk (no root, lock file or
+        /// quarantine) and never takes a lock. A missing root holds no
+        /// scenes; a damaged file is left in place and its scene reads as
+        /// empty. `set`, `flush` and ``SceneRegistry/discard(_:)-(SceneID)``
+        /// throw ``SceneStoreError/readOnly(scene:)``;
+        /// ``SceneStore/removeValue(forKey:)`` is a logged no-op; closing
+        /// writes nothing.
+        case readOnly
+    }
+
     /// How a registry behaves; the defaults suit an app.
     public struct Configuration: Sendable {
         public var savePolicy: SavePolicy
@@ -44,19 +58,24 @@ extension SceneRegistry {
         /// Saves hold the lock for about a millisecond, so only a stopped
         /// or stuck process ever makes anyone wait this long.
         public var lockTimeout: Duration
+        /// Whether the registry may write (``Access/readWrite``, the
+        /// default) or only reads (``Access/readOnly``: inspection tools).
+        public var access: Access
 
         public init(
             savePolicy: SavePolicy = .default,
             limits: Limits = Limits(),
             watcher: FileWatcherPreference = .automatic,
             logger: Logger = Logger(label: "SceneStore"),
-            lockTimeout: Duration = .seconds(10)
+            lockTimeout: Duration = .seconds(10),
+            access: Access = .readWrite
         ) {
             self.savePolicy = savePolicy
             self.limits = limits
             self.watcher = watcher
             self.logger = logger
             self.lockTimeout = lockTimeout
+            self.access = access
         }
     }
 }

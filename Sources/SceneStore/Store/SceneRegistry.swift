@@ -35,12 +35,15 @@ public final class SceneRegistry: Sendable {
     }
 
     /// Opens (creating it with mode 0700 if needed) the registry at `root`.
+    /// A ``Access/readOnly`` registry creates nothing: its root may be
+    /// missing (it then holds no scenes).
     /// - Throws: ``SceneStoreError/io(syscall:path:errno:)`` when the root
     ///   cannot be created or is not a directory.
     public init(root: URL, configuration: Configuration = Configuration()) throws {
         self.root = root.standardizedFileURL
         self.configuration = configuration
-        try SceneDirectory.prepare(root: self.root)
+        let writable = configuration.access == .readWrite
+        if writable { try SceneDirectory.prepare(root: self.root) }
         if let mode = SceneDirectory.looseMode(of: self.root) {
             configuration.logger.warning("scene root is accessible to other users; SceneStore creates it 0700", metadata: [
                 "root": "\(self.root.path)", "mode": "\(String(mode, radix: 8))",
@@ -48,9 +51,13 @@ public final class SceneRegistry: Sendable {
         }
         self.directory = SceneDirectory(
             root: self.root, limits: configuration.limits, lockTimeout: configuration.lockTimeout)
-        let state = Locked(State(leftovers: directory.scenesWithLeftovers()))
+        let state = Locked(State(leftovers: writable ? directory.scenesWithLeftovers() : []))
         self.state = state
-        let watcher = makeFileWatcher(configuration.watcher, logger: configuration.logger)
+        guard let watcher = makeFileWatcher(configuration.watcher, logger: configuration.logger) else {
+            self.watchToken = nil
+            self.watcher = nil
+            return
+        }
         do {
             let logger = configuration.logger
             self.watchToken = try watcher.watch(directory: self.root) { event in
@@ -133,9 +140,14 @@ public final class SceneRegistry: Sendable {
         try store(for: SceneID(id))
     }
 
-    /// The scenes that have a file in the root, sorted.
+    /// The scenes that have a file in the root, sorted (none for a
+    /// read-only registry whose root does not exist).
     public func sceneIDs() throws -> [SceneID] {
-        try directory.sceneIDs()
+        do {
+            return try directory.sceneIDs()
+        } catch .io(_, _, ENOENT) where configuration.access == .readOnly {
+            return []
+        }
     }
 
     /// Deletes a scene's state, like discarding a scene session. Open

@@ -9,6 +9,7 @@ extension SceneStore {
     /// ends is written first, then the scene file is removed, so another
     /// process tells this discard from a file that vanished.
     func discard() async throws {
+        guard configuration.access == .readWrite else { throw SceneStoreError.readOnly(scene: id.rawValue) }
         try await onIO { () throws in
             let lock = try self.directory.lock(self.id)
             defer { lock.unlock() }
@@ -33,7 +34,7 @@ extension SceneStore {
 
     /// Closes the store gracefully. From the moment of the call, sets
     /// throw ``SceneStoreError/closed(scene:)``; every set that returned
-    /// before is saved; then streams finish.
+    /// before is saved (a read-only store has none); then streams finish.
     /// - Throws: the save's error (the unsaved values are then lost with
     ///   the store: the caller was told).
     func close() async throws {
@@ -42,7 +43,7 @@ extension SceneStore {
             state.withLock { $0.close() }
             state.deliver(\.broadcast)
         }
-        try await flush()
+        if configuration.access == .readWrite { try await flush() }
     }
 
     /// Drops everything in memory without saving, as `kill -9` would.

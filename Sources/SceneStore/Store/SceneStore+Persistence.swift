@@ -20,7 +20,13 @@ extension SceneStore {
             state.withLock { $0.load(file) }
         case .newerVersion(let version):
             throw unsupported(version)
-        case .damaged:
+        case .damaged(let problem):
+            guard configuration.access == .readWrite else {
+                logger.warning("damaged scene file left in place (read-only); the scene reads as empty", metadata: [
+                    "scene": "\(id)", "problem": "\(problem)",
+                ])
+                return
+            }
             let lock = try directory.lock(id)
             defer { lock.unlock() }
             switch try directory.read(id) {
@@ -279,9 +285,10 @@ extension SceneStore {
     /// Returns once every value set before the call is durable on disk.
     ///
     /// - Throws: ``SceneStoreError`` when the save fails (full disk, a file
-    ///   of a newer format, a lock held too long, ...); the values stay in
-    ///   memory and the next save or flush tries again.
+    ///   of a newer format, a lock held too long, a read-only registry ...);
+    ///   the values stay in memory and the next save or flush tries again.
     public func flush() async throws {
+        guard configuration.access == .readWrite else { throw SceneStoreError.readOnly(scene: id.rawValue) }
         try await onIO { () throws in try self.saveNow() }
     }
 

@@ -28,7 +28,8 @@ extension SceneStore {
             case nil:
                 break
             case .missing?, .damaged?:
-                try reloadHoldingLock()
+                // A read-only store takes no lock and keeps what it read.
+                if configuration.access == .readWrite { try reloadHoldingLock() }
             case .file(let file)?:
                 adoptExternal(file)
             case .newerVersion(let version)?:

@@ -32,6 +32,7 @@ extension SceneStore {
         forKey key: String, default defaultValue: Value,
         _ transform: @escaping @Sendable (Value) throws -> Value
     ) async throws -> Value {
+        guard configuration.access == .readWrite else { throw SceneStoreError.readOnly(scene: id.rawValue) }
         let result = ResultBox<Value>()
         let change: @Sendable (SceneValue?) throws -> SceneValue? = { stored in
             let current: Value

@@ -115,8 +115,9 @@ public final class SceneStore: Sendable {
     ///
     /// - Throws: ``SceneStoreError/invalidKey(_:limit:)``,
     ///   ``SceneStoreError/valueTooLarge(key:size:limit:)``,
-    ///   ``SceneStoreError/sceneTooLarge(scene:key:size:limit:)`` or
-    ///   ``SceneStoreError/closed(scene:)``; nothing is changed then.
+    ///   ``SceneStoreError/sceneTooLarge(scene:key:size:limit:)``,
+    ///   ``SceneStoreError/closed(scene:)`` or
+    ///   ``SceneStoreError/readOnly(scene:)``; nothing is changed then.
     public func set<Value: SceneStorable>(_ value: Value, forKey key: String) throws(SceneStoreError) {
         try apply(key: key, value: value.sceneValue)
     }
@@ -126,7 +127,8 @@ public final class SceneStore: Sendable {
         try set(value, forKey: key.name)
     }
 
-    /// Removes the value for `key` (a no-op if absent, invalid or closed).
+    /// Removes the value for `key` (a no-op if absent, invalid, closed or
+    /// read-only; `set(nil)` throws instead).
     public func removeValue(forKey key: String) {
         do {
             try apply(key: key, value: nil)
@@ -149,6 +151,7 @@ public final class SceneStore: Sendable {
     /// - Parameter scheduling: whether the save schedule hears of the edit
     ///   (not when the caller saves it at once, holding the lock).
     func apply(key: String, value: SceneValue?, scheduling: Bool = true) throws(SceneStoreError) {
+        guard configuration.access == .readWrite else { throw .readOnly(scene: id.rawValue) }
         let limits = configuration.limits
         guard Self.keyProblem(key, limit: limits.maxKeyBytes) == nil else {
             throw .invalidKey(key, limit: limits.maxKeyBytes)

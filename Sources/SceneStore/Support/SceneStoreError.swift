@@ -29,6 +29,9 @@ public enum SceneStoreError: Error, Sendable, Hashable, CustomStringConvertible 
     /// An ``SceneStore/update(forKey:default:_:)`` found a value of another
     /// kind under `key`; nothing was written.
     case wrongType(key: String, stored: SceneValue.Kind, expected: String)
+    /// A write (set, flush, discard) to a store of a registry opened
+    /// ``SceneRegistry/Access/readOnly``; nothing was changed.
+    case readOnly(scene: String)
 
     public var description: String {
         switch self {
@@ -54,6 +57,8 @@ public enum SceneStoreError: Error, Sendable, Hashable, CustomStringConvertible 
             "key \(key.debugDescription) holds a \(stored.rawValue), not a \(expected); nothing was written"
         case .generationExhausted(let scene):
             "scene \(scene.debugDescription) has a generation that cannot grow; its file is treated as damaged"
+        case .readOnly(let scene):
+            "scene \(scene.debugDescription) is open read-only; nothing was changed"
         }
     }
 }

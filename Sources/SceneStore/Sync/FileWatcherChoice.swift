@@ -12,17 +12,21 @@ public enum FileWatcherPreference: Sendable, Equatable {
     /// `stat` of the directory's entries every `interval`: for network file
     /// systems, where inotify does not see writes made on other machines.
     case polling(interval: Duration)
+    /// No watcher at all, and no thread for one: changes by other processes
+    /// are seen only when a save merges them. For one-shot tools that read
+    /// or write once and exit.
+    case none
 }
 
 /// The polling interval used when inotify cannot serve.
 package let defaultFallbackPollingInterval: Duration = .milliseconds(250)
 
-/// The watcher for `preference`.
+/// The watcher for `preference`, or `nil` for ``FileWatcherPreference/none``.
 ///
 /// - Parameters:
 ///   - preference: the caller's choice.
 ///   - logger: where a fallback to polling is reported.
-package func makeFileWatcher(_ preference: FileWatcherPreference, logger: Logger) -> any FileWatcher {
+package func makeFileWatcher(_ preference: FileWatcherPreference, logger: Logger) -> (any FileWatcher)? {
     switch preference {
     case .automatic:
         #if os(Linux)
@@ -41,6 +45,8 @@ package func makeFileWatcher(_ preference: FileWatcherPreference, logger: Logger
         #endif
     case .polling(let interval):
         return PollingWatcher(interval: interval)
+    case .none:
+        return nil
     }
 }
 

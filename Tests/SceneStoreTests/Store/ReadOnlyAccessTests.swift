@@ -1,0 +1,72 @@
+import Foundation
+import SceneStore
+import SceneStoreTesting
+import Testing
+
+/// A registry opened `.readOnly` reads and changes nothing on disk;
+/// `.none` starts no file watcher.
+@Suite struct ReadOnlyAccessTests {
+    static func readOnly(_ root: URL) throws -> SceneRegistry {
+        try SceneRegistry(root: root, configuration: .init(watcher: .none, access: .readOnly))
+    }
+
+    static func listing(_ directory: URL) -> [String] {
+        (FileManager.default.enumerator(atPath: directory.path)?.allObjects as? [String] ?? []).sorted()
+    }
+
+    @Test func aMissingRootStaysMissingAndWritesThrow() async throws {
+        let fixture = try SceneStoreFixture()
+        let root = fixture.directory.appendingPathComponent("absent")
+        let registry = try Self.readOnly(root)
+        #expect(try registry.sceneIDs() == [])
+        let store = try registry.store(for: "main")
+        #expect(store.snapshot.isEmpty)
+        #expect(registry.watcherKind == nil)
+        #expect(throws: SceneStoreError.readOnly(scene: "main")) { try store.set(1, forKey: "k") }
+        #expect(throws: SceneStoreError.readOnly(scene: "main")) { try store.set(nil as Int?, forKey: "k") }
+        store.removeValue(forKey: "k")
+        await #expect(throws: SceneStoreError.readOnly(scene: "main")) { try await store.flush() }
+        await #expect(throws: SceneStoreError.readOnly(scene: "main")) { try await registry.discard("main") }
+        try await registry.close()
+        #expect(!FileManager.default.fileExists(atPath: root.path))
+        await fixture.tearDown()
+    }
+
+    @Test func readsAnExistingSceneAndLeavesTheRootAsItWas() async throws {
+        let fixture = try SceneStoreFixture()
+        let writer = try fixture.registry.store(for: "main")
+        try writer.set(7, forKey: "k")
+        try await fixture.registry.close()
+        try FileManager.default.removeItem(at: fixture.root.appendingPathComponent(".main~lock"))
+        try Data("damaged".utf8).write(to: fixture.root.appendingPathComponent("broken.json"))
+        let before = Self.listing(fixture.root)
+
+        let registry = try Self.readOnly(fixture.root)
+        #expect(try registry.sceneIDs().map(\.rawValue) == ["broken", "main"])
+        let store = try registry.store(for: "main")
+        #expect(store.value(forKey: "k", default: 0) == 7)
+        #expect(try registry.store(for: "broken").snapshot.isEmpty)
+        #expect(throws: SceneStoreError.readOnly(scene: "main")) { try store.set(8, forKey: "k") }
+        try await registry.close()
+
+        #expect(Self.listing(fixture.root) == before)
+        #expect(try Data(contentsOf: fixture.root.appendingPathComponent("broken.json")) == Data("damaged".utf8))
+        let again = try Self.readOnly(fixture.root)
+        #expect(try again.store(for: "main").value(forKey: "k", default: 0) == 7)
+        try await again.close()
+        await fixture.tearDown()
+    }
+
+    @Test func noWatcherPreferenceStartsNone() async throws {
+        let fixture = try SceneStoreFixture()
+        let registry = try SceneRegistry(root: fixture.root, configuration: .init(watcher: .none))
+        #expect(registry.watcherKind == nil)
+        let store = try registry.store(for: "main")
+        #expect(store.watcherKind == nil)
+        try store.set(1, forKey: "k")
+        try await registry.close()
+        let relaunched = try await fixture.relaunch()
+        #expect(try relaunched.store(for: "main").value(forKey: "k", default: 0) == 1)
+        await fixture.tearDown()
+    }
+}

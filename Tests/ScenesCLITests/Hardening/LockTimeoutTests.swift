@@ -1,0 +1,42 @@
+import Foundation
+import SceneStoreTesting
+import Testing
+
+/// `--lock-timeout`: a stopped lock holder makes `scenes set` give up,
+/// name the holder and exit 75 (EX_TEMPFAIL) with nothing written.
+@Suite(.timeLimit(.minutes(2)), .enabled(if: LockHolder.isAvailable, "needs util-linux flock"))
+struct LockTimeoutTests {
+    @Test func setGivesUpOnAStoppedHolder() throws {
+        let fixture = try SceneStoreFixture()
+        #expect(try scenes(["set", "--scene", "a", "k", "--int", "1"], root: fixture.root).status == 0)
+        let file = fixture.root.appendingPathComponent("a.json")
+        let before = try Data(contentsOf: file)
+
+        let holder = try LockHolder(scene: "a", root: fixture.root)
+        defer { holder.release() }
+        holder.stop()
+        let start = ContinuousClock.now
+        let result = try scenes(["--lock-timeout", "0.5", "set", "--scene", "a", "k", "--int", "2"], root: fixture.root)
+        let waited = ContinuousClock.now - start
+        #expect(result.status == 75, "\(result.stderr)")
+        #expect(result.stderr.contains("locked by pid \(holder.pid)"), "\(result.stderr)")
+        #expect(result.stderr.contains("nothing was written"))
+        #expect(waited < .seconds(8), "waited \(waited), not the 0.5 s asked for")
+        #expect(try Data(contentsOf: file) == before)
+        #expect(treeListing(fixture.root) == [".a~lock", "a.json"])
+
+        // After the holder lets go, the same command works.
+        holder.release()
+        #expect(try scenes(["--lock-timeout", "0.5", "set", "--scene", "a", "k", "--int", "2"], root: fixture.root).status == 0)
+        #expect(try scenes(["get", "--scene", "a", "k"], root: fixture.root).stdout == "2\n")
+    }
+
+    @Test(arguments: ["-1", "nan", "inf", "abc", "100000"])
+    func badTimeoutsAreUsageErrors(value: String) throws {
+        let fixture = try SceneStoreFixture()
+        let root = fixture.directory.appendingPathComponent("absent")
+        let result = try scenes(["--lock-timeout", value, "set", "--scene", "a", "k", "--int", "1"], root: root)
+        #expect(result.status == 64, "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: root.path))
+    }
+}

@@ -1,0 +1,222 @@
+import Foundation
+import SceneStoreTesting
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A `scenes` process caught while its registry is open, looked at through
+/// /proc: either blocked writing to a full stdout pipe (commands that print)
+/// or waiting for a scene lock another process holds (commands that write).
+final class HeldScenes {
+    let process: Process
+    private let stdoutRead: FileHandle?
+
+    /// Starts `scenes <arguments>` with stdout on a pipe that is already
+    /// full, so its first line blocks in write(2) until ``release()``.
+    static func blockedOnStdout(_ arguments: [String], root: URL) throws -> HeldScenes {
+        let pipe = try cloexecPipe()
+        let writeFD = pipe.write.fileDescriptor
+        let flags = fcntl(writeFD, F_GETFL)
+        _ = fcntl(writeFD, F_SETFL, flags | O_NONBLOCK)
+        let chunk = [UInt8](repeating: UInt8(ascii: "x"), count: 4096)
+        while chunk.withUnsafeBytes({ write(writeFD, $0.baseAddress, $0.count) }) > 0 {}
+        // Flag of the shared open file description: blocking again for the child.
+        _ = fcntl(writeFD, F_SETFL, flags)
+        let process = scenesProcess(arguments, root: root)
+        process.standardOutput = pipe.write
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        try pipe.write.close()
+        return HeldScenes(process: process, stdoutRead: pipe.read)
+    }
+
+    /// Starts `scenes <arguments>`; the caller holds a lock it will wait for.
+    static func waitingForLock(_ arguments: [String], root: URL) throws -> HeldScenes {
+        let process = scenesProcess(arguments, root: root)
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        return HeldScenes(process: process, stdoutRead: nil)
+    }
+
+    private init(process: Process, stdoutRead: FileHandle?) {
+        self.process = process
+        self.stdoutRead = stdoutRead
+    }
+
+    var pid: Int32 { process.processIdentifier }
+
+    /// Waits until `condition` holds, checking every few milliseconds.
+    /// - Returns: false if it did not hold within `timeout`.
+    func wait(upTo timeout: Duration = .seconds(20), until condition: () -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if condition() { return true }
+            if !process.isRunning { return condition() }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        return false
+    }
+
+    /// Whether a thread of the process is in write(2) on fd 1.
+    var isBlockedWritingStdout: Bool {
+        entries("/proc/\(pid)/task").contains { task in
+            ((try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/syscall", encoding: .utf8)) ?? "")
+                .hasPrefix("\(writeSyscallNumber) 0x1 ")
+        }
+    }
+
+    /// Whether the process has a file open whose path ends with `suffix`.
+    func hasOpen(suffix: String) -> Bool {
+        fdTargets.contains { $0.hasSuffix(suffix) }
+    }
+
+    var fdTargets: [String] {
+        entries("/proc/\(pid)/fd").compactMap { try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\($0)") }
+    }
+
+    var threadNames: [String] {
+        entries("/proc/\(pid)/task").map { task in
+            ((try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/comm", encoding: .utf8)) ?? "")
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+    }
+
+    /// What a file watcher would leave: an inotify descriptor or the
+    /// inotify owner thread (the polling watcher runs on a dispatch queue
+    /// and registers nothing the automatic choice would not show first).
+    var watcherTraces: [String] {
+        fdTargets.filter { $0 == "anon_inode:inotify" } + threadNames.filter { $0.hasPrefix("SceneStore.ino") }
+    }
+
+    /// Reads stdout (the filler first) until `done` holds for what came
+    /// after the filler, the output ends, or `timeout` passes.
+    /// - Returns: the output after the filler, or `nil` without a stdout pipe.
+    func readUntil(within timeout: Duration, _ done: (String) -> Bool) -> String? {
+        guard let stdoutRead else { return nil }
+        let fd = stdoutRead.fileDescriptor
+        let deadline = ContinuousClock.now + timeout
+        var output: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while ContinuousClock.now < deadline {
+            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, 50) >= 0 else { continue }
+            if poller.revents == 0 { continue }
+            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count <= 0 { break }
+            let chunk = buffer[..<count]
+            output += output.isEmpty ? chunk.drop(while: { $0 == UInt8(ascii: "x") }) : chunk
+            if done(String(decoding: output, as: UTF8.self)) { break }
+        }
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    /// Lets the process go on (drains its stdout) and waits for its exit.
+    /// - Returns: its exit status.
+    func release() async -> Int32 {
+        if let stdoutRead {
+            // Until the process exits, not until an end of file.
+            let fd = stdoutRead.fileDescriptor
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            while process.isRunning {
+                var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                if poll(&poller, 1, 20) > 0 {
+                    if buffer.withUnsafeMutableBytes({ read(fd, $0.baseAddress, $0.count) }) <= 0 { break }
+                }
+            }
+        }
+        return await withCheckedContinuation { [process] continuation in
+            DispatchQueue.global().async {
+                process.waitUntilExit()
+                continuation.resume(returning: process.terminationStatus)
+            }
+        }
+    }
+
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+
+    private func entries(_ directory: String) -> [String] {
+        (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+    }
+}
+
+/// write(2) in /proc/<pid>/syscall.
+#if arch(arm64)
+private let writeSyscallNumber = 64
+#else
+private let writeSyscallNumber = 1
+#endif
+
+/// util-linux `flock` holding `<root>/.<scene>~lock` while it runs
+/// `sleep`: another process holding the scene's lock, for as long as a
+/// test wants. Both are ended by pid (nothing waits for an end of file
+/// that a descriptor inherited by a parallel test's child could delay).
+final class LockHolder {
+    let process = Process()
+    /// The `sleep` that flock runs (it holds the lock too).
+    private let sleeperPID: Int32
+
+    /// Returns once the lock is held.
+    init(scene: String, root: URL) throws {
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
+        process.arguments = [root.appendingPathComponent(".\(scene)~lock").path, "sh", "-c", "echo $$; exec sleep 3600"]
+        let output = try cloexecPipe()
+        process.standardOutput = output.write
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        try output.write.close()
+        var line = Data()
+        while let byte = try output.read.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) {
+            line.append(byte)
+        }
+        guard let pid = Int32(String(decoding: line, as: UTF8.self)) else {
+            kill(process.processIdentifier, SIGKILL)
+            throw LockHolderFailure(description: "flock printed \(String(decoding: line, as: UTF8.self).debugDescription)")
+        }
+        sleeperPID = pid
+    }
+
+    static var isAvailable: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/flock") }
+
+    var pid: Int32 { process.processIdentifier }
+
+    func stop() { kill(pid, SIGSTOP) }
+
+    /// Lets go of the lock: `sleep` is killed, flock resumes and exits.
+    func release() {
+        guard process.isRunning else { return }
+        kill(sleeperPID, SIGKILL)
+        kill(pid, SIGCONT)
+        process.waitUntilExit()
+    }
+
+    deinit { release() }
+}
+
+/// glibc's pipe2(2), which the Glibc module leaves out (it needs _GNU_SOURCE).
+@_silgen_name("pipe2")
+private func systemPipe2(_ fds: UnsafeMutablePointer<Int32>, _ flags: Int32) -> Int32
+
+/// A pipe whose two descriptors are close-on-exec from the start, so that
+/// no other child spawned meanwhile (tests run in parallel) inherits them:
+/// closing the test's end really closes the pipe.
+func cloexecPipe() throws -> (read: FileHandle, write: FileHandle) {
+    var fds: [Int32] = [-1, -1]
+    guard systemPipe2(&fds, O_CLOEXEC) == 0 else { throw LockHolderFailure(description: "pipe2: errno \(errno)") }
+    return (FileHandle(fileDescriptor: fds[0], closeOnDealloc: true), FileHandle(fileDescriptor: fds[1], closeOnDealloc: true))
+}
+
+struct LockHolderFailure: Error, CustomStringConvertible {
+    let description: String
+}
+
+/// Every path under `directory`, relative, sorted (empty if it is missing).
+func treeListing(_ directory: URL) -> [String] {
+    guard let enumerator = FileManager.default.enumerator(atPath: directory.path) else { return [] }
+    return (enumerator.allObjects as? [String] ?? []).sorted()
+}
