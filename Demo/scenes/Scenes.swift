@@ -12,7 +12,7 @@ struct Scenes: AsyncParsableCommand {
             $XDG_STATE_HOME/scenes/scenes (~/.local/state/scenes/scenes).
             """,
         subcommands: [
-            List.self, Show.self, Get.self, SetCommand.self, Remove.self, Discard.self, Watch.self, Stress.self,
+            List.self, Show.self, Get.self, SetCommand.self, Remove.self, Discard.self, Watch.self, Stress.self, Torture.self,
             Run.self, Catalog.self, Bench.self, Probe.self,
         ]
     )

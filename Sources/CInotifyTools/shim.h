@@ -10,4 +10,12 @@ static inline const char *scenestore_inotify_event_name(const struct inotify_eve
     return event->name;
 }
 
+/// Names the calling thread (15 bytes at most), as `/proc/self/task/*/comm`
+/// shows it: pthread_setname_np needs _GNU_SOURCE, which Swift's Glibc
+/// module does not define.
+#include <sys/prctl.h>
+static inline int scenestore_name_this_thread(const char *name) {
+    return prctl(PR_SET_NAME, (unsigned long)name, 0, 0, 0);
+}
+
 #endif

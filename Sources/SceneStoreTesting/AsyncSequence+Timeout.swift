@@ -1,3 +1,5 @@
+import SceneStore
+
 /// Waiting on a stream without sleeping: the first element that matches,
 /// or `nil` once `timeout` has passed or the sequence finished. The timeout
 /// only bounds a test that would otherwise hang; it never decides success.
@@ -23,30 +25,35 @@ extension AsyncSequence where Self: Sendable, Element: Sendable {
         }
     }
 
-    /// The first `count` elements, or fewer if `timeout` passed or the
-    /// sequence finished first.
+    /// The first `count` elements, or those that arrived before `timeout`
+    /// passed or the sequence finished.
     public func prefix(
         _ count: Int, within timeout: Duration = .seconds(10)
     ) async -> [Element] {
-        await withTaskGroup(of: [Element]?.self) { group in
+        let collected = Collected<Element>()
+        await withTaskGroup(of: Void.self) { group in
             group.addTask {
-                var collected: [Element] = []
                 do {
                     for try await element in self {
-                        collected.append(element)
-                        if collected.count == count { break }
+                        let done = collected.items.withLock {
+                            $0.append(element)
+                            return $0.count == count
+                        }
+                        if done { break }
                     }
                 } catch {}
-                return collected
             }
             group.addTask {
                 try? await Task.sleep(for: timeout)
-                return nil
             }
-            var result: [Element] = []
-            if let first = await group.next(), let collected = first { result = collected }
+            await group.next()
             group.cancelAll()
-            return result
         }
+        return collected.items.withLock { $0 }
     }
+}
+
+/// What ``AsyncSequence/prefix(_:within:)`` gathered, shared with its task.
+private final class Collected<Element: Sendable>: Sendable {
+    let items = Locked<[Element]>([])
 }

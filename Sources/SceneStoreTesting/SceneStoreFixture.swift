@@ -63,12 +63,21 @@ public final class SceneStoreFixture: Sendable {
         return try replaceCurrent()
     }
 
-    /// Another registry on the same root, with its own writer identity,
-    /// locks and watcher: to the current registry it is another process.
-    public func secondProcess(configuration: SceneRegistry.Configuration? = nil) throws -> SceneRegistry {
+    /// Another registry on the same root, in this process, with its own
+    /// writer identity, lock descriptors (`flock` excludes per open file,
+    /// so the two exclude each other) and watcher: it meets the current
+    /// registry only through the disk, as another process's would. For a
+    /// real second process, launch your app's executable on ``root``.
+    public func otherRegistry(configuration: SceneRegistry.Configuration? = nil) throws -> SceneRegistry {
         let other = try SceneRegistry(root: root, configuration: configuration ?? self.configuration)
         registries.withLock { $0.others.append(other) }
         return other
+    }
+
+    @available(*, deprecated, renamed: "otherRegistry(configuration:)",
+               message: "it opens a registry in this process, not a process")
+    public func secondProcess(configuration: SceneRegistry.Configuration? = nil) throws -> SceneRegistry {
+        try otherRegistry(configuration: configuration)
     }
 
     /// Closes every registry and deletes the temporary directory.

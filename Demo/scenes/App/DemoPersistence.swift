@@ -4,6 +4,10 @@ import SceneStore
 
 /// Keeps a ``DemoState`` in a scene: the tab as a `String`, each stack as
 /// `Data` through a ``PathBinding``, the link selections as JSON `Data`.
+///
+/// Stacks are saved as edits of what the scene holds (``PathBinding/save(_:from:)``),
+/// never by replacing it: an element another window pushed meanwhile, or
+/// one a newer demo stored that this one cannot show, stays in the scene.
 struct DemoPersistence: Sendable {
     let store: SceneStore
     let catalog: LibraryCatalog
@@ -47,24 +51,32 @@ struct DemoPersistence: Sendable {
     }
 
     /// Saves the parts of `state` that differ from `previous` (the store
-    /// coalesces the writes).
-    /// - Throws: the store's limit errors, or an encoding error.
-    func save(_ state: DemoState, previous: DemoState) throws {
+    /// coalesces the writes). Each changed stack is saved as the edit from
+    /// `previous`, and `state` then holds the stack as the scene has it
+    /// (with a push another window made meanwhile under this one's).
+    /// - Throws: the store's limit errors, a ``PathBindingError``, or an
+    ///   encoding error.
+    func save(_ state: inout DemoState, previous: DemoState) throws {
         if state.tab != previous.tab { try store.set(state.tab, forKey: DemoKeys.tab) }
-        if state.mixed != previous.mixed { try mixed.save(state.mixed) }
-        if state.books != previous.books { try books.save(state.books) }
-        if state.library != previous.library { try library.save(state.library) }
+        if state.mixed != previous.mixed { state.mixed = try mixed.save(state.mixed, from: previous.mixed) }
+        if state.books != previous.books { state.books = try books.save(state.books, from: previous.books) }
+        if state.library != previous.library {
+            state.library = try library.save(state.library, from: previous.library)
+        }
+        state.trimCursors()
         if state.cursors != previous.cursors {
             try store.set(JSONEncoder().encode(state.cursors), forKey: DemoKeys.cursors)
         }
     }
 
-    /// Saves the three stacks as they are (after a restore dropped
-    /// elements, so that the scene no longer holds them).
-    func saveStacks(of state: DemoState) throws {
-        try mixed.save(state.mixed)
-        try books.save(state.books)
-        try library.save(state.library)
+    /// Stores the Library stack as ``load()`` restored it into `state`,
+    /// dropping what it left out: items removed from the catalog, which is
+    /// shared by every process on the root and so gone for all of them (and
+    /// any reference that no longer decodes). Elements of the other stacks
+    /// that this demo cannot show stay stored.
+    func dropRemovedLibraryItems(from state: DemoState) throws {
+        guard let stored = library.restore(), !stored.dropped.isEmpty else { return }
+        try library.replace(with: state.library)
     }
 
     /// One element (the writer's pid, if known) per save another process

@@ -7,6 +7,6 @@ struct Probe: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Measure descriptors, threads, watches and CPU of this process (for tests).",
         shouldDisplay: false,
-        subcommands: [Lifecycle.self, Idle.self, HighFD.self, Follow.self]
+        subcommands: [Lifecycle.self, Idle.self, HighFD.self, Follow.self, FileLimit.self]
     )
 }

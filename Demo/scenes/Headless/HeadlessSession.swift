@@ -55,9 +55,9 @@ struct HeadlessSession {
         if !dropped.isEmpty {
             complain("restored scene \(scene) without \(dropped.count) element(s): " + dropped.joined(separator: "; "))
             do {
-                try persistence.saveStacks(of: state)
+                try persistence.dropRemovedLibraryItems(from: state)
             } catch {
-                complain("cannot save the restored stacks: \(error)")
+                complain("cannot drop the removed Library items: \(error)")
             }
         }
         return state
@@ -103,7 +103,7 @@ struct HeadlessSession {
             state.perform(.showSettings)
         }
         do {
-            try persistence.save(state, previous: previous)
+            try persistence.save(&state, previous: previous)
         } catch {
             complain("cannot save: \(error)")
             state = previous

@@ -30,7 +30,7 @@ struct InteractiveSession {
         var notice: String?
         if !dropped.isEmpty {
             notice = "Restored without \(dropped.count) element(s) no longer available: " + dropped.joined(separator: "; ")
-            try? persistence.saveStacks(of: state)
+            try? persistence.dropRemovedLibraryItems(from: state)
         }
 
         let terminal = try TerminalMode()
@@ -70,7 +70,7 @@ struct InteractiveSession {
                 apply(action, to: &state)
                 notice = nil
                 do {
-                    try persistence.save(state, previous: previous)
+                    try persistence.save(&state, previous: previous)
                 } catch {
                     notice = "Cannot save: \(error)"
                 }

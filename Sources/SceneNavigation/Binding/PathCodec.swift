@@ -12,21 +12,58 @@ public struct PathCodec<Path: Equatable & Sendable>: Sendable {
         public var path: Path
         public var dropped: [String]
 
+        /// For each stored element, in stored order, whether it is in
+        /// `path`: what lets a binding write the others back in place.
+        /// `nil` from a codec made with ``PathCodec/init(empty:encode:decode:)``.
+        var restored: [Bool]?
+
         public init(path: Path, dropped: [String]) {
             self.path = path
             self.dropped = dropped
+        }
+
+        init(path: Path, dropped: [String], restored: [Bool]) {
+            self.path = path
+            self.dropped = dropped
+            self.restored = restored
         }
     }
 
     public let encode: @Sendable (Path) throws -> Data
     public let decode: @Sendable (Data) throws -> Decoded
+    /// The path with no element: what a bound model shows once the key is
+    /// removed or the scene discarded.
+    public let empty: Path?
 
+    /// A codec of your own.
+    ///
+    /// A ``PathBinding`` can keep the elements such a codec leaves out of
+    /// a path only if it writes the factories' format; otherwise it refuses
+    /// to save over a stored path that `decode` did not fully restore
+    /// (``PathBindingError/wouldDropElements(scene:key:dropped:)``).
+    ///
+    /// - Parameter empty: the path with no element; when `nil`, a binding
+    ///   asks `decode` for it from an empty path document.
     public init(
+        empty: Path? = nil,
         encode: @escaping @Sendable (Path) throws -> Data,
         decode: @escaping @Sendable (Data) throws -> Decoded
     ) {
         self.encode = encode
         self.decode = decode
+        self.empty = empty ?? (try? PathDocument.encode([StoredElement]())).flatMap { try? decode($0).path }
+    }
+}
+
+extension PathCodec.Decoded {
+    /// The decode of `restored` elements out of `total` stored ones, the
+    /// others left out at `droppedPositions`.
+    static func mask(total: Int, droppedPositions: some Sequence<Int>) -> [Bool] {
+        var mask = Array(repeating: true, count: total)
+        for position in droppedPositions where mask.indices.contains(position) {
+            mask[position] = false
+        }
+        return mask
     }
 }
 
@@ -34,10 +71,15 @@ extension PathCodec where Path == ScenePath {
     /// A type-erased path whose element types are registered in `types`.
     public static func scenePath(types: ScenePathTypes, policy: PathDecodingPolicy = .lenient) -> Self {
         PathCodec(
+            empty: ScenePath(),
             encode: { path in try path.encoded(types: types) },
             decode: { data in
                 let restored = try ScenePath.restore(from: data, types: types, policy: policy)
-                return Decoded(path: restored.path, dropped: restored.dropped.map(\.description))
+                return Decoded(
+                    path: restored.path, dropped: restored.dropped.map(\.description),
+                    restored: Decoded.mask(
+                        total: restored.path.count + restored.dropped.count,
+                        droppedPositions: restored.dropped.map(\.position)))
             })
     }
 }
@@ -48,10 +90,15 @@ extension PathCodec {
         of element: Element.Type, policy: PathDecodingPolicy = .lenient
     ) -> Self where Path == [Element] {
         PathCodec(
+            empty: [],
             encode: { path in try path.encodedPath() },
             decode: { data in
                 let restored = try [Element].restore(from: data, policy: policy)
-                return Decoded(path: restored.path, dropped: restored.dropped.map(\.description))
+                return Decoded(
+                    path: restored.path, dropped: restored.dropped.map(\.description),
+                    restored: Decoded.mask(
+                        total: restored.path.count + restored.dropped.count,
+                        droppedPositions: restored.dropped.map(\.position)))
             })
     }
 
@@ -64,11 +111,30 @@ extension PathCodec {
         resolve: @escaping @Sendable (Element.Reference) -> Element?
     ) -> Self where Path == [Element] {
         PathCodec(
+            empty: [],
             encode: { path in try path.encodedReferences() },
             decode: { data in
-                let resolved = try [Element].restore(references: data, policy: policy, resolve: resolve)
-                let gone = resolved.unresolved.map { "no longer exists: \($0)" }
-                return Decoded(path: resolved.path, dropped: resolved.dropped.map(\.description) + gone)
+                let references = try [Element.Reference].restore(from: data, policy: policy)
+                let undecodable = Set(references.dropped.map(\.position))
+                var remaining = references.path.makeIterator()
+                var path: [Element] = []
+                var gone: [String] = []
+                var restored: [Bool] = []
+                for position in 0..<(references.path.count + references.dropped.count) {
+                    guard !undecodable.contains(position), let reference = remaining.next() else {
+                        restored.append(false)
+                        continue
+                    }
+                    if let element = resolve(reference) {
+                        path.append(element)
+                        restored.append(true)
+                    } else {
+                        gone.append("no longer exists: \(reference)")
+                        restored.append(false)
+                    }
+                }
+                return Decoded(
+                    path: path, dropped: references.dropped.map(\.description) + gone, restored: restored)
             })
     }
 }

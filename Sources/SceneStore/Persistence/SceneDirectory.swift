@@ -11,8 +11,10 @@ import Glibc
 /// * `.<id>~tmp-<token>` — a save in progress;
 /// * `.<id>~prev-<token>` — the previous version, kept alive by a hard
 ///   link across the rename and unlinked after it, off the critical path;
-/// * `.<id>~discarded` — the tombstone of the last discard: the incarnation
-///   it ended, so other processes tell a discard from a file that vanished;
+/// * `.<id>~discarded` — the tombstone of the last discard (it holds the
+///   incarnation it ended), removed when a new incarnation is written: a
+///   missing scene file with a tombstone was discarded, without one it
+///   vanished;
 /// * `quarantine/` — damaged scene files moved aside, never deleted.
 ///
 /// `~` never occurs in a scene id, so a side file names exactly one scene:
@@ -329,17 +331,17 @@ struct SceneDirectory: Sendable {
         Self.discardPrevious(previous)
     }
 
-    /// The incarnation the scene's last discard ended, if any.
-    func tombstone(_ id: SceneID) -> String? {
-        let path = tombstoneURL(id).path
-        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var buffer = [UInt8](repeating: 0, count: 64)
-        let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-        guard count > 0 else { return nil }
-        let text = String(decoding: buffer[..<count], as: UTF8.self)
-        return text.split(separator: "\n").first.map(String.init)
+    /// Whether the scene has a tombstone (anything at its name counts).
+    func hasTombstone(_ id: SceneID) -> Bool {
+        var status = stat()
+        return lstat(tombstoneURL(id).path, &status) == 0
+    }
+
+    /// Removes the tombstone once a new incarnation is on disk. Call with
+    /// the scene lock held. Best effort: a tombstone left behind only makes
+    /// a later deletion of the file by hand read as a discard.
+    func removeTombstone(_ id: SceneID) {
+        unlink(tombstoneURL(id).path)
     }
 
     /// Deletes temp files and previous-version links that crashed writers

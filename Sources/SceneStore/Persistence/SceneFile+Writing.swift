@@ -48,21 +48,10 @@ private struct JSONText {
     }
 
     mutating func value(_ value: SceneValue) {
-        switch value {
+        switch SceneValueJSON(value) {
         case .bool(let bool): raw(bool ? "true" : "false")
-        case .int(let int): raw(String(int))
-        case .double(let double):
-            if double.isNaN {
-                string("nan")
-            } else if double.isInfinite {
-                string(double < 0 ? "-inf" : "inf")
-            } else {
-                // Swift's shortest round-trip form is valid JSON ("0.1", "1e-05", "5.0").
-                raw(String(double))
-            }
+        case .number(let text): raw(text)
         case .string(let text): string(text)
-        case .url(let url): string(url.absoluteString)
-        case .data(let data): string(data.base64EncodedString())
         }
     }
 

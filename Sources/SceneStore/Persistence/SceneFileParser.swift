@@ -98,33 +98,14 @@ struct SceneFileParser {
             }
         }
         guard let kind, let raw else { throw failure("key \(key.debugDescription) lacks a type or a value") }
-        guard let value = raw.sceneValue(as: kind) else {
+        guard let value = raw.value(as: kind) else {
             throw failure("key \(key.debugDescription) does not hold a valid \(kind.rawValue)")
         }
         return value
     }
 
     /// A value before its kind is known.
-    private enum Raw {
-        case bool(Bool)
-        case number(String)
-        case string(String)
-
-        func sceneValue(as kind: SceneValue.Kind) -> SceneValue? {
-            switch (kind, self) {
-            case (.bool, .bool(let bool)): return .bool(bool)
-            case (.int, .number(let text)): return Int(text).map(SceneValue.int)
-            case (.double, .number(let text)): return Double(text).map(SceneValue.double)
-            case (.double, .string("nan")): return .double(.nan)
-            case (.double, .string("inf")): return .double(.infinity)
-            case (.double, .string("-inf")): return .double(-.infinity)
-            case (.string, .string(let text)): return .string(text)
-            case (.url, .string(let text)): return URL(string: text).map(SceneValue.url)
-            case (.data, .string(let text)): return Data(base64Encoded: text).map(SceneValue.data)
-            default: return nil
-            }
-        }
-    }
+    private typealias Raw = SceneValueJSON
 
     private mutating func rawValue() throws(SceneFile.Problem) -> Raw {
         skipWhitespace()

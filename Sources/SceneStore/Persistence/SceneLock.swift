@@ -28,8 +28,10 @@ final class SceneLock {
         let start = clock.now
         var pause = 50
         while true {
+            // Read-only: flock needs no write access, so a scene on a
+            // read-only file system still loads (its saves fail with EROFS).
             let fd = try syscall("open", path: path) {
-                open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+                open(path, O_RDONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
             }
             var locked = false
             while !locked {

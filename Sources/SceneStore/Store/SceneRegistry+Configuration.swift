@@ -5,14 +5,16 @@ extension SceneRegistry {
     public enum SavePolicy: Sendable, Equatable {
         /// Schedule a save as soon as a value is set (still off the caller's thread).
         case writeThrough
-        /// Gather the sets made within `window` into one save.
+        /// Throttle saves to one per `window`: a set on a quiet store saves
+        /// at once; sets made while a save runs or within `window` after it
+        /// are gathered into the next save, `window` after the last ended.
         case coalesced(Duration)
         /// Save only on ``SceneStore/flush()`` and when the registry closes
         /// (deterministic tests; apps that flush at known points).
         case onFlush
 
-        /// 30 ms: fast enough to mirror another process within a frame or two,
-        /// slow enough to turn a burst of sets into one write.
+        /// 30 ms: an isolated set reaches the disk (and other processes) at
+        /// once; a burst of sets costs one write per 30 ms.
         public static let `default` = SavePolicy.coalesced(.milliseconds(30))
     }
 

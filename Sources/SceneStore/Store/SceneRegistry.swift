@@ -30,6 +30,8 @@ public final class SceneRegistry: Sendable {
         /// Scenes with files left by crashed writers, found when the root
         /// was opened; each is cleaned when its store is first opened.
         var leftovers: Set<SceneID> = []
+        /// Set when the watcher gave up (and nothing took over).
+        var watcherLost = false
     }
 
     /// Opens (creating it with mode 0700 if needed) the registry at `root`.
@@ -50,8 +52,9 @@ public final class SceneRegistry: Sendable {
         self.state = state
         let watcher = makeFileWatcher(configuration.watcher, logger: configuration.logger)
         do {
+            let logger = configuration.logger
             self.watchToken = try watcher.watch(directory: self.root) { event in
-                Self.route(event, to: state)
+                Self.route(event, to: state, logger: logger)
             }
             self.watcher = watcher
         } catch {
@@ -88,8 +91,12 @@ public final class SceneRegistry: Sendable {
             .appendingPathComponent("scenes", isDirectory: true)
     }
 
-    /// The watcher in use (`nil` if none could start).
-    public var watcherKind: FileWatcherKind? { watcher?.kind }
+    /// The watcher in use (`nil` if none could start, or it stopped and
+    /// nothing took over: changes by other processes are then merged only
+    /// when saving).
+    public var watcherKind: FileWatcherKind? {
+        state.withLock { $0.watcherLost } ? nil : watcher?.kind
+    }
 
     /// The store of scene `id`, loaded from disk on first use; the same
     /// instance for the same id afterwards.
@@ -182,7 +189,7 @@ public final class SceneRegistry: Sendable {
 
     /// Runs on the watcher's thread: hands the event to the store it is
     /// about, which re-reads its file on its own queue.
-    private static func route(_ event: FileWatchEvent, to state: Locked<State>) {
+    private static func route(_ event: FileWatchEvent, to state: Locked<State>, logger: Logger) {
         switch event {
         case .changed(let name):
             guard let id = SceneDirectory.sceneID(forEventOn: name),
@@ -192,6 +199,15 @@ public final class SceneRegistry: Sendable {
             for store in state.withLock({ Array($0.stores.values) }) {
                 store.scheduleReload()
             }
+        case .unavailable(let reason):
+            logger.warning("file watcher stopped; changes by other processes are merged only when saving", metadata: [
+                "reason": "\(reason)",
+            ])
+            let stores = state.withLock { state in
+                state.watcherLost = true
+                return Array(state.stores.values)
+            }
+            for store in stores { store.scheduleReload() }
         }
     }
 }

@@ -69,42 +69,37 @@ extension SceneStore {
 
     // MARK: Saving
 
-    func scheduleSave() {
-        switch configuration.savePolicy {
-        case .writeThrough:
+    /// Carries out what the save schedule decided.
+    func perform(_ action: SaveSchedule.Action) {
+        switch action {
+        case .none:
+            break
+        case .saveNow:
             io.async { self.saveInBackground() }
-        case .coalesced(let window):
-            io.asyncAfter(deadline: .now() + window.dispatchInterval) { self.saveInBackground() }
-        case .onFlush:
-            state.withLock { $0.saveScheduled = false }
+        case .save(let instant):
+            let delay = max(instant - ContinuousClock.now, .zero)
+            io.asyncAfter(deadline: .now() + delay.dispatchInterval) { self.saveInBackground() }
         }
     }
 
+    /// A save the schedule queued; its failure is reported (and retried as
+    /// the schedule says), not thrown.
     private func saveInBackground() {
-        do {
-            try saveNow()
-        } catch {
-            let retryIn = state.withLock { state -> Duration? in
-                guard state.acceptsSaves, !state.pending.isEmpty, !state.saveScheduled else { return nil }
-                if case .unsupportedFormat = error { return nil }  // retrying cannot help
-                state.saveScheduled = true
-                // 1 s, 2 s, 4 s ... at most a minute between tries.
-                return .seconds(1 << min(state.failedSaves - 1, 6))
-            }
-            if let retryIn {
-                io.asyncAfter(deadline: .now() + retryIn.dispatchInterval) { self.saveInBackground() }
-            }
-        }
+        try? saveNow(queued: true)
     }
 
     /// Saves the pending edits, merged over whatever is on disk now:
     /// lock, read, apply pending sets and removes, write generation + 1
     /// atomically, unlock. Runs on ``io``.
-    func saveNow() throws(SceneStoreError) {
+    func saveNow(queued: Bool = false) throws(SceneStoreError) {
         dispatchPrecondition(condition: .onQueue(io))
         let wanted = state.withLock { state -> Bool in
-            state.saveScheduled = false
-            return state.acceptsSaves && !state.pending.isEmpty
+            guard state.acceptsSaves, !state.pending.isEmpty else {
+                if queued { state.saves.queuedSaveSkipped() }
+                return false
+            }
+            state.saves.saveStarted()
+            return true
         }
         guard wanted else { return }
         do throws(SceneStoreError) {
@@ -113,9 +108,25 @@ extension SceneStore {
             try saveHoldingLock()
         } catch {
             reportSaveFailure(error)
+            saveEnded()
             throw error
         }
         reportSaveSuccess()
+        saveEnded()
+    }
+
+    /// Tells the schedule that the save ended, and queues the next one if
+    /// edits are left.
+    private func saveEnded() {
+        let now = ContinuousClock.now
+        let action = state.withLock { state in
+            var retryable = true
+            if case .unsupportedFormat? = state.lastSaveError { retryable = false }  // retrying cannot help
+            return state.saves.saveEnded(
+                at: now, pendingLeft: state.acceptsSaves && !state.pending.isEmpty,
+                failures: state.failedSaves, retryable: retryable)
+        }
+        perform(action)
     }
 
     /// The save itself; the caller holds the scene lock.
@@ -140,7 +151,16 @@ extension SceneStore {
         )
         let previous = try directory.write(file.encoded(), for: id)
         SceneDirectory.discardPrevious(previous)
+        if base == nil { directory.removeTombstone(id) }
         state.withLock { $0.saved(edits, as: file, over: base) }
+        state.deliver(\.broadcast)
+    }
+
+    /// With the lock held: memory catches up with the file as it is now
+    /// (another process's last save), before a read-modify-write.
+    func adoptLatestHoldingLock() throws(SceneStoreError) {
+        let known = state.withLock { $0.diskFile }
+        if let file = try currentFile(known: known) { adoptExternal(file) }
         state.deliver(\.broadcast)
     }
 
@@ -149,7 +169,7 @@ extension SceneStore {
     /// decoding), else the decoded file. A damaged file is moved to
     /// quarantine and a vanished one is told from a discard; in both cases
     /// the store's values are all written again, as a new incarnation.
-    private func currentFile(known: SceneFile?) throws(SceneStoreError) -> SceneFile? {
+    func currentFile(known: SceneFile?) throws(SceneStoreError) -> SceneFile? {
         let data: Data
         switch try directory.readBytes(id) {
         case .missing:
@@ -194,18 +214,18 @@ extension SceneStore {
         case vanished
     }
 
-    /// With the lock held and the scene file missing: if the tombstone
-    /// names the incarnation this store holds, another process discarded
-    /// it (edits not yet saved are kept, see ``StoreState/discard(origin:)``);
-    /// otherwise the file vanished (another process quarantined it, or it
-    /// was deleted by hand) and this store's values are the best copy left:
-    /// all of them are marked for writing again.
+    /// With the lock held and the scene file missing: if there is a
+    /// tombstone, another process discarded the scene (this store's
+    /// incarnation, or a later one it never saw; edits not yet saved are
+    /// kept, see ``StoreState/discard(origin:)``); otherwise the file
+    /// vanished (deleted by hand, or the whole root) and this store's values
+    /// are the best copy left: all of them are marked for writing again.
     @discardableResult
     func reconcileMissingFile() -> MissingFile {
-        let ended = directory.tombstone(id)
+        let discarded = directory.hasTombstone(id)
         let outcome = state.withLock { state -> MissingFile in
-            guard let incarnation = state.disk.incarnation else { return .nothing }
-            if incarnation == ended {
+            guard state.disk.incarnation != nil else { return .nothing }
+            if discarded {
                 state.discard(origin: .external(writerPID: nil))
                 return .discarded(keptEdits: !state.pending.isEmpty)
             }
@@ -223,12 +243,12 @@ extension SceneStore {
 
     /// Schedules a save as the policy says, unless one is scheduled already.
     func requestSave() {
-        let schedule = state.withLock { state -> Bool in
-            guard state.acceptsSaves, !state.pending.isEmpty, !state.saveScheduled else { return false }
-            state.saveScheduled = true
-            return true
+        let now = ContinuousClock.now
+        let action = state.withLock { state -> SaveSchedule.Action in
+            guard state.acceptsSaves, !state.pending.isEmpty else { return .none }
+            return state.saves.edited(at: now)
         }
-        if schedule { scheduleSave() }
+        perform(action)
     }
 
     private func reportSaveFailure(_ error: SceneStoreError) {

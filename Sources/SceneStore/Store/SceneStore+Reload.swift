@@ -86,7 +86,7 @@ extension SceneStore {
         }
     }
 
-    private func adoptExternal(_ file: SceneFile) {
+    func adoptExternal(_ file: SceneFile) {
         state.withLock { state in
             guard state.disk.isOlder(than: file.version) else { return }
             state.adopt(file, origin: .external(writerPID: file.writer.pid))

@@ -20,12 +20,14 @@ public final class SceneStore: Sendable {
     let directory: SceneDirectory
     let configuration: SceneRegistry.Configuration
     let writer: WriterIdentity
-    let state = Locked(StoreState())
+    let state: Locked<StoreState>
     /// Every file operation of this store runs here, one at a time.
     let io: DispatchQueue
     let watcherKindProvider: @Sendable () -> FileWatcherKind?
 
-    var logger: Logger { configuration.logger }
+    /// The logger the registry was configured with; SceneNavigation logs
+    /// through it too.
+    package var logger: Logger { configuration.logger }
 
     init(
         id: SceneID,
@@ -38,6 +40,7 @@ public final class SceneStore: Sendable {
         self.directory = directory
         self.configuration = configuration
         self.writer = writer
+        self.state = Locked(StoreState(savePolicy: configuration.savePolicy))
         self.io = DispatchQueue(label: "SceneStore.io.\(id.rawValue)")
         self.watcherKindProvider = watcherKind
     }
@@ -143,7 +146,9 @@ public final class SceneStore: Sendable {
         return nil
     }
 
-    func apply(key: String, value: SceneValue?) throws(SceneStoreError) {
+    /// - Parameter scheduling: whether the save schedule hears of the edit
+    ///   (not when the caller saves it at once, holding the lock).
+    func apply(key: String, value: SceneValue?, scheduling: Bool = true) throws(SceneStoreError) {
         let limits = configuration.limits
         guard Self.keyProblem(key, limit: limits.maxKeyBytes) == nil else {
             throw .invalidKey(key, limit: limits.maxKeyBytes)
@@ -151,14 +156,13 @@ public final class SceneStore: Sendable {
         if let value, value.byteCount > limits.maxValueBytes {
             throw .valueTooLarge(key: key, size: value.byteCount, limit: limits.maxValueBytes)
         }
-        let schedule = try state.withLock { (state) throws(SceneStoreError) -> Bool in
+        let now = ContinuousClock.now
+        let action = try state.withLock { (state) throws(SceneStoreError) -> SaveSchedule.Action in
             guard try state.applyLocal(
-                key: key, value: value, sceneLimit: limits.maxSceneBytes, scene: id) else { return false }
-            guard !state.saveScheduled else { return false }
-            state.saveScheduled = true
-            return true
+                key: key, value: value, sceneLimit: limits.maxSceneBytes, scene: id) else { return .none }
+            return scheduling ? state.saves.edited(at: now) : .none
         }
         state.deliver(\.broadcast)
-        if schedule { scheduleSave() }
+        perform(action)
     }
 }

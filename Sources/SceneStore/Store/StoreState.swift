@@ -42,7 +42,8 @@ struct StoreState: Sendable {
     /// The scene file as this store last read or wrote it.
     private(set) var diskFile: SceneFile?
     var disk: DiskVersion { diskFile?.version ?? .none }
-    var saveScheduled = false
+    /// When to save next.
+    var saves: SaveSchedule
     var reloadQueued = false
     var lastRecovery: SceneRecovery?
     /// The error of the failing save, while saves fail.
@@ -51,6 +52,10 @@ struct StoreState: Sendable {
     var failedSaves = 0
     var lastExternalChange: (pid: Int32?, at: ContinuousClock.Instant)?
     var broadcast = Broadcast()
+
+    init(savePolicy: SceneRegistry.SavePolicy) {
+        saves = SaveSchedule(policy: savePolicy)
+    }
 
     static func cost(key: String, value: SceneValue?) -> Int {
         guard let value else { return 0 }

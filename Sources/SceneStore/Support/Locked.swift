@@ -6,7 +6,10 @@ import Foundation
 /// `NSLock` here, because `Synchronization.Mutex` gives false ThreadSanitizer
 /// reports on Linux with this toolchain. Never call out (yield to a stream,
 /// resume a continuation, do I/O) inside `withLock`.
-package final class Locked<State>: @unchecked Sendable {
+///
+/// Sendable only when `State` is, as swift-nio's `NIOLockedValueBox`: the
+/// lock orders access, it does not make a non-Sendable value safe to share.
+package final class Locked<State> {
     private let lock = NSLock()
     private var state: State
 
@@ -22,3 +25,5 @@ package final class Locked<State>: @unchecked Sendable {
         return try body(&state)
     }
 }
+
+extension Locked: @unchecked Sendable where State: Sendable {}

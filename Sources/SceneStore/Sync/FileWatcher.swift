@@ -9,6 +9,10 @@ package enum FileWatchEvent: Sendable, Equatable {
     /// Events may have been lost (`IN_Q_OVERFLOW`, a re-created directory, a
     /// watcher that fell back): the receiver must re-read everything it holds.
     case rescan
+    /// The watcher can no longer deliver events for this interest (inotify
+    /// failed and could not be reopened); the interest is dropped. The
+    /// receiver must watch by other means and re-read everything it holds.
+    case unavailable(reason: String)
 }
 
 /// Which mechanism delivers file events to a registry.

@@ -45,11 +45,13 @@ package func makeFileWatcher(_ preference: FileWatcherPreference, logger: Logger
 }
 
 /// A ``FileWatcher`` that uses `primary` until it reports
-/// ``SceneStoreError/watcherUnavailable(reason:)``, then polls.
+/// ``SceneStoreError/watcherUnavailable(reason:)``, or hands an interest back
+/// with ``FileWatchEvent/unavailable(reason:)``, then polls.
 ///
 /// The switch is one-way and logged once at `.warning`: after it, every new
 /// interest is served by a ``PollingWatcher`` and ``kind`` says so; interests
-/// that `primary` already serves keep running there. Other errors from
+/// that `primary` already serves keep running there until `primary` hands
+/// them back, then they move to polling and their handler gets `.rescan`. Other errors from
 /// `primary` (a missing directory, no permission) are thrown, not absorbed.
 /// Handlers run on whichever watcher serves the interest.
 package final class FallbackWatcher: FileWatcher {
@@ -87,26 +89,49 @@ package final class FallbackWatcher: FileWatcher {
         directory: URL,
         handler: @escaping @Sendable (FileWatchEvent) -> Void
     ) throws -> FileWatchToken {
-        let watcher: any FileWatcher
-        let inner: FileWatchToken
+        let id = state.withLock { state in
+            defer { state.nextTokenID += 1 }
+            return state.nextTokenID
+        }
+        let route: (watcher: any FileWatcher, token: FileWatchToken)
         if let fallback = state.withLock({ $0.fallback }) {
-            watcher = fallback
-            inner = try fallback.watch(directory: directory, handler: handler)
+            route = (fallback, try fallback.watch(directory: directory, handler: handler))
         } else {
             do {
-                inner = try primary.watch(directory: directory, handler: handler)
-                watcher = primary
+                let inner = try primary.watch(directory: directory) { [weak self] event in
+                    guard case .unavailable(let reason) = event, let self else { return handler(event) }
+                    self.move(id, directory: directory, handler: handler, reason: reason)
+                }
+                route = (primary, inner)
             } catch SceneStoreError.watcherUnavailable(let reason) {
                 let fallback = degrade(reason: reason)
-                inner = try fallback.watch(directory: directory, handler: handler)
-                watcher = fallback
+                route = (fallback, try fallback.watch(directory: directory, handler: handler))
             }
         }
-        return state.withLock { state in
-            let id = state.nextTokenID
-            state.nextTokenID += 1
-            state.routes[id] = (watcher, inner)
-            return FileWatchToken(id: id)
+        state.withLock { $0.routes[id] = route }
+        return FileWatchToken(id: id)
+    }
+
+    /// Moves an interest that `primary` handed back to polling; the
+    /// handler re-reads everything, as events may have been missed.
+    private func move(
+        _ id: UInt64, directory: URL, handler: @escaping @Sendable (FileWatchEvent) -> Void, reason: String
+    ) {
+        let fallback = degrade(reason: reason)
+        do {
+            let token = try fallback.watch(directory: directory, handler: handler)
+            let cancelled = state.withLock { state -> Bool in
+                guard state.routes[id] != nil else { return true }
+                state.routes[id] = (fallback, token)
+                return false
+            }
+            if cancelled { fallback.cancel(token) }
+            handler(.rescan)
+        } catch {
+            logger.error("cannot poll either; changes by other processes are merged only when saving", metadata: [
+                "directory": "\(directory.path)", "error": "\(error)",
+            ])
+            handler(.unavailable(reason: "\(reason); polling failed: \(error)"))
         }
     }
 

@@ -100,10 +100,10 @@ extension InotifyWatcher {
             do {
                 session = try LibrarySession.open(logger: watcher.logger)
             } catch {
-                watcher.logger.critical("cannot reopen inotify; interests stop receiving events", metadata: [
+                watcher.logger.error("cannot reopen inotify; its interests are handed back", metadata: [
                     "reason": "\(error)",
                 ])
-                deliver(table.deliveriesToAll(.rescan))
+                deliver(table.deliveriesToAll(.unavailable(reason: "inotify could not be reopened: \(error)")))
                 table.removeAll()
                 return
             }

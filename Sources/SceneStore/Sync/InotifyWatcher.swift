@@ -126,7 +126,10 @@ package final class InotifyWatcher: FileWatcher {
     package static let threadName = "SceneStore.inot"
 
     private func runOwnerThread() {
-        Thread.current.name = Self.threadName
+        // Named by the kernel call itself: Foundation's `Thread.name`
+        // setter names the thread it believes is current, which is not
+        // always this one.
+        _ = scenestore_name_this_thread(Self.threadName)
         while true {
             let session: LibrarySession
             do {

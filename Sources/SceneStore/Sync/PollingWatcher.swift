@@ -36,7 +36,13 @@ package final class PollingWatcher: FileWatcher {
 
     private struct State {
         var nextTokenID: UInt64 = 1
-        var interests: [UInt64: (poll: Poll, timer: any DispatchSourceTimer)] = [:]
+        var interests: [UInt64: (poll: Poll, timer: Timer)] = [:]
+    }
+
+    /// A dispatch timer, which Dispatch documents as safe to use from any
+    /// thread (its protocol just does not say `Sendable`).
+    private struct Timer: @unchecked Sendable {
+        let source: any DispatchSourceTimer
     }
 
     /// - Parameter interval: the time between scans; values below one
@@ -69,7 +75,7 @@ package final class PollingWatcher: FileWatcher {
         let token = state.withLock { state in
             let id = state.nextTokenID
             state.nextTokenID += 1
-            state.interests[id] = (poll, timer)
+            state.interests[id] = (poll, Timer(source: timer))
             return FileWatchToken(id: id)
         }
         let nanoseconds = interval.nanoseconds
@@ -91,7 +97,7 @@ package final class PollingWatcher: FileWatcher {
     package func cancel(_ token: FileWatchToken) {
         guard let interest = state.withLock({ $0.interests.removeValue(forKey: token.id) }) else { return }
         interest.poll.cancel()
-        interest.timer.cancel()
+        interest.timer.source.cancel()
         if DispatchQueue.getSpecific(key: queueKey) != ObjectIdentifier(self) {
             queue.sync {}
         }

@@ -108,7 +108,7 @@ import Testing
         #expect(await saved.first { $0 == expectedData } == expectedData)
 
         // Another registry on the root (another process to this one) pops to root.
-        let other = try fixture.secondProcess(configuration: .init(savePolicy: .writeThrough))
+        let other = try fixture.otherRegistry(configuration: .init(savePolicy: .writeThrough))
         try binding(other.store(for: "main")).save(ScenePath())
         try await other.store(for: "main").flush()
         // The model follows, on the main actor.

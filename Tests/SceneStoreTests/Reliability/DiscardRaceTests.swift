@@ -18,7 +18,7 @@ import Testing
             try await store.flush()
             let events = store.events()
 
-            let other = try fixture.secondProcess()
+            let other = try fixture.otherRegistry()
             try await other.discard("main")
             // Acknowledged after the discard returned: must survive it.
             try store.set(2, forKey: "after")
@@ -45,9 +45,9 @@ import Testing
         var iterator = values.makeAsyncIterator()
         #expect(await iterator.next() == 5)
 
-        try await fixture.secondProcess().discard("main")
+        try await fixture.otherRegistry().discard("main")
         #expect(await iterator.next() == 0)
-        let writer = try fixture.secondProcess(configuration: .testing)
+        let writer = try fixture.otherRegistry(configuration: .testing)
         try writer.store(for: "main").set(9, forKey: "k")
         try await writer.store(for: "main").flush()
         #expect(await values.first(within: .seconds(10)) { $0 == 9 } == 9)
@@ -59,7 +59,7 @@ import Testing
         for round in 0..<20 {
             let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .onFlush, watcher: .inotify))
             let a = try fixture.registry.store(for: "main")
-            let b = try fixture.secondProcess().store(for: "main")
+            let b = try fixture.otherRegistry().store(for: "main")
             try a.set(1, forKey: "x")
             try a.set("two", forKey: "y")
             try await a.flush()

@@ -9,7 +9,7 @@ import Testing
     @Test func differentKeysFromTwoWritersAreBothKept() async throws {
         let fixture = try SceneStoreFixture()
         let a = try fixture.registry.store(for: "main")
-        let b = try fixture.secondProcess().store(for: "main")
+        let b = try fixture.otherRegistry().store(for: "main")
         try a.set(1, forKey: "a")
         try b.set(2, forKey: "b")
         try await a.flush()
@@ -22,7 +22,7 @@ import Testing
     @Test func aSaveMergesWhatTheOtherWroteAndReportsItAsExternal() async throws {
         let fixture = try SceneStoreFixture()
         let a = try fixture.registry.store(for: "main")
-        let b = try fixture.secondProcess().store(for: "main")
+        let b = try fixture.otherRegistry().store(for: "main")
         // The change arrives through the watcher or through the merge of
         // a's next save, whichever comes first; exactly once either way.
         let changes = a.changes()
@@ -43,7 +43,7 @@ import Testing
         try a.set(1, forKey: "gone")
         try a.set(2, forKey: "stays")
         try await a.flush()
-        let b = try fixture.secondProcess().store(for: "main")
+        let b = try fixture.otherRegistry().store(for: "main")
         b.removeValue(forKey: "gone")
         try await b.flush()
         try a.set(3, forKey: "new")
@@ -56,7 +56,7 @@ import Testing
     @Test func generationsGrowByOnePerSave() async throws {
         let fixture = try SceneStoreFixture()
         let a = try fixture.registry.store(for: "main")
-        let b = try fixture.secondProcess().store(for: "main")
+        let b = try fixture.otherRegistry().store(for: "main")
         for i in 0..<10 {
             try a.set(i, forKey: "a")
             try await a.flush()

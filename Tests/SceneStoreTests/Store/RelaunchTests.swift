@@ -67,7 +67,7 @@ import Testing
         let saved = store.events()
         try store.set(5, forKey: "k")
         // A second registry sees the value only once it is on disk.
-        let other = try fixture.secondProcess()
+        let other = try fixture.otherRegistry()
         let otherStore = try other.store(for: "main")
         let arrived = await otherStore.values(forKey: "k", default: 0).first(where: { $0 == 5 })
         #expect(arrived == 5)

@@ -108,15 +108,23 @@ import Testing
         #expect(store.subscriberCount == 0)
     }
 
-    @Test func discardSendsAnEventThenFinishes() async throws {
+    /// A discard is an event, not an end: the store stays usable and its
+    /// streams go on until it closes.
+    @Test func discardSendsAnEventAndStreamsGoOnUntilClose() async throws {
         let fixture = try SceneStoreFixture()
         let store = try fixture.registry.store(for: "main")
         try store.set(1, forKey: "k")
         let events = store.events()
         try await fixture.registry.discard("main")
+        try store.set(2, forKey: "k")
+        try await fixture.registry.close()
         var seen: [SceneEvent] = []
         for await event in events { seen.append(event) }
-        #expect(seen == [.discarded(origin: .local)])
+        #expect(seen.first == .discarded(origin: .local))
+        let later = seen.dropFirst().compactMap { event -> SceneChange? in
+            if case .changed(let change) = event { change } else { nil }
+        }
+        #expect(seen.count == 2 && later.map(\.key) == ["k"] && later.first?.newValue == .int(2))
         await fixture.tearDown()
     }
 
@@ -125,7 +133,7 @@ import Testing
         let store = try fixture.registry.store(for: "main")
         let updates = store.updates()
         try store.set(0, forKey: "mine")
-        let other = try fixture.secondProcess().store(for: "main")
+        let other = try fixture.otherRegistry().store(for: "main")
         try other.set(1, forKey: "x")
         try other.set(2, forKey: "y")
         other.removeValue(forKey: "x")

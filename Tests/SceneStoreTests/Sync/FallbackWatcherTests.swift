@@ -15,6 +15,24 @@ private struct FailingWatcher: FileWatcher {
     func cancel(_ token: FileWatchToken) {}
 }
 
+/// A primary watcher that accepts interests and can later hand them all
+/// back, as inotify does when it cannot be reopened.
+private final class GivingUpWatcher: FileWatcher, Sendable {
+    private let handlers = Locked<[@Sendable (FileWatchEvent) -> Void]>([])
+    var kind: FileWatcherKind { .inotify }
+
+    func watch(directory: URL, handler: @escaping @Sendable (FileWatchEvent) -> Void) throws -> FileWatchToken {
+        handlers.withLock { $0.append(handler) }
+        return FileWatchToken(id: 1)
+    }
+
+    func cancel(_ token: FileWatchToken) {}
+
+    func giveUp() {
+        for handler in handlers.withLock({ $0 }) { handler(.unavailable(reason: "test: reopen failed")) }
+    }
+}
+
 extension SyncWatcherTests {
     @Suite struct FallbackWatcherTests {
         let logger = Logger(label: "SceneStoreTests.FallbackWatcher")
@@ -35,6 +53,25 @@ extension SyncWatcherTests {
             #expect(watcher.kind == .polling(interval: .milliseconds(20)))
             try directory.write("polled.json")
             #expect(await recorder.wait(for: .changed(name: "polled.json")))
+        }
+
+        /// inotify that cannot be reopened hands its interests back: they
+        /// move to polling, the handler rescans, and `kind` says polling.
+        @Test func interestsHandedBackMoveToPolling() async throws {
+            let primary = GivingUpWatcher()
+            let watcher = FallbackWatcher(primary: primary, fallbackInterval: .milliseconds(20), logger: logger)
+            let directory = try TemporaryDirectory()
+            defer { directory.remove() }
+            let recorder = EventRecorder()
+            let token = try watcher.watch(directory: directory.url, handler: recorder.handler)
+            defer { watcher.cancel(token) }
+            #expect(watcher.kind == .inotify)
+
+            primary.giveUp()
+            #expect(await recorder.wait(for: .rescan))
+            #expect(watcher.kind == .polling(interval: .milliseconds(20)))
+            try directory.write("after.json")
+            #expect(await recorder.wait(for: .changed(name: "after.json")))
         }
 
         @Test func otherErrorsAreThrownWithoutDegrading() throws {

@@ -1,0 +1,62 @@
+import ArgumentParser
+import Foundation
+import SceneStore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension Probe {
+    /// Runs out of file descriptors (EMFILE) with a set pending, tries to
+    /// flush, gives the descriptors back and flushes again: the first flush
+    /// must fail with a typed error and the second must save everything.
+    struct FileLimit: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "file-limit",
+            abstract: "Flush with no descriptor left, then again; print what happened as JSON.")
+
+        @OptionGroup var rootOptions: RootOptions
+
+        struct Report: Encodable {
+            var probe = "file-limit"
+            /// The flush's error while no descriptor was left, if it threw.
+            var error: String?
+            /// The errno inside that error (24 is EMFILE).
+            var errno: Int32?
+            /// Whether the value set during the shortage was still readable.
+            var keptInMemory: Bool
+            /// Whether the flush after the shortage succeeded.
+            var savedAfter: Bool
+        }
+
+        func run() async throws {
+            let registry = try SceneRegistry(root: rootOptions.rootURL(), configuration: .init(
+                savePolicy: .onFlush, watcher: .polling(interval: .seconds(3600))))
+            let store = try registry.store(for: "main")
+            try store.set("before", forKey: "before")
+            try await store.flush()
+
+            var fillers: [Int32] = []
+            while true {
+                let fd = open("/dev/null", O_RDONLY | O_CLOEXEC)
+                guard fd >= 0 else { break }
+                fillers.append(fd)
+            }
+            try store.set("during", forKey: "during")
+            var report = Report(keptInMemory: false, savedAfter: false)
+            do {
+                try await store.flush()
+            } catch {
+                report.error = "\(error)"
+                if case .io(_, _, let code) = error as? SceneStoreError { report.errno = code }
+            }
+            fillers.forEach { _ = close($0) }
+            report.keptInMemory = store.value(forKey: "during", as: String.self) == "during"
+            do {
+                try await store.flush()
+                report.savedAfter = true
+            } catch {}
+            emit(try jsonLine(report))
+            try await registry.close()
+        }
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+import SceneStore
+
+extension PathBinding {
+    /// The path the key holds, each time another process changes it or the
+    /// scene is discarded: decoded when the consumer reads it, so a consumer
+    /// that falls behind skips to the latest path and never sees an older
+    /// one after a newer. A removed key or a discarded scene reads as
+    /// `empty` (by default the codec's empty path). Finishes when the store
+    /// closes or the consuming task is cancelled.
+    ///
+    /// - Parameter empty: what a removed key reads as; `nil` uses
+    ///   ``PathCodec/empty``.
+    public func externalChanges(empty: Path? = nil) -> AsyncStream<PathCodec<Path>.Decoded> {
+        let signals = changeSignals(includingLocal: false)
+        let reader = SignalReader(signals)
+        let empty = empty ?? emptyPath
+        // Cancelling the consumer cancels its wait for a signal, which ends
+        // the signals and their subscription.
+        return AsyncStream {
+            while await reader.next() {
+                if let current = current(empty: empty) { return current }
+            }
+            return nil
+        }
+    }
+
+    /// The path the key holds now; `empty` when it holds none, `nil` when
+    /// that is unknown or the stored data does not decode (logged).
+    func current(empty: Path?) -> PathCodec<Path>.Decoded? {
+        guard let data = store.value(forKey: key, as: Data.self) else {
+            return empty.map { PathCodec.Decoded(path: $0, dropped: []) }
+        }
+        return decode(data)
+    }
+
+    /// One element whenever the key may hold another path: a change of the
+    /// key (another process's only, unless `includingLocal`) or a discard
+    /// of the scene. Keeps only the latest: a burst reads as one. Subscribed
+    /// when called; finishes with the store's streams.
+    func changeSignals(includingLocal: Bool) -> AsyncStream<Void> {
+        let updates = store.updates()
+        let key = self.key
+        let (signals, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let task = Task {
+            for await update in updates where Self.touches(update, key: key, includingLocal: includingLocal) {
+                continuation.yield()
+            }
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in task.cancel() }
+        return signals
+    }
+
+    private static func touches(_ update: SceneUpdate, key: String, includingLocal: Bool) -> Bool {
+        update.events.contains { event in
+            switch event {
+            case .discarded:
+                true
+            case .changed(let change):
+                change.key == key && (includingLocal || change.origin != .local)
+            case .recovered, .saveFailed:
+                false
+            }
+        }
+    }
+}
+
+/// Reads a signal stream from `AsyncStream(unfolding:)`, which calls its
+/// closure one call at a time: the iterator is never used concurrently.
+private final class SignalReader: @unchecked Sendable {
+    private var iterator: AsyncStream<Void>.Iterator
+
+    init(_ stream: AsyncStream<Void>) {
+        iterator = stream.makeAsyncIterator()
+    }
+
+    /// Waits for the next signal; `false` once the signals finished.
+    func next() async -> Bool {
+        await iterator.next() != nil
+    }
+}

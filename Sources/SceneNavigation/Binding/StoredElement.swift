@@ -1,0 +1,111 @@
+import Foundation
+
+/// One element of a stored path as JSON, read without knowing its type: the
+/// form in which a binding carries the elements this process cannot restore
+/// back into what it writes.
+///
+/// Numbers are kept as `Int64`, `UInt64` or `Double`, whichever reads the
+/// stored number exactly, so writing the element again gives the same value.
+enum StoredElement: Hashable, Sendable {
+    case null
+    case bool(Bool)
+    case int(Int64)
+    case unsigned(UInt64)
+    case double(Double)
+    case string(String)
+    case array([StoredElement])
+    case object([String: StoredElement])
+}
+
+extension StoredElement: Codable {
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode(Int64.self) {
+            self = .int(value)
+        } else if let value = try? container.decode(UInt64.self) {
+            self = .unsigned(value)
+        } else if let value = try? container.decode(Double.self) {
+            self = .double(value)
+        } else if let value = try? container.decode(String.self) {
+            self = .string(value)
+        } else if let value = try? container.decode([StoredElement].self) {
+            self = .array(value)
+        } else {
+            self = .object(try container.decode([String: StoredElement].self))
+        }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .null: try container.encodeNil()
+        case .bool(let value): try container.encode(value)
+        case .int(let value): try container.encode(value)
+        case .unsigned(let value): try container.encode(value)
+        case .double(let value): try container.encode(value)
+        case .string(let value): try container.encode(value)
+        case .array(let value): try container.encode(value)
+        case .object(let value): try container.encode(value)
+        }
+    }
+}
+
+/// A stored path element by element, each marked with whether this process
+/// restored it into its path.
+struct StoredPath: Equatable {
+    var elements: [StoredElement]
+    var restored: [Bool]
+
+    /// The elements this process restored, in stored order.
+    var restoredElements: [StoredElement] {
+        zip(elements, restored).compactMap { $1 ? $0 : nil }
+    }
+
+    /// What to write when `mine` (the caller's path, edited from `base`) is
+    /// saved over this stored path.
+    ///
+    /// The edit keeps a prefix of the restored elements and pushes the rest
+    /// of `mine` on top. Normally the prefix is what `mine` shares with the
+    /// restored elements. When the caller only pushed onto `base` and the
+    /// stored path grew from `base` too (another process pushed meanwhile),
+    /// every restored element stays and the caller's pushes go on top: two
+    /// pushes made at the same time both survive.
+    ///
+    /// An element this process could not restore stays in place as long as
+    /// every restored element under it stays: a push leaves it, a pop of the
+    /// screen it sits on takes it along.
+    func splice(_ mine: [StoredElement], editedFrom base: [StoredElement]) -> [StoredElement] {
+        let current = restoredElements
+        let kept: Int
+        let pushed: ArraySlice<StoredElement>
+        if current != base, mine.starts(with: base), current.starts(with: base) {
+            kept = current.count
+            pushed = mine[base.count...]
+        } else {
+            kept = zip(current, mine).prefix { $0 == $1 }.count
+            pushed = mine[kept...]
+        }
+        var result: [StoredElement] = []
+        var restoredSoFar = 0
+        for (element, isRestored) in zip(elements, restored) {
+            if isRestored {
+                guard restoredSoFar < kept else { break }
+                restoredSoFar += 1
+            }
+            result.append(element)
+        }
+        return result + pushed
+    }
+}
+
+extension PathDocument {
+    /// The elements of an encoded path as JSON, or `nil` if `data` is not a
+    /// path document.
+    static func storedElements(of data: Data) -> [StoredElement]? {
+        try? decode(StoredElement.self, from: data)
+    }
+}

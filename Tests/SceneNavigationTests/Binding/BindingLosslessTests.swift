@@ -1,0 +1,238 @@
+import Foundation
+import SceneNavigation
+import SceneStore
+import SceneStoreTesting
+import Testing
+
+/// A binding never erases what another process stored: not by writing back
+/// a path it just applied, not by writing back a decode that left elements
+/// out, not by replacing a path another process pushed onto meanwhile.
+@Suite(.timeLimit(.minutes(1)))
+struct BindingLosslessTests {
+    private let key = "mixed.path"
+
+    private func stored(_ store: SceneStore) throws -> ScenePath? {
+        guard let data = store.value(forKey: key, as: Data.self) else { return nil }
+        return try ScenePath.restore(from: data, types: testTypes, policy: .strict).path
+    }
+
+    /// Waits until `store` holds `expected` (read with every test type).
+    private func arrival(of expected: ScenePath, in store: SceneStore) async -> Bool {
+        if (try? stored(store)) == expected { return true }
+        let key = self.key
+        return await store.values(forKey: key, default: Data()).first(within: .seconds(10)) { data in
+            (try? ScenePath.restore(from: data, types: testTypes, policy: .strict).path) == expected
+        } != nil
+    }
+
+    @Test @MainActor func aReaderWithoutATagNeverErasesTheElementItCannotRead() async throws {
+        let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .writeThrough))
+        let writer = try fixture.registry.store(for: "main")
+        let readerStore = try fixture.otherRegistry().store(for: "main")
+        let readerWrites = LocalWrites(of: readerStore, key: key)
+        let model = RecordingModel()
+        let bound = PathBinding(store: readerStore, key: key, codec: .scenePath(types: intOnlyTypes))
+            .bind(\.path, on: model)
+
+        try writer.set(encodedPath([1, "kept?"]), forKey: key)
+        try await writer.flush()
+        #expect(await model.wait { $0 == scenePath([1]) })
+        #expect(bound.keptAside.count == 1)
+
+        // A push in the reader lands on top; the element it cannot read stays.
+        model.path.append(2)
+        #expect(await arrival(of: scenePath([1, "kept?", 2]), in: writer))
+        try await readerStore.flush()
+        #expect(try stored(readerStore) == scenePath([1, "kept?", 2]))
+        // Nothing the reader ever wrote lacked it (no write-back of [1]).
+        #expect(!readerWrites.values.isEmpty)
+        for written in readerWrites.values {
+            guard case .data(let data)? = written else {
+                Issue.record("the reader removed the path")
+                continue
+            }
+            let path = try ScenePath.restore(from: data, types: testTypes, policy: .strict).path
+            #expect(path.contains { ($0 as? String) == "kept?" }, "the reader wrote \(path)")
+        }
+        bound.stop()
+        await fixture.tearDown()
+    }
+
+    @Test @MainActor func aPathTheScenesBinaryWroteKeepsTheElementThisProcessCannotRead() async throws {
+        let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .writeThrough))
+        let store = try fixture.registry.store(for: "main")
+        let model = RecordingModel()
+        let bound = PathBinding(store: store, key: key, codec: .scenePath(types: intOnlyTypes)).bind(\.path, on: model)
+
+        // The other process is the real `scenes` binary.
+        let written = try encodedPath([1, "kept?"]).base64EncodedString()
+        #expect(try runScenes(["set", "--scene", "main", key, "--data-base64", written], root: fixture.root) == 0)
+        #expect(await model.wait { $0 == scenePath([1]) })
+        model.path.append(2)
+        #expect(await arrival(of: scenePath([1, "kept?", 2]), in: store))
+        try await store.flush()
+
+        let printed = try runScenesOutput(["get", "--scene", "main", key], root: fixture.root)
+        let data = try #require(Data(base64Encoded: printed.trimmingCharacters(in: .whitespacesAndNewlines)))
+        #expect(try ScenePath.restore(from: data, types: testTypes, policy: .strict).path == scenePath([1, "kept?", 2]))
+        bound.stop()
+        await fixture.tearDown()
+    }
+
+    @Test func saveKeepsAnElementItCannotReadWhileTheElementsUnderItStay() async throws {
+        let fixture = try SceneStoreFixture()
+        let store = try fixture.registry.store(for: "main")
+        try store.set(encodedPath([1, "a", 3, "b"]), forKey: key)
+        let binding = PathBinding(store: store, key: key, codec: .scenePath(types: intOnlyTypes))
+        let restored = try #require(binding.restore())
+        #expect(restored.path == scenePath([1, 3]))
+        #expect(restored.dropped.count == 2)
+
+        try binding.save(scenePath([1, 3, 4]))
+        #expect(try stored(store) == scenePath([1, "a", 3, "b", 4]), "a push goes on top of everything")
+        try binding.save(scenePath([1, 3]))
+        #expect(try stored(store) == scenePath([1, "a", 3, "b"]), "a push and a pop give back what was stored")
+        try binding.save(scenePath([1]))
+        #expect(try stored(store) == scenePath([1, "a"]), "\"b\" sat on 3, which is gone; \"a\" sits on 1")
+        try binding.save(scenePath([1, 5]))
+        #expect(try stored(store) == scenePath([1, "a", 5]))
+        try binding.save(ScenePath())
+        #expect(try stored(store) == ScenePath(), "pop to root: everything sat on 1")
+
+        try store.set(encodedPath(["z", 1]), forKey: key)
+        try binding.save(ScenePath())
+        #expect(try stored(store) == scenePath(["z"]), "an element under every readable one stays")
+        try binding.replace(with: ScenePath())
+        #expect(try stored(store) == ScenePath(), "replace drops it on purpose")
+        await fixture.tearDown()
+    }
+
+    @Test func typedAndReferenceStacksKeepWhatTheyCannotRestore() async throws {
+        let fixture = try SceneStoreFixture()
+        let store = try fixture.registry.store(for: "main")
+        // A stack of Books where one element no longer decodes as a Book.
+        let books = PathBinding(store: store, key: "books", codec: .stack(of: Book.self))
+        let mixed = Data(#"{"elements":[{"author":"Frank Herbert","id":1,"title":"Dune"},{"id":9,"pages":3,"title":"Old"}],"version":1}"#.utf8)
+        try store.set(mixed, forKey: "books")
+        #expect(books.restore()?.path == [dune])
+        try books.save([dune, emma])
+        let raw = try #require(store.value(forKey: "books", as: Data.self))
+        #expect(try [BookBeforeRename].restore(from: raw, policy: .lenient).path == [BookBeforeRename(id: 9, title: "Old", pages: 3)])
+        #expect(try [Book].restore(from: raw, policy: .lenient).path == [dune, emma])
+
+        // A reference whose value this process's data lacks stays stored.
+        let known = [dune, emma]
+        let byID = PathBinding(store: store, key: "byID", codec: .references(to: Book.self) { id in
+            known.first { $0.id == id }
+        })
+        try store.set([dune, ulysses].encodedReferences(), forKey: "byID")
+        #expect(byID.restore()?.path == [dune])
+        try byID.save([dune, emma])
+        let references = try #require(store.value(forKey: "byID", as: Data.self))
+        #expect(try [Int].restore(from: references, policy: .strict).path == [1, 3, 2])
+        await fixture.tearDown()
+    }
+
+    @Test @MainActor func aLocalPushAndARemotePushAtTheSameTimeBothStay() async throws {
+        let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .writeThrough))
+        let mine = try fixture.registry.store(for: "main")
+        let theirs = try fixture.otherRegistry().store(for: "main")
+        let model = RecordingModel()
+        let bound = PathBinding(store: mine, key: key, codec: .scenePath(types: testTypes)).bind(\.path, on: model)
+
+        // The other process pushes 7; this store has it before the model does.
+        let key = self.key
+        let arrived = blockingMainActor {
+            do {
+                try theirs.set(encodedPath([7]), forKey: key)
+                try await theirs.flush()
+            } catch {
+                Issue.record("\(error)")
+            }
+            let expected = try? encodedPath([7])
+            _ = await mine.values(forKey: key, default: Data()).first(within: .seconds(10)) { $0 == expected }
+        }
+        #expect(arrived)
+        // Meanwhile, this process's user pushes 8 on the root they see.
+        model.path.append(8)
+
+        #expect(await model.wait { $0 == scenePath([7, 8]) }, "model shows \(model.path)")
+        #expect(await arrival(of: scenePath([7, 8]), in: theirs))
+        bound.stop()
+        await fixture.tearDown()
+    }
+
+    @Test func saveFromABaseRebasesAPushOnAPushMadeMeanwhile() async throws {
+        let fixture = try SceneStoreFixture()
+        let store = try fixture.registry.store(for: "main")
+        let binding = PathBinding(store: store, key: key, codec: .scenePath(types: testTypes))
+        // The store took [7] from another process after the caller read [].
+        try store.set(encodedPath([7]), forKey: key)
+        #expect(try binding.save(scenePath([8]), from: ScenePath()) == scenePath([7, 8]))
+        #expect(try stored(store) == scenePath([7, 8]))
+        // A pop is not rebased: the caller's path wins.
+        #expect(try binding.save(scenePath([7]), from: scenePath([7, 8])) == scenePath([7]))
+        #expect(try stored(store) == scenePath([7]))
+        await fixture.tearDown()
+    }
+}
+
+extension BindingLosslessTests {
+    @Test func saveRefusesToWriteOverAPathOfANewerFormat() async throws {
+        let fixture = try SceneStoreFixture()
+        let store = try fixture.registry.store(for: "main")
+        let newer = Data(#"{"elements":[{"tag":"int","value":1}],"version":2}"#.utf8)
+        try store.set(newer, forKey: key)
+        let binding = PathBinding(store: store, key: key, codec: .scenePath(types: testTypes))
+        #expect(binding.restore() == nil)
+        #expect(throws: PathBindingError.self) { try binding.save(scenePath([5])) }
+        #expect(store.value(forKey: key, as: Data.self) == newer)
+        // Data that is no path at all has nothing to keep.
+        try store.set(Data("junk".utf8), forKey: key)
+        try binding.save(scenePath([5]))
+        #expect(try stored(store) == scenePath([5]))
+        await fixture.tearDown()
+    }
+
+    @Test func aCodecWithoutElementsRefusesToDropWhatItLeftOut() async throws {
+        let fixture = try SceneStoreFixture()
+        let store = try fixture.registry.store(for: "main")
+        // Comma-separated numbers; anything else is left out.
+        let codec = PathCodec<[Int]>(
+            encode: { Data($0.map(String.init).joined(separator: ",").utf8) },
+            decode: { data in
+                let parts = String(decoding: data, as: UTF8.self).split(separator: ",")
+                return .init(path: parts.compactMap { Int($0) }, dropped: parts.filter { Int($0) == nil }.map(String.init))
+            })
+        let binding = PathBinding(store: store, key: "numbers", codec: codec)
+        try store.set(Data("1,x".utf8), forKey: "numbers")
+        #expect(binding.restore()?.path == [1])
+        #expect(throws: PathBindingError.self) { try binding.save([1, 2]) }
+        #expect(store.value(forKey: "numbers", as: Data.self) == Data("1,x".utf8))
+        try binding.replace(with: [1, 2])
+        #expect(store.value(forKey: "numbers", as: Data.self) == Data("1,2".utf8))
+        await fixture.tearDown()
+    }
+}
+
+/// Runs the built `scenes` binary and returns what it printed on stdout.
+func runScenesOutput(_ arguments: [String], root: URL, input: String? = nil) throws -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/proc/self/exe")
+        .resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("scenes")
+    process.arguments = arguments
+    var environment = ProcessInfo.processInfo.environment
+    environment["SCENES_ROOT"] = root.path
+    process.environment = environment
+    let output = Pipe()
+    let stdin = Pipe()
+    process.standardOutput = output
+    process.standardInput = stdin
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
+    try stdin.fileHandleForWriting.close()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return String(decoding: data, as: UTF8.self)
+}

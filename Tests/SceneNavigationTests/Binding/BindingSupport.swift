@@ -1,0 +1,130 @@
+import Dispatch
+import Foundation
+import Logging
+import Observation
+import SceneNavigation
+import SceneStore
+import SceneStoreTesting
+import Synchronization
+
+/// The registry of a process that does not know `String` elements.
+let intOnlyTypes = ScenePathTypes([.init(Int.self)])
+
+/// A path of `Int`s and `String`s, written as a literal list.
+func scenePath(_ elements: [any ScenePathElement]) -> ScenePath {
+    var path = ScenePath()
+    for element in elements {
+        switch element {
+        case let number as Int: path.append(number)
+        case let text as String: path.append(text)
+        default: preconditionFailure("test paths hold Ints and Strings only")
+        }
+    }
+    return path
+}
+
+/// The bytes a writer that knows every test type stores for `elements`.
+func encodedPath(_ elements: [any ScenePathElement], types: ScenePathTypes = testTypes) throws -> Data {
+    try scenePath(elements).encoded(types: types)
+}
+
+/// An `@Observable` path that records every value it is set to, and can
+/// run a hook inside the setter (on the main actor, before anyone else
+/// reads the new value).
+@Observable @MainActor
+final class RecordingModel {
+    var path = ScenePath() {
+        didSet { sets.append(path) }
+    }
+
+    @ObservationIgnored var sets: [ScenePath] = []
+
+    /// Waits until `predicate` holds for `path` (checked now, then at each
+    /// change), or `timeout` passes.
+    func wait(within timeout: Duration = .seconds(10), until predicate: @escaping @Sendable (ScenePath) -> Bool) async -> Bool {
+        if predicate(path) { return true }
+        let (stream, continuation) = AsyncStream.makeStream(of: ScenePath.self)
+        track(continuation)
+        return await stream.first(within: timeout, where: predicate) != nil
+    }
+
+    private func track(_ continuation: AsyncStream<ScenePath>.Continuation) {
+        withObservationTracking {
+            _ = path
+        } onChange: {
+            Task { @MainActor in
+                if case .terminated = continuation.yield(self.path) { return }
+                self.track(continuation)
+            }
+        }
+    }
+}
+
+/// Blocks the calling thread (the main actor, in the tests that use it)
+/// until `work` has run to its end on another thread, so that nothing on
+/// the main actor runs meanwhile. Gives up after `timeout`.
+/// - Returns: whether `work` finished in time.
+func blockingMainActor(timeout: Duration = .seconds(20), _ work: @escaping @Sendable () async -> Void) -> Bool {
+    let done = DispatchSemaphore(value: 0)
+    Task.detached {
+        await work()
+        done.signal()
+    }
+    let seconds = Double(timeout.components.seconds)
+    return done.wait(timeout: .now() + seconds) == .success
+}
+
+/// Collects the local changes a store makes to one key (writes this
+/// registry made), until cancelled.
+final class LocalWrites: Sendable {
+    private final class Recorded: Sendable {
+        let values = Mutex<[SceneValue?]>([])
+    }
+
+    private let recorded = Recorded()
+    private let task: Task<Void, Never>
+
+    init(of store: SceneStore, key: String) {
+        let changes = store.changes()
+        let recorded = self.recorded
+        task = Task {
+            for await change in changes where change.key == key && change.origin == .local {
+                recorded.values.withLock { $0.append(change.newValue) }
+            }
+        }
+    }
+
+    var values: [SceneValue?] { recorded.values.withLock { $0 } }
+
+    deinit { task.cancel() }
+}
+
+/// Every message a logger built on it received.
+final class MessageLog: Sendable {
+    private let lines = Mutex<[String]>([])
+
+    var messages: [String] { lines.withLock { $0 } }
+
+    func append(_ line: String) { lines.withLock { $0.append(line) } }
+
+    /// A logger whose messages land here.
+    func logger() -> Logger {
+        Logger(label: "test") { _ in CapturingLogHandler(log: self) }
+    }
+}
+
+/// A log handler that keeps every message in a ``MessageLog``.
+struct CapturingLogHandler: LogHandler {
+    let log: MessageLog
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .trace
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        log.append("\(event.level): \(event.message)")
+    }
+}

@@ -1,0 +1,116 @@
+import Foundation
+import SceneStore
+import SceneStoreTesting
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Faults from outside: a lock holder that stopped, a root that turned
+/// read-only. Each gives a typed error, keeps the value in memory, and
+/// saves it once the fault is gone.
+@Suite(.timeLimit(.minutes(1))) struct FaultTests {
+    @Test func aStoppedLockHolderTimesOutNamingItsPID() async throws {
+        let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .onFlush, lockTimeout: .milliseconds(300)))
+        let store = try fixture.registry.store(for: "main")
+        try store.set(1, forKey: "k")
+        try await store.flush()
+        let file = fixture.root.appendingPathComponent("main.json")
+        let saved = try Data(contentsOf: file)
+
+        // util-linux flock, started in the background by a shell that exits
+        // at once, takes the scene's lock and (-o: without it) starts a
+        // shell that prints the holder's pid and its own, then sleeps. The
+        // holder is not our child: Foundation's Process loses track of a
+        // child that stops.
+        let shell = Process()
+        shell.executableURL = URL(fileURLWithPath: "/bin/sh")
+        shell.arguments = ["-c", #"flock -o "$0" sh -c 'echo $PPID $$; exec sleep 600' &"#,
+                           fixture.root.appendingPathComponent(".main~lock").path]
+        let output = Pipe()
+        shell.standardOutput = output
+        try shell.run()
+        let pids = try #require(firstLine(of: output)).split(separator: " ").compactMap { Int32($0) }
+        try #require(pids.count == 2)
+        let (holder, sleeper) = (pids[0], pids[1])
+        defer { kill(sleeper, SIGKILL) }
+        kill(holder, SIGSTOP)
+        defer { kill(holder, SIGKILL) }
+
+        try store.set(2, forKey: "k")
+        await #expect {
+            try await store.flush()
+        } throws: { error in
+            guard case .lockTimeout(let scene, let pid, _)? = error as? SceneStoreError else { return false }
+            return scene == "main" && pid == holder
+        }
+        #expect(try Data(contentsOf: file) == saved, "nothing written while the lock was held")
+        #expect(store.value(forKey: "k", default: 0) == 2)
+
+        kill(holder, SIGKILL)
+        try await store.flush()
+        let relaunched = try await fixture.relaunch()
+        #expect(try relaunched.store(for: "main").value(forKey: "k", default: 0) == 2)
+        await fixture.tearDown()
+    }
+
+    /// A read-only file system (a tmpfs remounted read-only; mounting needs
+    /// root, which CI has): the scene still loads, a save fails with
+    /// EROFS, and after remounting read-write the same store saves it all.
+    @Test(.enabled(if: getuid() == 0, "mounting a tmpfs needs root"))
+    func aReadOnlyRootFailsSavesTypedAndLosesNothing() async throws {
+        let fixture = try SceneStoreFixture()
+        let mountPoint = fixture.directory.appendingPathComponent("ro-disk")
+        try FileManager.default.createDirectory(at: mountPoint, withIntermediateDirectories: true)
+        #expect(try run("/bin/mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", mountPoint.path) == 0)
+        defer { _ = try? run("/bin/umount", "-l", mountPoint.path) }
+        let root = mountPoint.appendingPathComponent("scenes")
+        let configuration = SceneRegistry.Configuration(savePolicy: .onFlush, watcher: .inotify)
+        let first = try SceneRegistry(root: root, configuration: configuration)
+        try first.store(for: "main").set("before", forKey: "kept")
+        try await first.close()
+
+        #expect(try run("/bin/mount", "-o", "remount,ro", mountPoint.path) == 0)
+        let registry = try SceneRegistry(root: root, configuration: configuration)
+        let store = try registry.store(for: "main")
+        #expect(store.value(forKey: "kept", default: "") == "before", "a read-only root still loads")
+        try store.set("during", forKey: "new")
+        await #expect {
+            try await store.flush()
+        } throws: { error in
+            guard case .io(_, _, let code)? = error as? SceneStoreError else { return false }
+            return code == EROFS
+        }
+        #expect(store.lastSaveError != nil)
+        #expect(store.value(forKey: "new", default: "") == "during")
+
+        #expect(try run("/bin/mount", "-o", "remount,rw", mountPoint.path) == 0)
+        try await store.flush()
+        #expect(store.lastSaveError == nil)
+        try await registry.close()
+        let reopened = try SceneRegistry(root: root, configuration: configuration)
+        #expect(try reopened.store(for: "main").snapshot == ["kept": .string("before"), "new": .string("during")])
+        try await reopened.close()
+        await fixture.tearDown()
+    }
+
+    private func firstLine(of pipe: Pipe) -> String? {
+        var bytes: [UInt8] = []
+        while true {
+            let chunk = pipe.fileHandleForReading.readData(ofLength: 1)
+            guard let byte = chunk.first else { break }
+            if byte == UInt8(ascii: "\n") { break }
+            bytes.append(byte)
+        }
+        return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self)
+    }
+
+    private func run(_ arguments: String...) throws -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: arguments[0])
+        process.arguments = Array(arguments.dropFirst())
+        try process.run()
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+}

@@ -1,0 +1,29 @@
+import Foundation
+import SceneStore
+import SceneStoreTesting
+import Testing
+
+/// No file descriptor left (EMFILE), in a `scenes` process of its own so
+/// the shortage cannot disturb other tests: the flush fails with a typed
+/// error, the value stays in memory, and the next flush saves it.
+@Suite struct FileLimitTests {
+    struct Report: Decodable {
+        let error: String?
+        let errno: Int32?
+        let keptInMemory: Bool
+        let savedAfter: Bool
+    }
+
+    @Test func runningOutOfDescriptorsFailsTypedAndLosesNothing() async throws {
+        let fixture = try SceneStoreFixture()
+        let result = try scenes(["probe", "file-limit"], root: fixture.root)
+        #expect(result.status == 0, "\(result.stderr)")
+        let line = result.stdout.split(separator: "\n").last.map(String.init) ?? ""
+        let report = try #require(decodeJSON(Report.self, from: line), "\(result.stdout)")
+        #expect(report.errno == EMFILE, "\(report.error ?? "the flush did not fail")")
+        #expect(report.keptInMemory && report.savedAfter)
+        let disk = try onDisk("main", root: fixture.root)
+        #expect(disk.values == ["before": .string("before"), "during": .string("during")])
+        await fixture.tearDown()
+    }
+}
