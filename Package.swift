@@ -72,6 +72,30 @@ let package = Package(
             name: "ScenesCLITests",
             dependencies: ["SceneStore", "SceneStoreTesting", "scenes"]
         ),
+
+        // Fuzzing (run by .ci/fuzz): the properties both decoders must keep,
+        // one libFuzzer executable per decoder, and a test that replays the
+        // seed corpus (Tests/Fuzz/Corpus) through the same checks.
+        .target(
+            name: "FuzzChecks",
+            dependencies: ["SceneStore", "SceneNavigation"],
+            path: "Tests/Fuzz/FuzzChecks"
+        ),
+        .executableTarget(
+            name: "SceneFileFuzzer",
+            dependencies: ["FuzzChecks"],
+            path: "Tests/Fuzz/SceneFileFuzzer"
+        ),
+        .executableTarget(
+            name: "ScenePathFuzzer",
+            dependencies: ["FuzzChecks"],
+            path: "Tests/Fuzz/ScenePathFuzzer"
+        ),
+        .testTarget(
+            name: "FuzzCorpusTests",
+            dependencies: ["FuzzChecks"],
+            path: "Tests/Fuzz/CorpusTests"
+        ),
     ]
 )
 

@@ -8,13 +8,13 @@
 /// is; every variable-length field is preceded by its length as 8 bytes.
 /// Computing it needs no JSON encoding, so verifying a file costs one pass
 /// over its values.
-struct Checksum {
+package struct Checksum {
     static let prefix = "fnv1a64:"
 
     /// The canonical bytes, hashed in one tight loop at the end.
     private var bytes: [UInt8] = []
 
-    static func of(_ values: [String: SceneValue]) -> String {
+    package static func of(_ values: [String: SceneValue]) -> String {
         of(values, sortedKeys: sortedKeys(of: values))
     }
 

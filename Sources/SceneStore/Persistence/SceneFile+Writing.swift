@@ -6,7 +6,7 @@ extension SceneFile {
     /// `JSONEncoder`: the output is the same JSON a person reads, produced
     /// several times faster (see `scenes bench commit`), and the header can
     /// be read back without parsing the values (``peekVersion(_:)``).
-    func encoded() -> Data {
+    package func encoded() -> Data {
         let keys = Checksum.sortedKeys(of: values)
         var out = JSONText()
         out.raw("{\n  \"format\": ")

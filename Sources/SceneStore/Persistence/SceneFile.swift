@@ -22,25 +22,25 @@ import Foundation
 /// only compared within one incarnation, and one (incarnation, generation)
 /// pair names one content. `checksum` covers the values (see ``Checksum``).
 /// Readers accept the fields in any order; the writer puts the header first.
-struct SceneFile: Equatable {
-    static let magic = "scenestore.scene"
-    static let currentVersion = 1
+package struct SceneFile: Equatable {
+    package static let magic = "scenestore.scene"
+    package static let currentVersion = 1
     /// No save ever gets near it; a file above it is damage, so that
     /// `generation + 1` can never overflow.
-    static let maxGeneration = UInt64(Int64.max)
+    package static let maxGeneration = UInt64(Int64.max)
 
-    var scene: String
-    var generation: UInt64
-    var incarnation: String
-    var writer: WriterIdentity
-    var values: [String: SceneValue]
+    package var scene: String
+    package var generation: UInt64
+    package var incarnation: String
+    package var writer: WriterIdentity
+    package var values: [String: SceneValue]
 
     var version: DiskVersion {
         DiskVersion(incarnation: incarnation, generation: generation)
     }
 
     /// Why bytes on disk are not a loadable scene.
-    enum Problem: Error, Equatable {
+    package enum Problem: Error, Equatable {
         /// Not a scene file: not JSON, truncated, wrong magic, missing fields.
         case malformed(String)
         /// The payload does not match its checksum.
@@ -49,7 +49,7 @@ struct SceneFile: Equatable {
         case newerVersion(Int)
     }
 
-    static func decode(_ data: Data) -> Result<SceneFile, Problem> {
+    package static func decode(_ data: Data) -> Result<SceneFile, Problem> {
         let fields: SceneFileParser.Fields
         do throws(Problem) {
             fields = try SceneFileParser.parse(data)
@@ -90,7 +90,7 @@ struct SceneFile: Equatable {
     /// Why a well-formed file still is not scene `id` within `limits`: it
     /// names another scene (a hard link, a copy), or holds a key or value
     /// a `set` would have refused. `nil` when it is fine.
-    func problem(asScene id: SceneID, limits: SceneRegistry.Limits) -> Problem? {
+    package func problem(asScene id: SceneID, limits: SceneRegistry.Limits) -> Problem? {
         guard scene == id.rawValue else {
             return .malformed("the file is scene \(scene.debugDescription), not \(id.rawValue.debugDescription)")
         }
@@ -115,14 +115,19 @@ struct SceneFile: Equatable {
     /// then gets a full ``decode(_:)``). Used to skip decoding a version
     /// this process already has: its own saves, and unchanged files.
     static func peekVersion(_ data: Data) -> DiskVersion? {
-        data.withUnsafeBytes { raw -> DiskVersion? in
+        peekHeader(data).map { DiskVersion(incarnation: $0.incarnation, generation: $0.generation) }
+    }
+
+    /// The incarnation and generation behind ``peekVersion(_:)``.
+    package static func peekHeader(_ data: Data) -> (incarnation: String, generation: UInt64)? {
+        data.withUnsafeBytes { raw -> (incarnation: String, generation: UInt64)? in
             let bytes = raw.bindMemory(to: UInt8.self)
             guard let valuesAt = bytes.firstRange(of: Array("\"values\":".utf8)) else { return nil }
             let header = bytes[..<valuesAt.lowerBound]
             guard header.starts(with: Array("{\n  \"format\": \"\(magic)\",\n  \"version\": 1,".utf8)),
                   let generation = number(after: "\"generation\": ", in: header),
                   let incarnation = string(after: "\"incarnation\": \"", in: header) else { return nil }
-            return DiskVersion(incarnation: incarnation, generation: generation)
+            return (incarnation, generation)
         }
     }
 
@@ -147,9 +152,9 @@ struct SceneFile: Equatable {
 }
 
 /// Who wrote a scene file: the process and one registry instance in it.
-struct WriterIdentity: Equatable, Sendable {
-    let pid: Int32
-    let token: String
+package struct WriterIdentity: Equatable, Sendable {
+    package let pid: Int32
+    package let token: String
 
     static func current() -> WriterIdentity {
         WriterIdentity(pid: getpid(), token: randomToken())
