@@ -50,7 +50,11 @@ let package = Package(
         ),
         .testTarget(
             name: "SceneStoreTests",
-            dependencies: ["SceneStore", "SceneStoreTesting"]
+            dependencies: [
+                "SceneStore",
+                "SceneStoreTesting",
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .testTarget(
             name: "SceneNavigationTests",
