@@ -68,6 +68,10 @@ let package = Package(
             ]
         ),
         .testTarget(
+            name: "ReadmeTests",
+            dependencies: ["SceneStore", "SceneNavigation", "SceneStoreTesting"]
+        ),
+        .testTarget(
             name: "ScenesCLITests",
             dependencies: ["SceneStore", "SceneStoreTesting", "scenes"]
         ),
