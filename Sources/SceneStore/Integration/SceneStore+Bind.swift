@@ -56,6 +56,8 @@ extension SceneStore {
                 guard link.isRunning else { break }
                 link.reconcile()
             }
+            // Stopped, or the store closed: the model keeps its values.
+            link.stop()
         }
         return bound
     }
