@@ -13,6 +13,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.0"),
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         .systemLibrary(
@@ -56,7 +57,11 @@ let package = Package(
         ),
         .testTarget(
             name: "SceneStoreTests",
-            dependencies: ["SceneStore", "SceneStoreTesting"]
+            dependencies: [
+                "SceneStore",
+                "SceneStoreTesting",
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .testTarget(
             name: "SceneNavigationTests",
@@ -67,6 +72,10 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
+        ),
+        .testTarget(
+            name: "ReadmeTests",
+            dependencies: ["SceneStore", "SceneNavigation", "SceneStoreTesting"]
         ),
         .testTarget(
             name: "ScenesCLITests",

@@ -7,7 +7,7 @@ public typealias ScenePathElement = Hashable & Codable & Sendable
 /// A type-erased navigation path: a stack of values of mixed types, from the
 /// root (index 0) to the screen on top (the last element).
 ///
-/// Push with ``append(_:)``, go back with ``removeLast(_:)``, return to the
+/// Push with ``append(_:)-(Value)``, go back with ``removeLast(_:)``, return to the
 /// root with ``removeAll()``. The path is a `RandomAccessCollection` of
 /// `any ScenePathElement`, so `count`, `isEmpty`, `first`, `last`, indexing
 /// and `for`-loops work as on an array; ``last(as:)`` and
@@ -42,7 +42,7 @@ public struct ScenePath: Sendable {
     /// Creates a path holding the elements of a sequence, in order.
     ///
     /// - Parameter elements: The elements, root first. To build a path of
-    ///   mixed types, start from ``init()`` and ``append(_:)`` each value.
+    ///   mixed types, start from ``init()`` and ``append(_:)-(Value)`` each value.
     public init<Elements: Sequence>(_ elements: Elements) where Elements.Element: ScenePathElement {
         storage = elements.map { $0 }
     }

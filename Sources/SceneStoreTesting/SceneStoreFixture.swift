@@ -14,7 +14,7 @@ import SceneStore
 ///
 /// The directory is removed by ``tearDown()`` or, at the latest, when the
 /// fixture is deallocated. By default stores save only on `flush()` and
-/// close (``SceneRegistry/Configuration/testing``), so what ``crash()``
+/// close (`SceneRegistry.Configuration.testing`), so what ``crash()``
 /// keeps is exactly what was flushed.
 public final class SceneStoreFixture: Sendable {
     /// The registries' root: `<temporary directory>/scenes`, created by the

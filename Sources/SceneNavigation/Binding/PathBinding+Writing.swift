@@ -13,7 +13,7 @@ extension PathBinding {
     }
 
     /// Like ``save(_:from:)``, as one read-modify-write under the scene lock
-    /// (``SceneStore/update(forKey:default:_:)``): the edit is applied to
+    /// (`SceneStore.update(forKey:default:_:)`): the edit is applied to
     /// what the key holds on disk at that instant, so two processes pushing
     /// at the same moment both keep their element. Durable when it returns.
     ///

@@ -2,7 +2,7 @@ import Foundation
 import Logging
 import SceneStore
 
-/// Keeps one navigation path in one key of a ``SceneStore/SceneStore``, as
+/// Keeps one navigation path in one key of a `SceneStore`, as
 /// `Data`: restore once at start, save on every change (the store coalesces
 /// the writes), follow changes made by other processes.
 ///

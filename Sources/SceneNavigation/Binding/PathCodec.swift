@@ -42,8 +42,11 @@ public struct PathCodec<Path: Equatable & Sendable>: Sendable {
     /// to save over a stored path that `decode` did not fully restore
     /// (``PathBindingError/wouldDropElements(scene:key:dropped:)``).
     ///
-    /// - Parameter empty: the path with no element; when `nil`, a binding
-    ///   asks `decode` for it from an empty path document.
+    /// - Parameters:
+    ///   - empty: the path with no element; when `nil`, a binding asks
+    ///     `decode` for it from an empty path document.
+    ///   - encode: the stored form of a path.
+    ///   - decode: the path stored data holds, and what it left out.
     public init(
         empty: Path? = nil,
         encode: @escaping @Sendable (Path) throws -> Data,

@@ -19,6 +19,7 @@ extension SceneStore {
     /// saved by the next save like a `set`.
     ///
     /// - Parameters:
+    ///   - key: the key to change.
     ///   - defaultValue: what `transform` gets when the key has no value.
     ///   - transform: the new value from the current one; returning `nil`
     ///     (for an Optional `Value`) removes the key. If it throws, nothing

@@ -4,14 +4,14 @@ import Foundation
 ///
 /// Exactly Bool, Int, Double, String, URL and Data conform, plus `Optional`
 /// of a conforming type and — by declaring conformance with no body —
-/// `RawRepresentable` types whose raw value is `Int` or `String`:
+/// `RawRepresentable` types whose raw value is one of the six:
 ///
 /// ```swift
 /// enum Tab: String, SceneStorable { case mixed, books, library }
 /// ```
 ///
 /// Anything else (Float, Date, arrays, your structs) does not compile as a
-/// stored value. Codable models travel as `Data`: see ``SceneValue/encoded(_:)``.
+/// stored value. Codable models travel as JSON `Data`: see ``SceneCodableKey``.
 public protocol SceneStorable: Sendable {
     /// The stored form; `nil` means "no value", and setting it removes the key.
     var sceneValue: SceneValue? { get }
@@ -88,28 +88,14 @@ extension Optional: SceneStorable where Wrapped: SceneStorable {
     }
 }
 
-extension SceneStorable where Self: RawRepresentable, RawValue == Int {
-    public var sceneValue: SceneValue? { .int(rawValue) }
-    public init?(sceneValue: SceneValue) {
-        guard case .int(let raw) = sceneValue else { return nil }
-        self.init(rawValue: raw)
-    }
-}
+extension SceneStorable where Self: RawRepresentable, RawValue: SceneStorable {
+    /// A raw-value type stores as its raw value.
+    public var sceneValue: SceneValue? { rawValue.sceneValue }
 
-extension SceneStorable where Self: RawRepresentable, RawValue == String {
-    public var sceneValue: SceneValue? { .string(rawValue) }
+    /// The value whose raw value is stored, or `nil` when the stored value
+    /// is of another kind or no value has that raw value.
     public init?(sceneValue: SceneValue) {
-        guard case .string(let raw) = sceneValue else { return nil }
+        guard let raw = RawValue(sceneValue: sceneValue) else { return nil }
         self.init(rawValue: raw)
-    }
-}
-
-extension SceneValue {
-    /// Encodes a `Codable` model as JSON `Data`, the one way models are
-    /// stored (as `@SceneStorage` users encode a navigation path).
-    public static func encoded<T: Encodable>(_ value: T) throws -> SceneValue {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        return .data(try encoder.encode(value))
     }
 }

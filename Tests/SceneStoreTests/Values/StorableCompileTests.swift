@@ -5,27 +5,70 @@ import Testing
 /// stored: anything else must be a compile error, checked by running the
 /// real compiler on a snippet against the built SceneStore module.
 @Suite struct StorableCompileTests {
-    @Test(arguments: ["Float(1)", "Date()", "[1, 2]", "Point()", "Optional(Float(1))"])
+    @Test(arguments: notStorable)
     func nonStorableTypesDoNotCompile(expression: String) throws {
         let result = try typecheck(expression)
         #expect(result.status != 0, "`store.set(\(expression), ...)` compiled")
         #expect(result.output.contains("SceneStorable"), "\(result.output)")
     }
 
-    @Test(arguments: ["1", "true", "0.5", "\"s\"", "URL(fileURLWithPath: \"/\")", "Data()", "Optional(1)", "Color.red"])
+    @Test(arguments: storable)
     func storableTypesCompile(expression: String) throws {
         let result = try typecheck(expression)
         #expect(result.status == 0, "\(result.output)")
     }
 
+    static let storable = [
+        "1", "true", "0.5", "\"s\"", "URL(fileURLWithPath: \"/\")", "Data()", "Optional(1)", "Color.red",
+        "Level.high", "Optional(Color.red)",
+    ]
+    static let notStorable = ["Float(1)", "Date()", "[1, 2]", "Point()", "Optional(Float(1))", "Shade.dark"]
+
+    /// `@SceneStored` accepts exactly what `set` accepts.
+    @Test(arguments: notStorable)
+    func propertyWrapperRejectsNonStorableTypes(expression: String) throws {
+        let result = try typecheck(wrapping: expression)
+        #expect(result.status != 0, "`@SceneStored(...) var v = \(expression)` compiled")
+        #expect(result.output.contains("SceneStorable"), "\(result.output)")
+    }
+
+    @Test(arguments: storable)
+    func propertyWrapperAcceptsStorableTypes(expression: String) throws {
+        let result = try typecheck(wrapping: expression)
+        #expect(result.status == 0, "\(result.output)")
+    }
+
+    /// `SceneProperty` (model binding) accepts exactly what `set` accepts.
+    @Test func modelPropertyRejectsNonStorableTypes() throws {
+        let result = try typecheck(body: """
+            final class Model { var ratio: Float = 1 }
+            _ = SceneProperty(\\Model.ratio, forKey: "k")
+            """)
+        #expect(result.status != 0, "a Float property was accepted")
+        #expect(result.output.contains("SceneStorable"), "\(result.output)")
+    }
+
     private func typecheck(_ expression: String) throws -> (status: Int32, output: String) {
+        try typecheck(body: "try store.set(\(expression), forKey: \"k\")")
+    }
+
+    private func typecheck(wrapping expression: String) throws -> (status: Int32, output: String) {
+        try typecheck(body: """
+            @SceneStored("k", store: store) var value = \(expression)
+            value = \(expression)
+            """)
+    }
+
+    private func typecheck(body: String) throws -> (status: Int32, output: String) {
         let snippet = """
             import Foundation
             import SceneStore
             struct Point: Codable {}
             enum Color: String, SceneStorable { case red }
-            func use(_ store: SceneStore) throws {
-                try store.set(\(expression), forKey: "k")
+            enum Level: Double, SceneStorable { case high = 1 }
+            enum Shade: Float { case dark = 1 }
+            @MainActor func use(_ store: SceneStore) throws {
+                \(body)
             }
             """
         let directory = FileManager.default.temporaryDirectory

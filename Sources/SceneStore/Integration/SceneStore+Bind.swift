@@ -1,0 +1,85 @@
+import Observation
+
+extension SceneStore {
+    /// Keeps plain stored properties of an `@Observable` model in this
+    /// scene: restores them now, saves each change of the model, and shows
+    /// in the model every other change of their keys — from this process
+    /// or another — and every discard.
+    ///
+    /// ```swift
+    /// @Observable @MainActor final class Settings {
+    ///     var selectedTab = 0
+    ///     var query = ""
+    /// }
+    /// let settings = Settings()
+    /// let bound = store.bind([
+    ///     SceneProperty(\.selectedTab, forKey: "selectedTab"),
+    ///     SceneProperty(\.query, forKey: "query"),
+    /// ], on: settings)
+    /// settings.selectedTab = 2      // saved; other processes' models show it
+    /// ```
+    ///
+    /// What it promises:
+    /// * Binding restores every key the scene holds into the model and
+    ///   writes nothing; a key the scene lacks leaves the property at its
+    ///   default (see ``SceneProperty``).
+    /// * A change of the model (tracked with Observation, no polling) is
+    ///   set in the store, which saves it as every `set` is saved. Only the
+    ///   model's own edits are written, never a value it just showed, and
+    ///   never a default over a value of another kind.
+    /// * A change of a key, local or written by another process, is shown
+    ///   in the model on the main actor (observers of the model are
+    ///   notified); a burst of changes is shown once, as the latest value.
+    ///   A removed key or a discarded scene shows the default.
+    /// * A value the store refuses (over a limit, or the store is closed)
+    ///   is logged as a warning and kept in ``BoundModel/lastError``; the
+    ///   property goes back to what the store holds.
+    ///
+    /// - Parameters:
+    ///   - properties: the properties and their keys; each key once.
+    ///   - model: the model; held weakly.
+    /// - Returns: the running binding; it stops when ``BoundModel/stop()``
+    ///   is called, when it is deallocated, when the model is deallocated,
+    ///   or when the store closes. Keep it for as long as it should run.
+    @MainActor
+    public func bind<Model: Observable & AnyObject>(
+        _ properties: [SceneProperty<Model>], on model: Model
+    ) -> BoundModel {
+        let keys = Set(properties.map(\.key))
+        // Subscribed before reading, so that no change falls in between.
+        let signals = changeSignals(for: keys)
+        let link = ModelLink(store: self, model: model, properties: properties)
+        let bound = BoundModel(link: link)
+        link.start()
+        bound.task = Task { @MainActor [link] in
+            for await _ in signals {
+                guard link.isRunning else { break }
+                link.reconcile()
+            }
+            // Stopped, or the store closed: the model keeps its values.
+            link.stop()
+        }
+        return bound
+    }
+
+    /// One element whenever one of `keys` may hold another value: a change
+    /// of the key (local or external) or a discard. Keeps only the latest.
+    private func changeSignals(for keys: Set<String>) -> AsyncStream<Void> {
+        let updates = updates()
+        let (signals, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let task = Task {
+            for await update in updates where update.events.contains(where: { event in
+                switch event {
+                case .discarded: true
+                case .changed(let change): keys.contains(change.key)
+                default: false
+                }
+            }) {
+                continuation.yield()
+            }
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in task.cancel() }
+        return signals
+    }
+}

@@ -1,0 +1,37 @@
+import Foundation
+import Testing
+
+/// Every Swift block of README.md is compiled: it stands, verbatim, in
+/// ReadmeExamples.swift, which `swift build --build-tests` builds.
+@Suite struct ReadmeDriftTests {
+    private static let tests = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    private static let packageRoot = tests.deletingLastPathComponent().deletingLastPathComponent()
+
+    @Test func everySwiftBlockOfTheReadmeIsInTheCompiledExamples() throws {
+        let readme = try String(contentsOf: Self.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let examples = try String(contentsOf: Self.tests.appendingPathComponent("ReadmeExamples.swift"), encoding: .utf8)
+        let blocks = Self.swiftBlocks(in: readme)
+        #expect(blocks.count >= 10, "README.md has \(blocks.count) Swift blocks; did the fence change?")
+        for block in blocks {
+            let compiled = examples.contains(block)
+            #expect(compiled, "README block not in ReadmeExamples.swift:\n\(block)")
+        }
+    }
+
+    /// The text between each "```swift" line and the next "```" line.
+    static func swiftBlocks(in markdown: String) -> [String] {
+        var blocks: [String] = []
+        var current: [Substring]?
+        for line in markdown.split(separator: "\n", omittingEmptySubsequences: false) {
+            if current == nil {
+                if line == "```swift" { current = [] }
+            } else if line == "```" {
+                blocks.append(current.map { $0.joined(separator: "\n") } ?? "")
+                current = nil
+            } else {
+                current?.append(line)
+            }
+        }
+        return blocks
+    }
+}
