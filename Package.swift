@@ -44,16 +44,38 @@ let package = Package(
             name: "SceneStoreTesting",
             dependencies: ["SceneStore"]
         ),
+        .target(
+            name: "ScenesCLIKit",
+            dependencies: [
+                "SceneStore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Demo/ScenesCLIKit"
+        ),
         .executableTarget(
             name: "scenes",
             dependencies: [
                 "SceneStore",
                 "SceneNavigation",
-                "CSQLite",
+                "ScenesCLIKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Demo/scenes"
+        ),
+        // Benchmarks, probes and the stress and torture writers that the
+        // tests drive: apart from the user-facing CLI, as swift-nio keeps
+        // its performance tester.
+        .executableTarget(
+            name: "scenes-lab",
+            dependencies: [
+                "SceneStore",
+                "ScenesCLIKit",
+                "CSQLite",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Demo/scenes-lab"
         ),
         .testTarget(
             name: "SceneStoreTests",
@@ -79,7 +101,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ScenesCLITests",
-            dependencies: ["SceneStore", "SceneStoreTesting", "scenes"]
+            dependencies: ["SceneStore", "SceneStoreTesting", "scenes", "scenes-lab"]
         ),
 
         // Fuzzing (run by .ci/fuzz): the properties both decoders must keep,

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import SceneStore
+import ScenesCLIKit
 
 @main
 struct Scenes: AsyncParsableCommand {
@@ -13,8 +14,8 @@ struct Scenes: AsyncParsableCommand {
             $XDG_STATE_HOME/scenes/scenes (~/.local/state/scenes/scenes).
             """,
         subcommands: [
-            List.self, Show.self, Get.self, SetCommand.self, Remove.self, Discard.self, Watch.self, Stress.self, Torture.self,
-            Run.self, Catalog.self, Bench.self, Probe.self,
+            List.self, Show.self, Get.self, SetCommand.self, Remove.self, Discard.self, Watch.self,
+            Run.self, Catalog.self,
         ]
     )
 

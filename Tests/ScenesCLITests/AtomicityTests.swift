@@ -13,7 +13,7 @@ import Testing
         var progressed = 0
         for round in 0..<300 {
             let writer = try RunningScenes(
-                ["stress", "--scene", "s", "--count", "0", "--payload", "4096"], root: fixture.root)
+                ["stress", "--scene", "s", "--count", "0", "--payload", "4096"], root: fixture.root, program: .lab)
             // Wait until the writer is up, then let it run a random while.
             _ = await writer.lines.first { $0.hasPrefix("ready") }
             let pause = UInt32.random(in: 0...4000)

@@ -1,3 +1,4 @@
+import ScenesCLIKit
 /// The Books tab: a typed `[Book]` path over the built-in shelf.
 enum BooksTab {
     /// The current screen for `path`.

@@ -1,6 +1,7 @@
 import Foundation
 #if canImport(Glibc)
 import Glibc
+import ScenesCLIKit
 #endif
 
 /// The Library catalog on disk: `<root>/catalog/library.json`, in a folder

@@ -1,3 +1,4 @@
+import ScenesCLIKit
 /// The scene keys the demo keeps its state under.
 enum DemoKeys {
     static let tab = "tab"

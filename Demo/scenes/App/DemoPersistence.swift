@@ -1,6 +1,7 @@
 import Foundation
 import SceneNavigation
 import SceneStore
+import ScenesCLIKit
 
 /// Keeps a ``DemoState`` in a scene: the tab as a `String`, each stack as
 /// `Data` through a ``PathBinding``, the link selections as JSON `Data`.

@@ -1,4 +1,5 @@
 import SceneNavigation
+import ScenesCLIKit
 
 /// The Library tab: a `Selection` path over the catalog, persisted by id.
 enum LibraryTab {

@@ -1,4 +1,5 @@
 import SceneNavigation
+import ScenesCLIKit
 
 /// The Mixed tab: a type-erased path of `Int`s and `String`s.
 enum MixedTab {

@@ -1,3 +1,4 @@
+import ScenesCLIKit
 /// What the current screen of a tab shows: a title, a few lines of detail,
 /// and links, each of which performs one navigation action.
 struct Screen: Equatable, Sendable {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ScenesCLIKit
 
 struct Catalog: ParsableCommand {
     static let configuration = CommandConfiguration(

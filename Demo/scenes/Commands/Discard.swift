@@ -1,5 +1,6 @@
 import ArgumentParser
 import SceneStore
+import ScenesCLIKit
 
 struct Discard: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

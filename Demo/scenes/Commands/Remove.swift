@@ -1,5 +1,6 @@
 import ArgumentParser
 import SceneStore
+import ScenesCLIKit
 
 struct Remove: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

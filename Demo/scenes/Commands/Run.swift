@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SceneStore
+import ScenesCLIKit
 
 struct Run: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SceneStore
+import ScenesCLIKit
 
 struct SetCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

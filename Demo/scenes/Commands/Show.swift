@@ -1,5 +1,6 @@
 import ArgumentParser
 import SceneStore
+import ScenesCLIKit
 
 struct Show: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

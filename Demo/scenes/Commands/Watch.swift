@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SceneStore
+import ScenesCLIKit
 
 struct Watch: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,5 +1,6 @@
 import Foundation
 import SceneStore
+import ScenesCLIKit
 
 /// `scenes run` without a terminal: line commands on stdin, one JSON state
 /// line on stdout per change (see ``StateLine``), errors on stderr.

@@ -1,4 +1,5 @@
 import Foundation
+import ScenesCLIKit
 
 /// One command of the headless protocol, a line on stdin.
 enum LineCommand: Equatable {

@@ -1,4 +1,5 @@
 import SceneNavigation
+import ScenesCLIKit
 
 /// One line of headless output: the whole visible state of the scene.
 ///

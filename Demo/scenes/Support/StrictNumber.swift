@@ -1,3 +1,4 @@
+import ScenesCLIKit
 /// Numbers as `scenes set` takes them: JSON's number syntax, nothing a
 /// user is unlikely to have meant.
 ///

@@ -2,49 +2,8 @@ import Foundation
 import SceneStore
 #if canImport(Glibc)
 import Glibc
+import ScenesCLIKit
 #endif
-
-/// Compact JSON with sorted keys, on one line. Exact: a string decodes to
-/// what was stored. DEL and the C1 controls, which JSON allows raw, are
-/// escaped too (`\u007f`, `\u009b`), so the line is safe on a terminal.
-func jsonLine<T: Encodable>(_ value: T) throws -> String {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    let json = String(decoding: try encoder.encode(value), as: UTF8.self)
-    guard json.unicodeScalars.contains(where: { (0x7F...0x9F).contains($0.value) }) else { return json }
-    var escaped = String.UnicodeScalarView()
-    for scalar in json.unicodeScalars {
-        if (0x7F...0x9F).contains(scalar.value) {
-            escaped.append(contentsOf: "\\u00\(String(scalar.value, radix: 16))".unicodeScalars)
-        } else {
-            escaped.append(scalar)
-        }
-    }
-    return String(escaped)
-}
-
-/// Writes one line to stdout at once (scripts and tests read lines),
-/// ignoring a reader that went away.
-func emit(_ line: String) {
-    _ = writeLine(line)
-}
-
-/// Writes one line to stdout with write(2), so that a closed pipe shows as
-/// `EPIPE` (with SIGPIPE ignored) instead of going unnoticed.
-/// - Returns: `nil` once every byte is written, else the errno.
-func writeLine(_ line: String) -> Int32? {
-    let bytes = Array((line + "\n").utf8)
-    var offset = 0
-    while offset < bytes.count {
-        let written = bytes[offset...].withUnsafeBytes { write(STDOUT_FILENO, $0.baseAddress, $0.count) }
-        if written == -1 {
-            if errno == EINTR { continue }
-            return errno
-        }
-        offset += written
-    }
-    return nil
-}
 
 /// A scene as `show --json` prints it.
 struct SceneDump: Encodable {

@@ -1,3 +1,4 @@
+import ScenesCLIKit
 /// A screenful of text lines, each made of styled runs, turned into one
 /// string that redraws the whole terminal in place (no clearing, so no
 /// flicker): every row is rewritten and cleared to its end.

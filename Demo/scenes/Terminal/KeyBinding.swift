@@ -1,3 +1,4 @@
+import ScenesCLIKit
 /// What each key does in the interactive UI.
 enum KeyBinding {
     enum Action: Equatable {

@@ -1,4 +1,5 @@
 import Foundation
+import ScenesCLIKit
 
 /// Reads stdin on a thread of its own and delivers decoded keys (`nil` once
 /// stdin is closed) until ``stop()``.

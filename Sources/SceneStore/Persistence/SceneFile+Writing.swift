@@ -4,7 +4,7 @@ extension SceneFile {
     /// The file's bytes: header fields first, in a fixed order, then one
     /// value per line, keys sorted by their UTF-8 bytes. Written by hand rather than through
     /// `JSONEncoder`: the output is the same JSON a person reads, produced
-    /// several times faster (see `scenes bench commit`), and the header can
+    /// several times faster (see `scenes-lab bench commit`), and the header can
     /// be read back without parsing the values (``peekVersion(_:)``).
     package func encoded() -> Data {
         let keys = Checksum.sortedKeys(of: values)

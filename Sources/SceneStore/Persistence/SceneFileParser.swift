@@ -3,7 +3,7 @@ import Foundation
 /// Reads a scene file's JSON straight into a ``SceneFile``: one pass over
 /// the bytes, no intermediate JSON tree and no `Codable` machinery, which is
 /// what every reload of another process's save costs (several times faster
-/// than `JSONDecoder`; see `scenes bench propagation`).
+/// than `JSONDecoder`; see `scenes-lab bench propagation`).
 ///
 /// It accepts any JSON whose top level has the scene file's fields in any
 /// order (unknown fields are skipped), and rejects everything else with a

@@ -17,6 +17,10 @@ package enum FileWatchEvent: Sendable, Equatable {
 
 /// Which mechanism delivers file events to a registry.
 public enum FileWatcherKind: Sendable, Equatable, CustomStringConvertible {
+    /// The name of the process-wide inotify thread as the kernel shows it
+    /// (`/proc/self/task/*/comm`), for diagnostics and tools that watch it.
+    public static let inotifyThreadName = "SceneStore.inot"
+
     /// libinotifytools on the one process-wide watcher thread.
     case inotify
     /// `stat` of the directory's entries at a fixed interval.

@@ -123,7 +123,7 @@ package final class InotifyWatcher: FileWatcher {
     // MARK: - Owner thread
 
     /// The owner thread's name as the kernel shows it (15 bytes at most).
-    package static let threadName = "SceneStore.inot"
+    package static let threadName = FileWatcherKind.inotifyThreadName
 
     private func runOwnerThread() {
         // Named by the kernel call itself: Foundation's `Thread.name`

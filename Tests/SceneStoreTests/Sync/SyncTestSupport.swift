@@ -12,7 +12,7 @@ import Glibc
 /// nothing here measures process-wide counts or blocks the watcher's thread:
 /// descriptor, thread, watch and CPU counts, the descriptor-above-1023
 /// fallback and queue overflow are checked in a child process by
-/// `Tests/ScenesCLITests/Sync` (`scenes probe ...`).
+/// `Tests/ScenesCLITests/Sync` (`scenes-lab probe ...`).
 @Suite(.serialized, .timeLimit(.minutes(2)))
 enum SyncWatcherTests {}
 

@@ -32,7 +32,7 @@ extension CrossProcessSync {
                         ? ["--watcher", "polling", "--poll-interval-ms", "40"] : ["--watcher", "inotify"]
                     let process = try RunningScenes(
                         ["torture", "--name", name, "--scenes", Self.scenes.joined(separator: ",")] + watcher,
-                        root: fixture.root)
+                        root: fixture.root, program: .lab)
                     return (name: name, process: process, log: LineLog(process))
                 }
                 for writer in writers {

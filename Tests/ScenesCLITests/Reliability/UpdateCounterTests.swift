@@ -11,7 +11,7 @@ extension CrossProcessSync {
         func fourProcessesTimes250IncrementsEndAtThousand() async throws {
             let fixture = try SceneStoreFixture()
             let writers = try (0..<4).map { _ in
-                try RunningScenes(["stress", "--scene", "c", "--increment", "count", "--count", "250"], root: fixture.root)
+                try RunningScenes(["stress", "--scene", "c", "--increment", "count", "--count", "250"], root: fixture.root, program: .lab)
             }
             for writer in writers {
                 #expect(await writer.exitStatus(within: .seconds(90)) == 0)

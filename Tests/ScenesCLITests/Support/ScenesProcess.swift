@@ -6,6 +6,20 @@ import SceneStoreTesting
 let scenesExecutable: URL = URL(fileURLWithPath: "/proc/self/exe")
     .resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("scenes")
 
+/// The `scenes-lab` executable (benchmarks, probes, stress and torture
+/// writers), built next to `scenes`.
+let scenesLabExecutable: URL = scenesExecutable.deletingLastPathComponent().appendingPathComponent("scenes-lab")
+
+/// Which of the two executables a test launches.
+enum ScenesProgram: Sendable {
+    /// The user-facing CLI and demo.
+    case scenes
+    /// Benchmarks, probes and load writers.
+    case lab
+
+    var url: URL { self == .scenes ? scenesExecutable : scenesLabExecutable }
+}
+
 /// What a finished `scenes` run printed.
 struct ScenesResult: Sendable {
     let status: Int32
@@ -14,9 +28,9 @@ struct ScenesResult: Sendable {
 }
 
 /// A `scenes` process (not started yet) with `SCENES_ROOT` set to `root`.
-func scenesProcess(_ arguments: [String], root: URL) -> Process {
+func scenesProcess(_ arguments: [String], root: URL, program: ScenesProgram = .scenes) -> Process {
     let process = Process()
-    process.executableURL = scenesExecutable
+    process.executableURL = program.url
     process.arguments = arguments
     var environment = ProcessInfo.processInfo.environment
     environment["SCENES_ROOT"] = root.path
@@ -26,8 +40,8 @@ func scenesProcess(_ arguments: [String], root: URL) -> Process {
 
 /// Runs `scenes` with `arguments` against `root` and waits for it to exit.
 @discardableResult
-func scenes(_ arguments: [String], root: URL, stdin: String? = nil) throws -> ScenesResult {
-    let process = scenesProcess(arguments, root: root)
+func scenes(_ arguments: [String], root: URL, stdin: String? = nil, program: ScenesProgram = .scenes) throws -> ScenesResult {
+    let process = scenesProcess(arguments, root: root, program: program)
     let out = Pipe()
     let err = Pipe()
     process.standardOutput = out
@@ -52,8 +66,8 @@ final class RunningScenes: Sendable {
     let lines: AsyncStream<String>
     private let input: FileHandle
 
-    init(_ arguments: [String], root: URL) throws {
-        let process = scenesProcess(arguments, root: root)
+    init(_ arguments: [String], root: URL, program: ScenesProgram = .scenes) throws {
+        let process = scenesProcess(arguments, root: root, program: program)
         let out = Pipe()
         let inputPipe = Pipe()
         process.standardOutput = out

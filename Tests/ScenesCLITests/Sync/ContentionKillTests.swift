@@ -19,7 +19,7 @@ extension CrossProcessSync {
             var progressed = 0
             for round in 0..<rounds {
                 let writers = try (0..<3).map { _ in
-                    try RunningScenes(["stress", "--scene", "s", "--count", "0", "--payload", "4096"], root: fixture.root)
+                    try RunningScenes(["stress", "--scene", "s", "--count", "0", "--payload", "4096"], root: fixture.root, program: .lab)
                 }
                 for writer in writers {
                     #expect(await writer.lines.first(within: .seconds(30)) { $0.hasPrefix("ready") } != nil)

@@ -173,9 +173,9 @@ func onDisk(_ scene: String, root: URL) throws -> (generation: UInt64, values: [
     return (store.generation, store.snapshot, store.lastRecovery != nil)
 }
 
-/// Runs a `scenes probe` in a fresh process and decodes its JSON line.
+/// Runs a `scenes-lab probe` in a fresh process and decodes its JSON line.
 func probe<T: Decodable>(_ type: T.Type, _ arguments: [String]) throws -> T {
-    let result = try scenes(["probe"] + arguments, root: FileManager.default.temporaryDirectory)
+    let result = try scenes(["probe"] + arguments, root: FileManager.default.temporaryDirectory, program: .lab)
     #expect(result.status == 0, "probe \(arguments): \(result.stderr)")
     let line = result.stdout.split(separator: "\n").last.map(String.init) ?? ""
     guard let value = decodeJSON(T.self, from: line) else {

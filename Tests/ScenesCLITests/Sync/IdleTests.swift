@@ -4,7 +4,7 @@ import Testing
 extension CrossProcessSync {
     /// A process with 10 open scenes (and a subscriber on each) and no
     /// changes uses no CPU: measured over 10 s from /proc/self/stat of a
-    /// fresh `scenes probe idle` process.
+    /// fresh `scenes-lab probe idle` process.
     @Suite struct IdleTests {
         struct Report: Decodable {
             let scenes: Int

@@ -37,7 +37,7 @@ func checkDistinctKeysSurvive(
         try RunningScenes(
             ["stress", "--scene", "shared", "--count", "\(saves)", "--prefix", "w\(writer)-", "--converge"]
                 + watcherArguments,
-            root: fixture.root)
+            root: fixture.root, program: .lab)
     }
     let logs = processes.map(LineLog.init)
     for log in logs {
@@ -101,7 +101,7 @@ func checkSameKeyConverges(
     let processes = try (0..<writers).map { _ in
         try RunningScenes(
             ["stress", "--scene", "contended", "--count", "\(saves)", "--same-key", "k", "--converge"] + watcherArguments,
-            root: fixture.root)
+            root: fixture.root, program: .lab)
     }
     let logs = processes.map(LineLog.init)
     for log in logs {

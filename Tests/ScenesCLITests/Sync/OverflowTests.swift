@@ -20,7 +20,7 @@ extension CrossProcessSync {
                 try await store.flush()
             }
             let follower = try RunningScenes(
-                ["probe", "follow"] + scenes.flatMap { ["--scene", $0] }, root: fixture.root)
+                ["probe", "follow"] + scenes.flatMap { ["--scene", $0] }, root: fixture.root, program: .lab)
             let log = LineLog(follower)
             let ready = try #require(await log.next { $0.hasPrefix("ready") })
             #expect(ready.hasSuffix("inotify"))

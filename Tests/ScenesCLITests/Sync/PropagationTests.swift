@@ -14,7 +14,7 @@ extension CrossProcessSync {
             let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .onFlush, watcher: .automatic))
             let store = try fixture.registry.store(for: "main")
             let changes = store.changes()
-            let writer = try RunningScenes(["stress", "--scene", "main", "--count", "100", "--prefix", "k"], root: fixture.root)
+            let writer = try RunningScenes(["stress", "--scene", "main", "--count", "100", "--prefix", "k"], root: fixture.root, program: .lab)
             #expect(await writer.exitStatus(within: .seconds(30)) == 0)
 
             let received = await changes.prefix(100, within: .seconds(10))
@@ -26,10 +26,10 @@ extension CrossProcessSync {
         }
 
         /// The benchmark runs end to end (its numbers mean something only in
-        /// a release build: `swift run -c release scenes bench propagation`).
+        /// a release build: `swift run -c release scenes-lab bench propagation`).
         @Test func benchmarkReportsStoreAndFloorPercentiles() throws {
             let scratch = FileManager.default.temporaryDirectory
-            let result = try scenes(["bench", "propagation", "--changes", "30", "--warmup", "5"], root: scratch)
+            let result = try scenes(["bench", "propagation", "--changes", "30", "--warmup", "5"], root: scratch, program: .lab)
             #expect(result.status == 0, "\(result.stderr)")
             struct Summary: Decodable { let count: Int; let p50Ms: Double; let p99Ms: Double; let meanMs: Double }
             struct Ratio: Decodable { let p50: Double; let p99: Double }

@@ -4,7 +4,7 @@ import Testing
 extension CrossProcessSync {
     /// 1000 open/close cycles of stores on 1000 fresh roots leave no
     /// descriptor, inotify watch or thread behind. Counted from /proc/self
-    /// of a fresh `scenes probe lifecycle` process, where no other test
+    /// of a fresh `scenes-lab probe lifecycle` process, where no other test
     /// opens anything.
     @Suite struct WatcherLifecycleTests {
         struct Counts: Decodable, CustomStringConvertible {

@@ -3,6 +3,7 @@ import Foundation
 import SceneStore
 #if canImport(Glibc)
 import Glibc
+import ScenesCLIKit
 #endif
 
 /// One way a program could keep its scene state, measured the same way:

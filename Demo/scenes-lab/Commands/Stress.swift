@@ -1,13 +1,13 @@
 import ArgumentParser
 import Foundation
 import SceneStore
+import ScenesCLIKit
 
 /// Writes in a loop, flushing after every write: the load the multi-process
-/// tests and benchmarks put on a scene. Hidden from help.
+/// tests and benchmarks put on a scene.
 struct Stress: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Write to a scene in a loop (for tests and benchmarks).",
-        shouldDisplay: false
+        abstract: "Write to a scene in a loop (for tests and benchmarks)."
     )
 
     @OptionGroup var rootOptions: RootOptions

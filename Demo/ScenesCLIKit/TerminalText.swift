@@ -6,13 +6,13 @@ extension String {
     /// an escape from the same characters typed literally. Everything
     /// else, non-ASCII text included, is printed as it is. Use `--json`
     /// for the exact value.
-    var terminalSafe: String {
+    package var terminalSafe: String {
         escapingControlCharacters(andBackslash: true)
     }
 
     /// Control characters as `\u{XX}`; backslashes doubled if told (not
     /// for messages whose quoted parts Swift already escaped).
-    func escapingControlCharacters(andBackslash: Bool) -> String {
+    package func escapingControlCharacters(andBackslash: Bool) -> String {
         func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
             (andBackslash && scalar == "\\") || Self.isControl(scalar)
         }

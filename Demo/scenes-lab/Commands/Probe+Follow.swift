@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SceneStore
+import ScenesCLIKit
 
 extension Probe {
     /// Keeps several scenes open and prints each one's state whenever it
@@ -42,6 +43,11 @@ extension Probe {
         }
 
         private static func report(_ store: SceneStore) {
+            struct SceneDump: Encodable {
+                let scene: String
+                let generation: UInt64
+                let values: [String: SceneValue]
+            }
             guard let line = try? jsonLine(SceneDump(
                 scene: store.id.rawValue, generation: store.generation, values: store.snapshot)) else { return }
             emit(line)

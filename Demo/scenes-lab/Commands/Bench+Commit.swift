@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SceneStore
+import ScenesCLIKit
 
 extension Bench {
     /// What one durable commit costs: SceneStore's `set` + `flush` against

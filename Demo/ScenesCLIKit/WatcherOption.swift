@@ -4,24 +4,26 @@ import SceneStore
 
 /// `--watcher auto|inotify|polling` and `--poll-interval-ms`: which file
 /// watcher a command's registry uses (tests force polling with it).
-struct WatcherOption: ParsableArguments {
-    enum Choice: String, ExpressibleByArgument, CaseIterable {
+package struct WatcherOption: ParsableArguments {
+    package init() {}
+
+    package enum Choice: String, ExpressibleByArgument, CaseIterable {
         case auto, inotify, polling
     }
 
     @Option(help: "How changes by other processes are noticed: auto, inotify or polling.")
-    var watcher: Choice = .auto
+    package var watcher: Choice = .auto
 
     @Option(name: .customLong("poll-interval-ms"), help: "With --watcher polling: milliseconds between scans.")
-    var pollIntervalMilliseconds = 250
+    package var pollIntervalMilliseconds = 250
 
-    func validate() throws {
+    package func validate() throws {
         guard pollIntervalMilliseconds >= 1 else {
             throw ValidationError("--poll-interval-ms must be at least 1")
         }
     }
 
-    var preference: FileWatcherPreference {
+    package var preference: FileWatcherPreference {
         switch watcher {
         case .auto: .automatic
         case .inotify: .inotify
@@ -30,14 +32,14 @@ struct WatcherOption: ParsableArguments {
     }
 
     /// The registry at `rootOptions`' root, watched as chosen.
-    func openRegistry(
+    package func openRegistry(
         _ rootOptions: RootOptions, savePolicy: SceneRegistry.SavePolicy = .default
     ) throws -> SceneRegistry {
         try rootOptions.openRegistry(access: .readWrite, watcher: preference, savePolicy: savePolicy)
     }
 
     /// The registry at `root`, watched as chosen.
-    func openRegistry(root: URL, savePolicy: SceneRegistry.SavePolicy = .default) throws -> SceneRegistry {
+    package func openRegistry(root: URL, savePolicy: SceneRegistry.SavePolicy = .default) throws -> SceneRegistry {
         try SceneRegistry(root: root, configuration: .init(savePolicy: savePolicy, watcher: preference))
     }
 }

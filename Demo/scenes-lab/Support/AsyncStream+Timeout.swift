@@ -1,4 +1,5 @@
 import Foundation
+import ScenesCLIKit
 
 extension AsyncStream where Element: Sendable {
     /// The first element matching `predicate`, or nil after `timeout`.

@@ -1,6 +1,7 @@
 import Foundation
 #if canImport(Glibc)
 import Glibc
+import ScenesCLIKit
 #endif
 
 /// Returns once stdin reaches end of file (the parent closed the pipe or

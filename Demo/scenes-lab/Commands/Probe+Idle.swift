@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import SceneStore
 import Synchronization
+import ScenesCLIKit
 
 extension Probe {
     /// Keeps scenes open, with subscribers, while nothing changes, and
@@ -53,7 +54,7 @@ extension Probe {
             // Let the echoes of our own saves (our watcher sees them) pass.
             try await Task.sleep(for: .milliseconds(300))
 
-            let ownerStat = ProcessStats.threadStatPath(named: InotifyWatcher.threadName)
+            let ownerStat = ProcessStats.threadStatPath(named: FileWatcherKind.inotifyThreadName)
             let ownerBefore = ownerStat.flatMap { ProcessStats.cpuSeconds(statPath: $0) }
             let before = ProcessStats.cpuSeconds() ?? 0
             measuring.increment()

@@ -1,5 +1,6 @@
 import Foundation
 import SceneStore
+import ScenesCLIKit
 
 extension Stress {
     /// What `stress --converge` prints after its writes, as `view <json>`:

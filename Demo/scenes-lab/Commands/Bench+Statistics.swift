@@ -1,3 +1,4 @@
+import ScenesCLIKit
 extension Bench {
     /// Percentiles of a set of latencies, in milliseconds.
     struct Summary: Encodable {

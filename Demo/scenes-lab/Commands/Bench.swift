@@ -1,13 +1,13 @@
 import ArgumentParser
+import ScenesCLIKit
 
 /// Benchmarks of the library as a program uses it, each next to a floor
-/// measured in the same run with plain system calls. Hidden from help;
+/// measured in the same run with plain system calls;
 /// meaningful with a release build:
-/// `swift run -c release scenes bench propagation`.
+/// `swift run -c release scenes-lab bench propagation`.
 struct Bench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Benchmarks (run a release build).",
-        shouldDisplay: false,
         subcommands: [Propagation.self, PropagationPeer.self, Commit.self, Mirror.self, Compare.self]
     )
 }

@@ -1,16 +1,16 @@
 import ArgumentParser
 import Foundation
 import SceneStore
+import ScenesCLIKit
 
 /// One writer of the crash torture: random sets, removes and discards on
 /// several scenes, each flushed before the next, with a line before it
 /// starts and one once it is acknowledged. The test kills writers with
 /// SIGKILL at random instants and checks that nothing acknowledged is gone.
-/// Hidden from help.
+///
 struct Torture: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Random acknowledged writes until killed (for the crash torture test).",
-        shouldDisplay: false
+        abstract: "Random acknowledged writes until killed (for the crash torture test)."
     )
 
     @OptionGroup var rootOptions: RootOptions

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SceneStore
+import ScenesCLIKit
 
 extension Probe {
     /// Opens and closes registries on many fresh roots and compares the
@@ -83,7 +84,7 @@ extension Probe {
             while true {
                 let counts = ProcessStats.counts()
                 let watcherGone = counts.inotifyFDs == 0
-                    && ProcessStats.threadStatPath(named: InotifyWatcher.threadName) == nil
+                    && ProcessStats.threadStatPath(named: FileWatcherKind.inotifyThreadName) == nil
                 let withinLimit = limit.map { counts.fds <= $0.fds && counts.threads <= $0.threads } ?? true
                 if (watcherGone || !watcherStopped) && withinLimit { return counts }
                 if ContinuousClock.now >= deadline { return counts }

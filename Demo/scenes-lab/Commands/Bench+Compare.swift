@@ -3,6 +3,7 @@ import Foundation
 import SceneStore
 #if canImport(Glibc)
 import Glibc
+import ScenesCLIKit
 #endif
 
 extension Bench {

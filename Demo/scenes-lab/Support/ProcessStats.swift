@@ -1,6 +1,7 @@
 import Foundation
 #if canImport(Glibc)
 import Glibc
+import ScenesCLIKit
 #endif
 
 /// Counters of this process, read from /proc/self (for the hidden `probe`

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 #if canImport(Glibc)
 import Glibc
+import ScenesCLIKit
 #endif
 
 extension Bench {
@@ -70,7 +71,7 @@ private final class DemoWindow {
     private var buffer: [UInt8] = []
 
     init(root: String) throws {
-        process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        process.executableURL = scenesExecutable
         process.arguments = ["run", "--scene", "bench", "--root", root]
         process.standardInput = input
         process.standardOutput = output

@@ -5,16 +5,18 @@ import SceneStore
 /// Where the scenes live and how long to wait for another process's
 /// lock; shared by every subcommand (and accepted before it too:
 /// `scenes --lock-timeout 2 set ...`).
-struct RootOptions: ParsableArguments {
+package struct RootOptions: ParsableArguments {
+    package init() {}
+
     @Option(name: .long, help: ArgumentHelp("The scenes directory (default: $SCENES_ROOT, else the XDG state directory).", valueName: "dir"))
-    var root: String?
+    package var root: String?
 
     @Option(name: .customLong("lock-timeout"), help: ArgumentHelp(
         "How long to wait for a scene another process has locked before giving up (exit status 75).",
         valueName: "seconds"))
-    var lockTimeoutSeconds: Double = 10
+    package var lockTimeoutSeconds: Double = 10
 
-    func validate() throws {
+    package func validate() throws {
         if let root, root.isEmpty {
             throw ValidationError("--root must name a directory; an empty path would mean the current directory")
         }
@@ -29,7 +31,7 @@ struct RootOptions: ParsableArguments {
     /// One-shot commands take the defaults: no file watcher (no thread
     /// started for one), and `.readOnly` for those that only read, which
     /// creates nothing on disk.
-    func openRegistry(
+    package func openRegistry(
         access: SceneRegistry.Access,
         watcher: FileWatcherPreference = .none,
         savePolicy: SceneRegistry.SavePolicy = .default
@@ -38,9 +40,9 @@ struct RootOptions: ParsableArguments {
             savePolicy: savePolicy, watcher: watcher, lockTimeout: lockTimeout, access: access))
     }
 
-    var lockTimeout: Duration { .milliseconds((lockTimeoutSeconds * 1000).rounded()) }
+    package var lockTimeout: Duration { .milliseconds((lockTimeoutSeconds * 1000).rounded()) }
 
-    func rootURL() throws -> URL {
+    package func rootURL() throws -> URL {
         if let root { return URL(fileURLWithPath: root, isDirectory: true) }
         if let root = ProcessInfo.processInfo.environment["SCENES_ROOT"], !root.isEmpty {
             return URL(fileURLWithPath: root, isDirectory: true)
@@ -51,21 +53,23 @@ struct RootOptions: ParsableArguments {
     /// Whether the root exists: commands that change a scene that must
     /// already be there (remove, discard) check it first, so that they
     /// never create an empty root.
-    func rootExists() throws -> Bool {
+    package func rootExists() throws -> Bool {
         FileManager.default.fileExists(atPath: try rootURL().path)
     }
 }
 
 /// `--scene ID`, validated before anything is opened.
-struct SceneOption: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("The scene id: 1-128 of [A-Za-z0-9._-], not starting with '.'.", valueName: "id"))
-    var scene: String
+package struct SceneOption: ParsableArguments {
+    package init() {}
 
-    func validate() throws {
+    @Option(name: .long, help: ArgumentHelp("The scene id: 1-128 of [A-Za-z0-9._-], not starting with '.'.", valueName: "id"))
+    package var scene: String
+
+    package func validate() throws {
         _ = try sceneID()
     }
 
-    func sceneID() throws -> SceneID {
+    package func sceneID() throws -> SceneID {
         do {
             return try SceneID(scene)
         } catch {
@@ -76,23 +80,25 @@ struct SceneOption: ParsableArguments {
 
 /// Writes `scenes: message` to stderr; throw the result to exit with
 /// `status` (1 unless told).
-func failure(_ message: String, status: Int32 = 1) -> ExitCode {
+package func failure(_ message: String, status: Int32 = 1) -> ExitCode {
     writeError(message)
     return ExitCode(status)
 }
 
 /// Writes `scenes: message` to stderr, control characters escaped.
-func writeError(_ message: String) {
+package func writeError(_ message: String) {
     let line = Array("scenes: \(message.escapingControlCharacters(andBackslash: false))\n".utf8)
     line.withUnsafeBytes { _ = write(STDERR_FILENO, $0.baseAddress, $0.count) }
 }
 
 /// The `KEY` argument, validated with the store's limit before anything
 /// is opened.
-struct KeyArgument: ParsableArguments {
-    @Argument(help: "The key (1-256 UTF-8 bytes).") var key: String
+package struct KeyArgument: ParsableArguments {
+    @Argument(help: "The key (1-256 UTF-8 bytes).") package var key: String
 
-    func validate() throws {
+    package init() {}
+
+    package func validate() throws {
         let limit = SceneRegistry.Limits().maxKeyBytes
         guard (1...limit).contains(key.utf8.count) else {
             throw ValidationError("invalid key \(key.debugDescription): must be 1...\(limit) UTF-8 bytes")
@@ -100,19 +106,19 @@ struct KeyArgument: ParsableArguments {
     }
 
     /// The failure for a key the scene does not hold.
-    func missing(in id: SceneID) -> ExitCode {
+    package func missing(in id: SceneID) -> ExitCode {
         failure("no key \(key.debugDescription) in scene \(id.rawValue.debugDescription)")
     }
 }
 
 /// Checks that the scene has a file, for commands that only read it.
-func requireScene(_ id: SceneID, in registry: SceneRegistry) throws {
+package func requireScene(_ id: SceneID, in registry: SceneRegistry) throws {
     guard try registry.sceneIDs().contains(id) else {
         throw noScene(id, in: registry.root)
     }
 }
 
 /// The failure for a scene that has no file in `root`.
-func noScene(_ id: SceneID, in root: URL) -> ExitCode {
+package func noScene(_ id: SceneID, in root: URL) -> ExitCode {
     failure("no scene \(id.rawValue.debugDescription) in \(root.path)")
 }

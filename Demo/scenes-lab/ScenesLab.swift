@@ -1,0 +1,39 @@
+import ArgumentParser
+import Foundation
+import Logging
+import ScenesCLIKit
+
+/// Benchmarks, probes and the stress and torture writers, for the tests and
+/// for measuring: apart from the user-facing `scenes` CLI. Run a release
+/// build for figures: `swift run -c release scenes-lab bench compare`.
+@main
+struct ScenesLab: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "scenes-lab",
+        abstract: "Benchmarks, probes and load writers for SceneStore (tests and measurements).",
+        subcommands: [Bench.self, Probe.self, Stress.self, Torture.self]
+    )
+
+    static func main() async {
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            let level = ProcessInfo.processInfo.environment["SCENES_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:))
+            handler.logLevel = level ?? .warning
+            return handler
+        }
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            exit(withError: error)
+        }
+    }
+}
+
+/// The user-facing `scenes` executable, built next to this one.
+let scenesExecutable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+    .deletingLastPathComponent().appendingPathComponent("scenes")
