@@ -42,13 +42,17 @@ let package = Package(
         ),
         .target(
             name: "SceneStoreTesting",
-            dependencies: ["SceneStore"]
+            dependencies: [
+                "SceneStore",
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .target(
             name: "ScenesCLIKit",
             dependencies: [
                 "SceneStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             path: "Demo/ScenesCLIKit"
         ),
@@ -70,6 +74,7 @@ let package = Package(
             name: "scenes-lab",
             dependencies: [
                 "SceneStore",
+                "SceneStoreTesting",
                 "ScenesCLIKit",
                 "CSQLite",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import Logging
 import ScenesCLIKit
 
 /// Benchmarks, probes and the stress and torture writers, for the tests and
@@ -15,22 +14,7 @@ struct ScenesLab: AsyncParsableCommand {
     )
 
     static func main() async {
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            let level = ProcessInfo.processInfo.environment["SCENES_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:))
-            handler.logLevel = level ?? .warning
-            return handler
-        }
-        do {
-            var command = try parseAsRoot()
-            if var asyncCommand = command as? any AsyncParsableCommand {
-                try await asyncCommand.run()
-            } else {
-                try command.run()
-            }
-        } catch {
-            exit(withError: error)
-        }
+        await runCommandLine(Self.self)
     }
 }
 

@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import Logging
 import SceneStore
 import ScenesCLIKit
 
@@ -24,29 +23,6 @@ struct Scenes: AsyncParsableCommand {
     @OptionGroup var rootOptions: RootOptions
 
     static func main() async {
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            let level = ProcessInfo.processInfo.environment["SCENES_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:))
-            handler.logLevel = level ?? .warning
-            return handler
-        }
-        do {
-            var command = try parseAsRoot()
-            if var asyncCommand = command as? any AsyncParsableCommand {
-                try await asyncCommand.run()
-            } else {
-                try command.run()
-            }
-        } catch let error as SceneStoreError {
-            switch error {
-            case .lockTimeout:
-                // EX_TEMPFAIL: trying again later may work; nothing was written.
-                exit(withError: failure("\(error); nothing was written", status: 75))
-            default:
-                exit(withError: failure("\(error)"))
-            }
-        } catch {
-            exit(withError: error)
-        }
+        await runCommandLine(Self.self)
     }
 }

@@ -1,9 +1,9 @@
 import CSQLite
 import Foundation
 import SceneStore
+import ScenesCLIKit
 #if canImport(Glibc)
 import Glibc
-import ScenesCLIKit
 #endif
 
 /// One way a program could keep its scene state, measured the same way:

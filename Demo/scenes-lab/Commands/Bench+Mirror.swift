@@ -1,8 +1,8 @@
 import ArgumentParser
 import Foundation
+import ScenesCLIKit
 #if canImport(Glibc)
 import Glibc
-import ScenesCLIKit
 #endif
 
 extension Bench {

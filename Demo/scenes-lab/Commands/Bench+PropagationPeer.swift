@@ -1,9 +1,9 @@
 import ArgumentParser
 import Foundation
 import SceneStore
+import ScenesCLIKit
 #if canImport(Glibc)
 import Glibc
-import ScenesCLIKit
 #endif
 
 extension Bench {

@@ -1,4 +1,3 @@
-import ScenesCLIKit
 extension Bench {
     /// Percentiles of a set of latencies, in milliseconds.
     struct Summary: Encodable {

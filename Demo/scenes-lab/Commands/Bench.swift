@@ -1,5 +1,4 @@
 import ArgumentParser
-import ScenesCLIKit
 
 /// Benchmarks of the library as a program uses it, each next to a floor
 /// measured in the same run with plain system calls;

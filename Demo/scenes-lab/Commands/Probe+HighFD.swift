@@ -1,9 +1,10 @@
 import ArgumentParser
 import Foundation
 import SceneStore
+import SceneStoreTesting
+import ScenesCLIKit
 #if canImport(Glibc)
 import Glibc
-import ScenesCLIKit
 #endif
 
 extension Probe {

@@ -1,5 +1,4 @@
 import ArgumentParser
-import ScenesCLIKit
 
 /// Measurements of one `scenes` process, for tests that must not be
 /// disturbed by other work in the test process: each prints one JSON line.

@@ -1,7 +1,6 @@
 import Foundation
 #if canImport(Glibc)
 import Glibc
-import ScenesCLIKit
 #endif
 
 /// This executable run again as a child (a benchmark's second process),

@@ -1,7 +1,7 @@
 import Foundation
+import ScenesCLIKit
 #if canImport(Glibc)
 import Glibc
-import ScenesCLIKit
 #endif
 
 /// Counters of this process, read from /proc/self (for the hidden `probe`

@@ -1,7 +1,6 @@
 import Foundation
 #if canImport(Glibc)
 import Glibc
-import ScenesCLIKit
 #endif
 
 /// Returns once stdin reaches end of file (the parent closed the pipe or

@@ -1,4 +1,3 @@
-import ScenesCLIKit
 /// A book of the Books tab, whose stack is a typed `[Book]` path: the whole
 /// value is stored, not a reference.
 struct Book: Codable, Hashable, Sendable {

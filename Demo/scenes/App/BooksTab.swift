@@ -1,4 +1,3 @@
-import ScenesCLIKit
 /// The Books tab: a typed `[Book]` path over the built-in shelf.
 enum BooksTab {
     /// The current screen for `path`.

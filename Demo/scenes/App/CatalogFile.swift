@@ -1,7 +1,6 @@
 import Foundation
 #if canImport(Glibc)
 import Glibc
-import ScenesCLIKit
 #endif
 
 /// The Library catalog on disk: `<root>/catalog/library.json`, in a folder

@@ -1,4 +1,3 @@
-import ScenesCLIKit
 /// The scene keys the demo keeps its state under.
 enum DemoKeys {
     static let tab = "tab"

@@ -1,7 +1,6 @@
 import Foundation
 import SceneNavigation
 import SceneStore
-import ScenesCLIKit
 
 /// Keeps a ``DemoState`` in a scene: the tab as a `String`, each stack as
 /// `Data` through a ``PathBinding``, the link selections as JSON `Data`.

@@ -1,5 +1,4 @@
 import SceneNavigation
-import ScenesCLIKit
 
 /// The whole scene state of the demo: the selected tab, the three stacks,
 /// and the selected link of each screen. A value: the sessions mutate it,

@@ -1,4 +1,3 @@
-import ScenesCLIKit
 /// The Library tab's data: songs, movies and books. It lives in a file in
 /// the scenes root (see ``CatalogFile``) so that it can change between
 /// launches; the Library stack stores only ids into it.

@@ -1,5 +1,4 @@
 import SceneNavigation
-import ScenesCLIKit
 
 /// The Library tab: a `Selection` path over the catalog, persisted by id.
 enum LibraryTab {

@@ -1,4 +1,3 @@
-import ScenesCLIKit
 /// The selected link on each screen of each tab: one index per depth of the
 /// tab's stack (index 0 is the root screen). Going back returns to the link
 /// that was followed; stored as JSON `Data` under ``DemoKeys/cursors``.

@@ -1,5 +1,4 @@
 import SceneNavigation
-import ScenesCLIKit
 
 /// The Mixed tab: a type-erased path of `Int`s and `String`s.
 enum MixedTab {

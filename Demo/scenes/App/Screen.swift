@@ -1,4 +1,3 @@
-import ScenesCLIKit
 /// What the current screen of a tab shows: a title, a few lines of detail,
 /// and links, each of which performs one navigation action.
 struct Screen: Equatable, Sendable {

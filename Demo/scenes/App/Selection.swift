@@ -1,5 +1,4 @@
 import SceneNavigation
-import ScenesCLIKit
 
 /// One screen of the Library stack. It holds only ids, so it is its own
 /// persisted reference: restoring looks the ids up in the current catalog

@@ -1,5 +1,4 @@
 import SceneStore
-import ScenesCLIKit
 
 /// The three tabs of the demo, each with its own navigation stack. The
 /// selected tab is part of the scene state (stored under ``DemoKeys/tab``).

@@ -1,5 +1,4 @@
 import Foundation
-import ScenesCLIKit
 
 /// One command of the headless protocol, a line on stdin.
 enum LineCommand: Equatable {

@@ -1,5 +1,4 @@
 import SceneNavigation
-import ScenesCLIKit
 
 /// One line of headless output: the whole visible state of the scene.
 ///

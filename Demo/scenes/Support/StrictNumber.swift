@@ -1,4 +1,3 @@
-import ScenesCLIKit
 /// Numbers as `scenes set` takes them: JSON's number syntax, nothing a
 /// user is unlikely to have meant.
 ///

@@ -2,7 +2,6 @@ import Foundation
 import SceneStore
 #if canImport(Glibc)
 import Glibc
-import ScenesCLIKit
 #endif
 
 /// A scene as `show --json` prints it.

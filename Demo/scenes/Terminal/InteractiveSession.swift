@@ -1,6 +1,5 @@
 import Foundation
 import SceneStore
-import ScenesCLIKit
 
 /// `scenes run` on a terminal: the full-screen UI. One loop owns the state;
 /// keys, changes from other processes, resizes, signals and clock ticks

@@ -1,4 +1,3 @@
-import ScenesCLIKit
 /// A key press, decoded from the bytes a terminal in raw mode sends.
 enum Key: Equatable, Sendable {
     case up, down, left, right

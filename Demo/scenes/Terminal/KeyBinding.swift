@@ -1,4 +1,3 @@
-import ScenesCLIKit
 /// What each key does in the interactive UI.
 enum KeyBinding {
     enum Action: Equatable {

@@ -1,5 +1,4 @@
 import Foundation
-import ScenesCLIKit
 
 /// Reads stdin on a thread of its own and delivers decoded keys (`nil` once
 /// stdin is closed) until ``stop()``.

@@ -1,4 +1,3 @@
-import ScenesCLIKit
 /// Lays the demo out on the terminal: tab bar, breadcrumb, the screen's
 /// title, details and links, then the status and key help lines.
 struct Renderer {

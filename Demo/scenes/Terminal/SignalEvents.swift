@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import ScenesCLIKit
 
 /// Turns SIGINT, SIGTERM and SIGHUP (and optionally SIGWINCH) into calls
 /// of a handler on a dispatch queue, so that the session's loop can flush

@@ -1,5 +1,4 @@
 import Foundation
-import ScenesCLIKit
 
 /// The terminal as the interactive UI needs it: raw input (no line
 /// buffering, no echo, no signals from Ctrl-C), the alternate screen, the

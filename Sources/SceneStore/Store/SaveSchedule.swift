@@ -36,10 +36,12 @@ struct SaveSchedule: Sendable {
         }
     }
 
-    /// A value was set or removed at `now`.
-    mutating func edited(at now: Instant) -> Action {
+    /// A value was set or removed at `now` (read only when a save is to be
+    /// queued: most sets ride on one already queued, and pay nothing).
+    mutating func edited(at now: @autoclosure () -> Instant) -> Action {
         guard let window, !queued, !saving else { return .none }
         queued = true
+        let now = now()
         if let lastEnd, now < lastEnd + window { return .save(at: lastEnd + window) }
         return .saveNow
     }

@@ -137,8 +137,12 @@ extension SceneStore {
 
     /// The save itself; the caller holds the scene lock.
     func saveHoldingLock() throws(SceneStoreError) {
-        let known = state.withLock { $0.diskFile }
-        let base = try currentFile(known: known)
+        try savePending(over: currentFile(known: state.withLock { $0.diskFile }))
+    }
+
+    /// Writes the pending edits over `base`, the file as it is now (read
+    /// with the lock held, which the caller still holds).
+    func savePending(over base: SceneFile?) throws(SceneStoreError) {
         // Taken after reading the file: a recovery there marks every value pending.
         let edits = state.withLock { $0.pending }
         guard !edits.isEmpty else { return }
@@ -164,10 +168,12 @@ extension SceneStore {
 
     /// With the lock held: memory catches up with the file as it is now
     /// (another process's last save), before a read-modify-write.
-    func adoptLatestHoldingLock() throws(SceneStoreError) {
-        let known = state.withLock { $0.diskFile }
-        if let file = try currentFile(known: known) { adoptExternal(file) }
+    /// - Returns: that file, to save over.
+    func adoptLatestHoldingLock() throws(SceneStoreError) -> SceneFile? {
+        let file = try currentFile(known: state.withLock { $0.diskFile })
+        if let file { adoptExternal(file) }
         state.deliver(\.broadcast)
+        return file
     }
 
     /// The scene file as it is now, for a save holding the lock: `known`
@@ -249,10 +255,9 @@ extension SceneStore {
 
     /// Schedules a save as the policy says, unless one is scheduled already.
     func requestSave() {
-        let now = ContinuousClock.now
         let action = state.withLock { state -> SaveSchedule.Action in
             guard state.acceptsSaves, !state.pending.isEmpty else { return .none }
-            return state.saves.edited(at: now)
+            return state.saves.edited(at: ContinuousClock.now)
         }
         perform(action)
     }

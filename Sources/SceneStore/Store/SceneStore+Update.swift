@@ -88,7 +88,7 @@ extension SceneStore {
         do throws(SceneStoreError) {
             let lock = try directory.lock(id)
             defer { lock.unlock() }
-            try adoptLatestHoldingLock()
+            let base = try adoptLatestHoldingLock()
             for update in batch {
                 do {
                     let stored = state.withLock { $0.values[update.key] }
@@ -99,7 +99,7 @@ extension SceneStore {
                     outcomes.append(error)
                 }
             }
-            if outcomes.contains(where: { $0 == nil }) { try saveHoldingLock() }
+            if outcomes.contains(where: { $0 == nil }) { try savePending(over: base) }
         } catch {
             for update in batch { update.continuation.resume(throwing: error) }
             return

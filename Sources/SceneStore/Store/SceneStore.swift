@@ -159,11 +159,10 @@ public final class SceneStore: Sendable {
         if let value, value.byteCount > limits.maxValueBytes {
             throw .valueTooLarge(key: key, size: value.byteCount, limit: limits.maxValueBytes)
         }
-        let now = ContinuousClock.now
         let action = try state.withLock { (state) throws(SceneStoreError) -> SaveSchedule.Action in
             guard try state.applyLocal(
                 key: key, value: value, sceneLimit: limits.maxSceneBytes, scene: id) else { return .none }
-            return scheduling ? state.saves.edited(at: now) : .none
+            return scheduling ? state.saves.edited(at: ContinuousClock.now) : .none
         }
         state.deliver(\.broadcast)
         perform(action)

@@ -122,14 +122,11 @@ package final class InotifyWatcher: FileWatcher {
 
     // MARK: - Owner thread
 
-    /// The owner thread's name as the kernel shows it (15 bytes at most).
-    package static let threadName = FileWatcherKind.inotifyThreadName
-
     private func runOwnerThread() {
         // Named by the kernel call itself: Foundation's `Thread.name`
         // setter names the thread it believes is current, which is not
         // always this one.
-        _ = scenestore_name_this_thread(Self.threadName)
+        _ = scenestore_name_this_thread(FileWatcherKind.inotifyThreadName)
         while true {
             let session: LibrarySession
             do {

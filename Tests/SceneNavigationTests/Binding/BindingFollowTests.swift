@@ -108,7 +108,7 @@ struct BindingFollowTests {
     }
 
     @Test func theBindingLogsThroughTheStoresLogger() async throws {
-        let log = MessageLog()
+        let log = LogCapture()
         let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .onFlush, logger: log.logger()))
         let store = try fixture.registry.store(for: "main")
         try store.set(Data("not a path".utf8), forKey: key)

@@ -99,33 +99,3 @@ final class LocalWrites: Sendable {
 
     deinit { task.cancel() }
 }
-
-/// Every message a logger built on it received.
-final class MessageLog: Sendable {
-    private let lines = Locked<[String]>([])
-
-    var messages: [String] { lines.withLock { $0 } }
-
-    func append(_ line: String) { lines.withLock { $0.append(line) } }
-
-    /// A logger whose messages land here.
-    func logger() -> Logger {
-        Logger(label: "test") { _ in CapturingLogHandler(log: self) }
-    }
-}
-
-/// A log handler that keeps every message in a ``MessageLog``.
-struct CapturingLogHandler: LogHandler {
-    let log: MessageLog
-    var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level = .trace
-
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-
-    func log(event: LogEvent) {
-        log.append("\(event.level): \(event.message)")
-    }
-}

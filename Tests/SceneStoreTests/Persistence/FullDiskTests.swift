@@ -8,10 +8,9 @@ import Testing
 struct FullDiskTests {
     @Test func aFullDiskFailsTheFlushAndLosesNothing() async throws {
         let fixture = try SceneStoreFixture()
-        let mountPoint = fixture.directory.appendingPathComponent("small-disk")
-        try FileManager.default.createDirectory(at: mountPoint, withIntermediateDirectories: true)
-        #expect(try run("/bin/mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", mountPoint.path) == 0)
-        defer { _ = try? run("/bin/umount", "-l", mountPoint.path) }
+        let disk = try TmpfsMount(at: fixture.directory.appendingPathComponent("small-disk"), size: "256k")
+        defer { disk.unmount() }
+        let mountPoint = disk.path
 
         let root = mountPoint.appendingPathComponent("scenes")
         let registry = try SceneRegistry(root: root, configuration: .testing)
@@ -52,16 +51,6 @@ struct FullDiskTests {
         #expect(restored.value(forKey: "kept", default: "") == "before")
         #expect(restored.value(forKey: "big", default: "").count == 64 * 1024)
         try await reopened.close()
-        _ = try run("/bin/umount", mountPoint.path)
         await fixture.tearDown()
-    }
-
-    private func run(_ arguments: String...) throws -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: arguments[0])
-        process.arguments = Array(arguments.dropFirst())
-        try process.run()
-        process.waitUntilExit()
-        return process.terminationStatus
     }
 }

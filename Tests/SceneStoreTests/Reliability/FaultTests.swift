@@ -60,17 +60,15 @@ import Glibc
     @Test(.enabled(if: getuid() == 0, "mounting a tmpfs needs root"))
     func aReadOnlyRootFailsSavesTypedAndLosesNothing() async throws {
         let fixture = try SceneStoreFixture()
-        let mountPoint = fixture.directory.appendingPathComponent("ro-disk")
-        try FileManager.default.createDirectory(at: mountPoint, withIntermediateDirectories: true)
-        #expect(try run("/bin/mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", mountPoint.path) == 0)
-        defer { _ = try? run("/bin/umount", "-l", mountPoint.path) }
-        let root = mountPoint.appendingPathComponent("scenes")
+        let disk = try TmpfsMount(at: fixture.directory.appendingPathComponent("ro-disk"), size: "1m")
+        defer { disk.unmount() }
+        let root = disk.path.appendingPathComponent("scenes")
         let configuration = SceneRegistry.Configuration(savePolicy: .onFlush, watcher: .inotify)
         let first = try SceneRegistry(root: root, configuration: configuration)
         try first.store(for: "main").set("before", forKey: "kept")
         try await first.close()
 
-        #expect(try run("/bin/mount", "-o", "remount,ro", mountPoint.path) == 0)
+        #expect(try disk.remount(readOnly: true))
         let registry = try SceneRegistry(root: root, configuration: configuration)
         let store = try registry.store(for: "main")
         #expect(store.value(forKey: "kept", default: "") == "before", "a read-only root still loads")
@@ -84,7 +82,7 @@ import Glibc
         #expect(store.lastSaveError != nil)
         #expect(store.value(forKey: "new", default: "") == "during")
 
-        #expect(try run("/bin/mount", "-o", "remount,rw", mountPoint.path) == 0)
+        #expect(try disk.remount(readOnly: false))
         try await store.flush()
         #expect(store.lastSaveError == nil)
         try await registry.close()
@@ -103,14 +101,5 @@ import Glibc
             bytes.append(byte)
         }
         return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self)
-    }
-
-    private func run(_ arguments: String...) throws -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: arguments[0])
-        process.arguments = Array(arguments.dropFirst())
-        try process.run()
-        process.waitUntilExit()
-        return process.terminationStatus
     }
 }

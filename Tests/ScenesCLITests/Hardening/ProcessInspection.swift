@@ -1,4 +1,5 @@
 import Foundation
+import SceneStore
 import SceneStoreTesting
 #if canImport(Glibc)
 import Glibc
@@ -88,7 +89,7 @@ final class HeldScenes {
     /// inotify owner thread (the polling watcher runs on a dispatch queue
     /// and registers nothing the automatic choice would not show first).
     var watcherTraces: [String] {
-        fdTargets.filter { $0 == "anon_inode:inotify" } + threadNames.filter { $0.hasPrefix("SceneStore.ino") }
+        fdTargets.filter { $0 == "anon_inode:inotify" } + threadNames.filter { $0 == FileWatcherKind.inotifyThreadName }
     }
 
     /// Reads stdout (the filler first) until `done` holds for what came

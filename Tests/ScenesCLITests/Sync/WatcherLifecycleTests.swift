@@ -1,4 +1,5 @@
 import Foundation
+import SceneStore
 import Testing
 
 extension CrossProcessSync {
@@ -19,7 +20,7 @@ extension CrossProcessSync {
                 "\(fds) fds, \(threads) threads, \(inotifyFDs) inotify fds with \(inotifyWatches) watches"
             }
 
-            var watcherThreads: Int { threadNames.filter { $0 == "SceneStore.inot" }.count }
+            var watcherThreads: Int { threadNames.filter { $0 == FileWatcherKind.inotifyThreadName }.count }
         }
 
         /// Dispatch's worker pool may keep one more idle thread than it had

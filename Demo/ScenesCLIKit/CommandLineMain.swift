@@ -1,0 +1,36 @@
+import ArgumentParser
+import Foundation
+import Logging
+import SceneStore
+
+/// The `main` of both executables: logs to stderr at `$SCENES_LOG_LEVEL`
+/// (default: warning), parses the arguments for `Command`, runs the
+/// subcommand, and turns a ``SceneStoreError`` into a `scenes: …` line and
+/// exit status (75, EX_TEMPFAIL, for a lock held too long: nothing was
+/// written and trying again later may work; else 1).
+package func runCommandLine<Command: ParsableCommand>(_ root: Command.Type) async -> Never {
+    LoggingSystem.bootstrap { label in
+        var handler = StreamLogHandler.standardError(label: label)
+        let level = ProcessInfo.processInfo.environment["SCENES_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:))
+        handler.logLevel = level ?? .warning
+        return handler
+    }
+    do {
+        var command = try Command.parseAsRoot()
+        if var asyncCommand = command as? any AsyncParsableCommand {
+            try await asyncCommand.run()
+        } else {
+            try command.run()
+        }
+        Command.exit()
+    } catch let error as SceneStoreError {
+        switch error {
+        case .lockTimeout:
+            Command.exit(withError: failure("\(error); nothing was written", status: 75))
+        default:
+            Command.exit(withError: failure("\(error)"))
+        }
+    } catch {
+        Command.exit(withError: error)
+    }
+}
