@@ -2,7 +2,7 @@ import Logging
 import SceneStore
 
 /// Keeps every message a logger built on it receives, so a test can check
-/// what SceneStore logged (pass ``logger()`` in the registry's
+/// what SceneStore logged (pass ``logger(label:)`` in the registry's
 /// configuration).
 public final class LogCapture: Sendable {
     private let lines = Locked<[(level: Logger.Level, message: String)]>([])
