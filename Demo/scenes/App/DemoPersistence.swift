@@ -5,9 +5,10 @@ import SceneStore
 /// Keeps a ``DemoState`` in a scene: the tab as a `String`, each stack as
 /// `Data` through a ``PathBinding``, the link selections as JSON `Data`.
 ///
-/// Stacks are saved as edits of what the scene holds (``PathBinding/save(_:from:)``),
-/// never by replacing it: an element another window pushed meanwhile, or
-/// one a newer demo stored that this one cannot show, stays in the scene.
+/// Stacks are committed as edits of what the scene holds on disk, under
+/// the scene lock (``PathBinding/commit(_:from:)``), never by replacing
+/// it: an element another window pushed at the same moment, or one a newer
+/// demo stored that this one cannot show, stays in the scene.
 struct DemoPersistence: Sendable {
     let store: SceneStore
     let catalog: LibraryCatalog
@@ -50,18 +51,20 @@ struct DemoPersistence: Sendable {
         return (state, dropped)
     }
 
-    /// Saves the parts of `state` that differ from `previous` (the store
-    /// coalesces the writes). Each changed stack is saved as the edit from
-    /// `previous`, and `state` then holds the stack as the scene has it
-    /// (with a push another window made meanwhile under this one's).
-    /// - Throws: the store's limit errors, a ``PathBindingError``, or an
-    ///   encoding error.
-    func save(_ state: inout DemoState, previous: DemoState) throws {
+    /// Saves the parts of `state` that differ from `previous`. Each changed
+    /// stack is committed as the edit from `previous` (durable when this
+    /// returns), and `state` then holds the stack as the scene has it
+    /// (with a push another window made at the same moment under this
+    /// one's); the tab and the link cursors are set (the store coalesces
+    /// those writes).
+    /// - Throws: the store's limit and save errors, a ``PathBindingError``,
+    ///   or an encoding error.
+    func save(_ state: inout DemoState, previous: DemoState) async throws {
         if state.tab != previous.tab { try store.set(state.tab, forKey: DemoKeys.tab) }
-        if state.mixed != previous.mixed { state.mixed = try mixed.save(state.mixed, from: previous.mixed) }
-        if state.books != previous.books { state.books = try books.save(state.books, from: previous.books) }
+        if state.mixed != previous.mixed { state.mixed = try await mixed.commit(state.mixed, from: previous.mixed) }
+        if state.books != previous.books { state.books = try await books.commit(state.books, from: previous.books) }
         if state.library != previous.library {
-            state.library = try library.save(state.library, from: previous.library)
+            state.library = try await library.commit(state.library, from: previous.library)
         }
         state.trimCursors()
         if state.cursors != previous.cursors {

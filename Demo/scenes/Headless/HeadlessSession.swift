@@ -41,7 +41,7 @@ struct HeadlessSession {
         for await event in events {
             switch event {
             case .line(let text):
-                switch handle(text, state: &state) {
+                switch await handle(text, state: &state) {
                 case .handled: break
                 case .quit: return nil
                 case .outputClosed: return SIGPIPE
@@ -75,7 +75,7 @@ struct HeadlessSession {
 
     private enum Outcome { case handled, quit, outputClosed }
 
-    private func handle(_ text: String, state: inout DemoState) -> Outcome {
+    private func handle(_ text: String, state: inout DemoState) async -> Outcome {
         let command: LineCommand
         do {
             guard let parsed = try LineCommand(parsing: text) else { return .handled }
@@ -112,7 +112,7 @@ struct HeadlessSession {
             state.perform(.showSettings)
         }
         do {
-            try persistence.save(&state, previous: previous)
+            try await persistence.save(&state, previous: previous)
         } catch {
             complain("cannot save: \(error)")
             state = previous

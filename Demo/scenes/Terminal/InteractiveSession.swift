@@ -70,7 +70,7 @@ struct InteractiveSession {
                 apply(action, to: &state)
                 notice = nil
                 do {
-                    try persistence.save(&state, previous: previous)
+                    try await persistence.save(&state, previous: previous)
                 } catch {
                     notice = "Cannot save: \(error)"
                 }

@@ -14,8 +14,11 @@ extension PathBinding {
     /// * A removed key or a discarded scene shows as the codec's empty path.
     /// * Stored elements this process cannot restore are kept in the store
     ///   in place (see ``BoundPath/keptAside``) and never erased by a save.
-    /// * A model edit that meets a newer stored path is saved as an edit of
-    ///   it (see ``save(_:from:)``), and the model then shows the result.
+    /// * Each model edit is committed under the scene lock as an edit of
+    ///   the path on disk at that instant (see ``commit(_:from:)``), so two
+    ///   processes pushing at the same moment both keep their element; the
+    ///   model then shows the result. Edits made while a commit is running
+    ///   are gathered into the next one.
     ///
     /// Runs on the main actor.
     ///
@@ -81,6 +84,8 @@ private final class BoundLink<Model: Observable & AnyObject, Path: Equatable & S
     /// The path the store holds as far as this binding knows: the model
     /// showed it or wrote it. A model path that differs is an edit to save.
     private var synced: Path
+    /// Whether a commit is running; reconciling waits for it to end.
+    private var committing = false
 
     init(binding: PathBinding<Path>, model: Model, keyPath: ReferenceWritableKeyPath<Model, Path>, bound: BoundPath) {
         self.binding = binding
@@ -99,24 +104,37 @@ private final class BoundLink<Model: Observable & AnyObject, Path: Equatable & S
     /// Brings model and store together: saves the model's edit if it has
     /// one, else shows what the store holds now.
     func reconcile() {
-        guard let model, let bound, !bound.isStopped else { return }
+        guard !committing, let model, let bound, !bound.isStopped else { return }
         let path = model[keyPath: keyPath]
         guard path == synced else {
-            save(path)
+            commit(path)
             return
         }
         if let current = binding.current(empty: binding.emptyPath) { show(current) }
     }
 
-    private func save(_ path: Path) {
-        do {
-            let stored = try binding.write(path, from: synced)
-            bound?.lastError = nil
-            show(stored)
-        } catch {
-            bound?.lastError = error
-            // The edit cannot be saved; keep following the store.
-            synced = path
+    /// Commits the model's edit from `synced` to `path` under the scene
+    /// lock, then shows the result unless the model moved on meanwhile
+    /// (that edit, made from `path`, is committed next).
+    private func commit(_ path: Path) {
+        let base = synced
+        synced = path
+        committing = true
+        Task { @MainActor in
+            do {
+                let stored = try await binding.commitDecoded(path, from: base)
+                bound?.lastError = nil
+                if let model, model[keyPath: keyPath] == path {
+                    show(stored)
+                } else {
+                    bound?.keptAside = stored.dropped
+                }
+            } catch {
+                // The edit cannot be saved; keep following the store.
+                bound?.lastError = error
+            }
+            committing = false
+            reconcile()
         }
     }
 

@@ -21,12 +21,18 @@ extension PathBinding {
     /// - Throws: as ``save(_:)``, plus the store's save errors.
     @discardableResult
     public func commit(_ path: Path, from base: Path) async throws -> Path {
+        try await commitDecoded(path, from: base).path
+    }
+
+    /// ``commit(_:from:)``, returning what the key holds afterwards with
+    /// the elements this process could not restore listed.
+    func commitDecoded(_ path: Path, from base: Path?) async throws -> PathCodec<Path>.Decoded {
         let binding = self
         let stored: Data? = try await store.update(forKey: key, default: nil) { current in
             try binding.merge(path, from: base, over: current).data
         }
-        guard let stored else { return path }
-        return try codec.decode(stored).path
+        guard let stored else { return PathCodec.Decoded(path: path, dropped: []) }
+        return try codec.decode(stored)
     }
 
     /// The data to store for `path` edited from `base`, over `data` (what

@@ -37,7 +37,7 @@ struct DemoLine: Decodable, Equatable, Sendable {
 }
 
 /// A Mixed stack element: a JSON number or a JSON string, kept apart.
-enum MixedElement: Decodable, Equatable, Sendable {
+enum MixedElement: Decodable, Hashable, Sendable {
     case number(Int)
     case text(String)
 

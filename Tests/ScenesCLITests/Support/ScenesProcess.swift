@@ -136,3 +136,24 @@ private final class LineBuffer: @unchecked Sendable {
         return lines
     }
 }
+
+extension RunningScenes {
+    /// Bytes sent to the process's stdin that it has not read yet
+    /// (`FIONREAD` on the pipe).
+    var unreadInputBytes: Int {
+        var count: Int32 = 0
+        guard ioctl(input.fileDescriptor, UInt(FIONREAD), &count) == 0 else { return -1 }
+        return Int(count)
+    }
+
+    /// Waits until the process has read everything sent to its stdin.
+    /// - Returns: false if it has not after `timeout`.
+    func readAllInput(within timeout: Duration = .seconds(30)) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while unreadInputBytes != 0 {
+            guard ContinuousClock.now < deadline else { return false }
+            try? await Task.sleep(for: .milliseconds(1))
+        }
+        return true
+    }
+}
