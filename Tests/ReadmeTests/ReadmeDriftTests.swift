@@ -2,7 +2,9 @@ import Foundation
 import Testing
 
 /// Every Swift block of README.md is compiled: it stands, verbatim, in
-/// ReadmeExamples.swift, which `swift build --build-tests` builds.
+/// ReadmeExamples.swift, which `swift build --build-tests` builds. The
+/// blocks of the DocC articles are compiled too, in the ArticleExamples
+/// files (see `ArticleDriftTests`).
 @Suite struct ReadmeDriftTests {
     private static let tests = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
     private static let packageRoot = tests.deletingLastPathComponent().deletingLastPathComponent()

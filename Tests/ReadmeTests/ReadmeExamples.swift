@@ -7,6 +7,10 @@
 // use what it declared (no unused-value warnings). The stand-ins the
 // examples refer to (`Book`, `Selection`, `catalog`, `render`, ...) are in
 // ReadmeStandIns.swift.
+//
+// The DocC articles' Swift blocks are compiled the same way, in
+// ArticleExamples+SceneStore.swift, ArticleExamples+SceneNavigation.swift
+// and ArticleExamples+Testing.swift (checked by `ArticleDriftTests`).
 
 import SceneStore
 

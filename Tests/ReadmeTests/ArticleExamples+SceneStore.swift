@@ -1,0 +1,95 @@
+// The Swift blocks of the SceneStore.docc articles, so that
+// `swift build --build-tests` compiles every example they show.
+// `ArticleDriftTests` fails when a block of an article is missing here:
+// edit both together. The rules are ReadmeExamples.swift's, with two more:
+//
+// * A block may be split at its blank lines, each part standing where Swift
+//   allows it: imports at the top of this file, extensions at file scope,
+//   statements in a function. The parts stay in the block's order, and
+//   lines are compared with their leading whitespace trimmed, so examples
+//   nested in an article's namespace may be indented.
+// * Types whose names the README's examples already use (`Tab`,
+//   `Settings`) are nested in a caseless enum per article; the statements
+//   that use them are a static function of that enum.
+//
+// Only the imports the articles show stand here, so an example that needs
+// another module fails to build. Stand-ins (`render`, `log`) are in
+// ArticleStandIns.swift.
+
+// GettingStarted.md, "Open a scene" (its statements are in gettingStarted()).
+import SceneStore
+
+// GettingStarted.md, "Keep a model" (its statements are in gettingStarted()).
+import Observation
+
+// GettingStarted.md, "Keep values": declarations at file scope.
+extension SceneKey where Value == Int {
+    static var fontSize: Self { .init("fontSize", default: 13) }
+}
+
+// GettingStarted.md, "Keep a model": the Codable model and its key.
+struct Sidebar: Codable, Sendable { var width = 240; var pinned: [String] = [] }
+extension SceneCodableKey where Model == Sidebar {
+    static var sidebar: Self { .init("sidebar", tag: "sidebar", default: Sidebar()) }
+}
+
+/// SceneStore.md
+enum SceneStoreArticle {
+    static func overview() async throws {
+        let scenes = try SceneRegistry(appID: "com.example.editor")
+        let store = try scenes.store(for: "main")
+
+        @SceneStored("selectedTab", store: store) var selectedTab = 0
+        selectedTab = 2                                        // saved off the caller's thread
+        let next = try await $selectedTab.update { $0 + 1 }    // atomic across processes
+        use(next)
+    }
+}
+
+/// GettingStarted.md: its blocks build on each other, so its statements
+/// form one function, in the article's order.
+enum GettingStartedArticle {
+    enum Tab: String, SceneStorable { case mixed, books, library }
+
+    @Observable @MainActor final class Settings {
+        var selectedTab = 0
+        var showHidden = false
+    }
+
+    @MainActor static func gettingStarted() async throws {
+        // Open a scene
+        let scenes = try SceneRegistry(appID: "com.example.editor")
+        let store = try scenes.store(for: "main")       // the same instance for the same id
+
+        // Keep values
+        @SceneStored("selectedTab", store: store) var selectedTab = Tab.mixed
+        @SceneStored("query", store: store) var query: String? = nil
+
+        selectedTab = .books        // memory now, disk a moment later
+        query = nil                 // removes the key
+
+        try store.set(15, for: .fontSize)
+        let size = store[.fontSize]
+
+        // Keep a model
+        let settings = Settings()
+        let binding = store.bind([
+            SceneProperty(\.selectedTab, forKey: "selectedTab"),
+            SceneProperty(\.showHidden, forKey: "showHidden"),
+        ], on: settings)
+
+        try store.encode(Sidebar(width: 300), for: .sidebar)
+        let sidebar = try store.decode(.sidebar)      // Sidebar() while the key is empty
+
+        // Follow changes
+        for await tab in $selectedTab.values { render(tab) }   // now, then each change
+        for await change in store.changes() { log(change) }     // every change of every key
+
+        // Count safely across processes
+        let count = try await store.update(forKey: "launches", default: 0) { $0 + 1 }
+
+        // Quit
+        try await scenes.close()       // flushes every store, finishes every stream
+        use(size, binding, sidebar, count)
+    }
+}

@@ -1,0 +1,80 @@
+// The Swift blocks of the SceneStoreTesting.docc articles, compiled as in
+// ArticleExamples+SceneStore.swift (same rules: blocks split at blank
+// lines, lines compared without leading whitespace). `ArticleDriftTests`
+// fails when a block of an article is missing here.
+//
+// Unlike the other examples, these run: the `@Test` functions the articles
+// show are tests of this target, in a suite per article (the README shows a
+// `tabSurvivesCrash` too), and the statement blocks are the bodies of tests
+// that make their fixture and tear it down. Every fixture is a fresh
+// temporary root, never the user's state directory. `Settings` is the
+// README's model (ReadmeExamples.swift).
+
+// SceneStoreTesting.md
+import SceneStore
+import SceneStoreTesting
+import Testing
+
+@Suite struct SceneStoreTestingArticle {
+    @Test func tabSurvivesRelaunch() async throws {
+        let fixture = try SceneStoreFixture()
+        try fixture.registry.store(for: "main").set(2, forKey: "tab")
+        let relaunched = try await fixture.relaunch()
+        #expect(try relaunched.store(for: "main").value(forKey: "tab", default: 0) == 2)
+        await fixture.tearDown()
+    }
+}
+
+@Suite struct TestingRelaunchAndCrashesArticle {
+    // Decide what is durable
+    @Test func theAppsOwnSavePolicy() async throws {
+        let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .default))
+        #expect(fixture.configuration.savePolicy == .default)
+        await fixture.tearDown()
+    }
+
+    // Relaunch
+    @Test @MainActor func settingsComeBack() async throws {
+        let fixture = try SceneStoreFixture()
+        let store = try fixture.registry.store(for: "main")
+        let settings = Settings()
+        let binding = store.bind([SceneProperty(\.selectedTab, forKey: "selectedTab")], on: settings)
+        let changes = store.changes()
+        settings.selectedTab = 2
+        _ = await changes.first(within: .seconds(10)) { $0.key == "selectedTab" }   // the binding set it
+        binding.stop()
+
+        let relaunched = try await fixture.relaunch()
+        let restored = Settings()
+        let again = try relaunched.store(for: "main").bind(
+            [SceneProperty(\.selectedTab, forKey: "selectedTab")], on: restored)
+        #expect(restored.selectedTab == 2)
+        again.stop()
+        await fixture.tearDown()
+    }
+
+    // Crash
+    @Test func tabSurvivesCrash() async throws {
+        let fixture = try SceneStoreFixture()
+        let store = try fixture.registry.store(for: "main")
+        try store.set(2, forKey: "tab")
+        try await store.flush()
+        try store.set(3, forKey: "tab")                   // never flushed
+        let after = try fixture.crash()
+        #expect(try after.store(for: "main").value(forKey: "tab", default: 0) == 2)
+        await fixture.tearDown()
+    }
+
+    // Another writer
+    @Test func anotherWritersChangeArrives() async throws {
+        let fixture = try SceneStoreFixture()
+        let mine = try fixture.registry.store(for: "main")
+        let changes = mine.changes()
+        let theirs = try fixture.otherRegistry().store(for: "main")
+        try theirs.set("dune", forKey: "query")
+        try await theirs.flush()
+        let change = try #require(await changes.first(within: .seconds(10)) { $0.key == "query" })
+        #expect(change.origin != .local)
+        await fixture.tearDown()
+    }
+}
