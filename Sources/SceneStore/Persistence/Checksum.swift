@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+
 /// FNV-1a, 64 bit, over a canonical binary form of a scene's values: tells
 /// a damaged file from a good one (not a defence against tampering).
 ///
@@ -6,13 +11,12 @@
 /// their 8-byte little-endian bit pattern (every NaN as the canonical
 /// quiet NaN, the one the file can spell), String and URL as UTF-8, Data as
 /// is; every variable-length field is preceded by its length as 8 bytes.
-/// Computing it needs no JSON encoding, so verifying a file costs one pass
-/// over its values.
+/// Computing it needs no JSON encoding and no buffer: the bytes are hashed
+/// as they are produced, in one pass over the values.
 package struct Checksum {
     static let prefix = "fnv1a64:"
 
-    /// The canonical bytes, hashed in one tight loop at the end.
-    private var bytes: [UInt8] = []
+    private var hash: UInt64 = 0xcbf2_9ce4_8422_2325
 
     package static func of(_ values: [String: SceneValue]) -> String {
         of(values, sortedKeys: sortedKeys(of: values))
@@ -23,14 +27,23 @@ package struct Checksum {
     /// precomposed `"\u{E9}:"` are unequal yet neither comes first (so
     /// their order would follow the dictionary's per-process hash seed).
     static func sortedKeys(of values: [String: SceneValue]) -> [String] {
-        values.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        values.keys.sorted(by: utf8Precedes)
     }
 
-    /// Whether `checksum` is right for `values`: in today's key order, or
-    /// in `String` order, which files written before the byte order used
-    /// (the same for ASCII keys; only checked when the first one fails).
-    static func matches(_ checksum: String, _ values: [String: SceneValue]) -> Bool {
-        checksum == of(values) || checksum == of(values, sortedKeys: values.keys.sorted())
+    /// Whether `checksum` is right for `values`: in today's key order
+    /// (`order` when the caller knows it, such as the order of a file
+    /// written sorted), or in `String` order, which files written before
+    /// the byte order used (the same for ASCII keys; only checked when the
+    /// first one fails).
+    static func matches(_ checksum: String, _ values: [String: SceneValue], order: [String]? = nil) -> Bool {
+        let sorted = order.flatMap { isSorted($0) && $0.count == values.count ? $0 : nil } ?? sortedKeys(of: values)
+        return checksum == of(values, sortedKeys: sorted)
+            || checksum == of(values, sortedKeys: values.keys.sorted())
+    }
+
+    /// Whether `keys` are in strictly increasing UTF-8 byte order.
+    static func isSorted(_ keys: [String]) -> Bool {
+        zip(keys, keys.dropFirst()).allSatisfy { utf8Precedes($0, $1) }
     }
 
     /// The checksum when the caller has the keys sorted already.
@@ -38,39 +51,70 @@ package struct Checksum {
         var checksum = Checksum()
         for key in sortedKeys {
             guard let value = values[key] else { continue }
-            checksum.add(field: key.utf8)
-            checksum.add(field: value.kind.rawValue.utf8)
-            switch value {
-            case .bool(let bool): checksum.bytes.append(bool ? 1 : 0)
-            case .int(let int): checksum.add(word: UInt64(bitPattern: Int64(int)))
-            case .double(let double): checksum.add(word: double.isNaN ? Double.nan.bitPattern : double.bitPattern)
-            case .string(let string): checksum.add(field: string.utf8)
-            case .url(let url): checksum.add(field: url.absoluteString.utf8)
-            case .data(let data): checksum.add(field: data)
-            }
+            checksum.add(key: key, value: value)
         }
         return checksum.text
     }
 
-    private var text: String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        bytes.withUnsafeBufferPointer { buffer in
-            var index = 0
-            while index < buffer.count {
-                hash = (hash ^ UInt64(buffer[index])) &* 0x0000_0100_0000_01b3
-                index += 1
-            }
+    /// Adds one key and its value, the next in key order.
+    mutating func add(key: String, value: SceneValue) {
+        add(field: key)
+        add(field: value.kind.rawValue)
+        switch value {
+        case .bool(let bool): add(byte: bool ? 1 : 0)
+        case .int(let int): add(word: UInt64(bitPattern: Int64(int)))
+        case .double(let double): add(word: double.isNaN ? Double.nan.bitPattern : double.bitPattern)
+        case .string(let string): add(field: string)
+        case .url(let url): add(field: url.absoluteString)
+        case .data(let data):
+            add(word: UInt64(data.count))
+            data.withUnsafeBytes { add(bytes: $0) }
         }
+    }
+
+    var text: String {
         let hex = String(hash, radix: 16)
         return Self.prefix + String(repeating: "0", count: 16 - hex.count) + hex
     }
 
-    private mutating func add(word: UInt64) {
-        withUnsafeBytes(of: word.littleEndian) { bytes.append(contentsOf: $0) }
+    private mutating func add(byte: UInt8) {
+        hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
     }
 
-    private mutating func add<Bytes: Collection<UInt8>>(field: Bytes) {
-        add(word: UInt64(field.count))
-        bytes.append(contentsOf: field)
+    private mutating func add(bytes: UnsafeRawBufferPointer) {
+        var hash = self.hash
+        for byte in bytes {
+            hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
+        }
+        self.hash = hash
+    }
+
+    private mutating func add(word: UInt64) {
+        withUnsafeBytes(of: word.littleEndian) { add(bytes: $0) }
+    }
+
+    private mutating func add(field: String) {
+        var field = field
+        field.withUTF8 { utf8 in
+            add(word: UInt64(utf8.count))
+            add(bytes: UnsafeRawBufferPointer(utf8))
+        }
+    }
+}
+
+/// Whether `a` comes before `b` in the order of their UTF-8 bytes (the
+/// order of the keys in a scene file and in its checksum).
+func utf8Precedes(_ a: String, _ b: String) -> Bool {
+    var a = a
+    var b = b
+    return a.withUTF8 { left in
+        b.withUTF8 { right in
+            let shared = min(left.count, right.count)
+            if shared > 0, let l = left.baseAddress, let r = right.baseAddress {
+                let order = memcmp(l, r, shared)
+                if order != 0 { return order < 0 }
+            }
+            return left.count < right.count
+        }
     }
 }

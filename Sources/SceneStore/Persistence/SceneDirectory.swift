@@ -153,6 +153,7 @@ struct SceneDirectory: Sendable {
         case .missing: .missing
         case .notRegular(let what): .damaged(.malformed(what))
         case .bytes(let data): interpret(data, as: id)
+        case .skipped: preconditionFailure("readBytes skips a version only when asked to")
         }
     }
 
@@ -173,11 +174,21 @@ struct SceneDirectory: Sendable {
         /// A symlink (never followed), FIFO, directory, a file too large
         /// to be a scene (never read): damage, described.
         case notRegular(String)
+        /// The header named a version the caller said to skip: the rest
+        /// of the file was not read.
+        case skipped
     }
 
     /// The scene file's bytes. Never follows a symlink and never blocks on
     /// a FIFO.
-    func readBytes(_ id: SceneID) throws(SceneStoreError) -> RawRead {
+    ///
+    /// - Parameter skip: when given, only the start of the file is read
+    ///   first, and if its header (``SceneFile/peekVersion(_:)``) names a
+    ///   version `skip` accepts, the result is ``RawRead/skipped``: a store
+    ///   reading back its own save reads a few hundred bytes, not the
+    ///   scene. The rest comes from the same descriptor, so it is the same
+    ///   file either way.
+    func readBytes(_ id: SceneID, skip: ((DiskVersion) -> Bool)? = nil) throws(SceneStoreError) -> RawRead {
         let path = sceneURL(id).path
         let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         if fd == -1 {
@@ -196,17 +207,29 @@ struct SceneDirectory: Sendable {
         guard info.st_size <= maxFileBytes else {
             return .notRegular("\(info.st_size) bytes, larger than any scene the limits allow (\(maxFileBytes))")
         }
-        return .bytes(try readAll(fd, path: path, sizeHint: Int(info.st_size)))
+        var data = Data()
+        data.reserveCapacity(Int(info.st_size) + 1)
+        if let skip {
+            try read(fd, path: path, into: &data, upTo: Self.headerBytes)
+            if let version = SceneFile.peekVersion(data), skip(version) { return .skipped }
+        }
+        try read(fd, path: path, into: &data, upTo: nil)
+        return .bytes(data)
     }
 
-    private func readAll(_ fd: Int32, path: String, sizeHint: Int) throws(SceneStoreError) -> Data {
-        var data = Data()
-        data.reserveCapacity(sizeHint)
+    /// More than any header ``SceneFile/encoded()`` writes.
+    private static let headerBytes = 1024
+
+    /// Appends what `fd` holds from its offset on, until its end or until
+    /// `data` holds `limit` bytes.
+    private func read(_ fd: Int32, path: String, into data: inout Data, upTo limit: Int?) throws(SceneStoreError) {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 1)
         defer { buffer.deallocate() }
         while true {
-            let count = try syscall("read", path: path) { Glibc.read(fd, buffer.baseAddress, buffer.count) }
-            if count == 0 { return data }
+            let wanted = limit.map { min($0 - data.count, buffer.count) } ?? buffer.count
+            if wanted <= 0 { return }
+            let count = try syscall("read", path: path) { Glibc.read(fd, buffer.baseAddress, wanted) }
+            if count == 0 { return }
             data.append(contentsOf: buffer[0..<count])
         }
     }

@@ -7,30 +7,125 @@ extension SceneFile {
     /// several times faster (see `scenes-lab bench commit`), and the header can
     /// be read back without parsing the values (``peekVersion(_:)``).
     package func encoded() -> Data {
-        let keys = Checksum.sortedKeys(of: values)
-        var out = JSONText()
-        out.raw("{\n  \"format\": ")
-        out.string(Self.magic)
-        out.raw(",\n  \"version\": \(Self.currentVersion),\n  \"scene\": ")
-        out.string(scene)
-        out.raw(",\n  \"generation\": \(generation),\n  \"incarnation\": ")
-        out.string(incarnation)
-        out.raw(",\n  \"writer\": {\"pid\": \(writer.pid), \"token\": ")
-        out.string(writer.token)
-        out.raw("},\n  \"checksum\": ")
-        out.string(Checksum.of(values, sortedKeys: keys))
-        out.raw(",\n  \"values\": {")
-        var first = true
-        for key in keys {
-            guard let value = values[key] else { continue }
-            out.raw(first ? "\n    " : ",\n    ")
-            first = false
-            out.string(key)
-            out.raw(": {\"type\": \"\(value.kind.rawValue)\", \"value\": ")
-            out.value(value)
-            out.raw("}")
+        var encoder = SceneFileEncoder()
+        return encoder.encode(self, over: nil, edited: [])
+    }
+}
+
+/// Writes scene files for one store, keeping each value's JSON text and
+/// the sorted key order from one save to the next: a save over the file
+/// the encoder wrote last encodes only the keys it changed and sorts
+/// nothing, so its cost is copying bytes and one checksum pass rather than
+/// escaping and sorting the whole scene again. The bytes are the same as a
+/// fresh encoding's (``SceneFile/encoded()``).
+struct SceneFileEncoder {
+    private struct Entry {
+        let key: String
+        let value: SceneValue
+        /// `"key": {"type": "int", "value": 5}`
+        let json: [UInt8]
+    }
+
+    /// Sorted by the keys' UTF-8 bytes.
+    private var entries: [Entry] = []
+    /// The file `entries` encode, once it is known to be on disk.
+    private var version: DiskVersion?
+
+    /// The bytes of `file`, which is `base` with the values of `edited`
+    /// changed. Reuses what was encoded for `base` when that is the file
+    /// this encoder encoded last and ``written(_:)`` confirmed.
+    mutating func encode(_ file: SceneFile, over base: SceneFile?, edited: some Collection<String>) -> Data {
+        let reused = base.map { version == $0.version && update(edited, to: file.values) } ?? false
+        if !reused { rebuild(from: file.values) }
+        version = nil
+        return bytes(of: file)
+    }
+
+    /// Confirms that the file last encoded is on disk as `version`, so the
+    /// next save over it can reuse its encoding. Until then (a failed
+    /// write) the next save encodes everything: another writer may take the
+    /// version number this encoding never got.
+    mutating func written(_ version: DiskVersion) {
+        self.version = version
+    }
+
+    /// Applies the edited keys; false (and nothing reliable left) when the
+    /// entries do not end up holding exactly `values`.
+    ///
+    /// Keys are matched by their bytes, in the spelling the dictionary
+    /// keeps: `"\u{E9}"` and `"e\u{301}"` are one dictionary key (String
+    /// equality is canonical equivalence) but two spellings in a file. An
+    /// edit that removed a key under another spelling leaves an extra
+    /// entry, which the count check catches (then everything is encoded
+    /// again); every other edit leaves the entries equal to `values`.
+    private mutating func update(_ edited: some Collection<String>, to values: [String: SceneValue]) -> Bool {
+        for key in edited {
+            if let slot = values.index(forKey: key) {
+                let (stored, value) = values[slot]
+                let index = insertionIndex(of: stored)
+                if index < entries.count, entries[index].key.utf8.elementsEqual(stored.utf8) {
+                    entries[index] = Self.entry(stored, value)
+                } else {
+                    entries.insert(Self.entry(stored, value), at: index)
+                }
+            } else {
+                let index = insertionIndex(of: key)
+                if index < entries.count, entries[index].key.utf8.elementsEqual(key.utf8) {
+                    entries.remove(at: index)
+                }
+            }
         }
-        out.raw(first ? "}\n}\n" : "\n  }\n}\n")
+        return entries.count == values.count
+    }
+
+    /// The first index whose key does not come before `key`.
+    private func insertionIndex(of key: String) -> Int {
+        var low = 0
+        var high = entries.count
+        while low < high {
+            let middle = (low + high) / 2
+            if utf8Precedes(entries[middle].key, key) { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+
+    private mutating func rebuild(from values: [String: SceneValue]) {
+        entries = Checksum.sortedKeys(of: values).compactMap { key in values[key].map { Self.entry(key, $0) } }
+    }
+
+    private static func entry(_ key: String, _ value: SceneValue) -> Entry {
+        var out = JSONText(capacity: key.utf8.count + 40)
+        out.string(key)
+        out.raw(": {\"type\": \"\(value.kind.rawValue)\", \"value\": ")
+        out.value(value)
+        out.raw("}")
+        return Entry(key: key, value: value, json: out.bytes)
+    }
+
+    private func bytes(of file: SceneFile) -> Data {
+        var checksum = Checksum()
+        var size = 0
+        for entry in entries {
+            checksum.add(key: entry.key, value: entry.value)
+            size += entry.json.count + 6
+        }
+        var out = JSONText(capacity: size + 512)
+        out.raw("{\n  \"format\": ")
+        out.string(SceneFile.magic)
+        out.raw(",\n  \"version\": \(SceneFile.currentVersion),\n  \"scene\": ")
+        out.string(file.scene)
+        out.raw(",\n  \"generation\": \(file.generation),\n  \"incarnation\": ")
+        out.string(file.incarnation)
+        out.raw(",\n  \"writer\": {\"pid\": \(file.writer.pid), \"token\": ")
+        out.string(file.writer.token)
+        out.raw("},\n  \"checksum\": ")
+        out.string(checksum.text)
+        out.raw(",\n  \"values\": {")
+        for (index, entry) in entries.enumerated() {
+            out.raw(index == 0 ? "\n    " : ",\n    ")
+            out.bytes.append(contentsOf: entry.json)
+        }
+        out.raw(entries.isEmpty ? "}\n}\n" : "\n  }\n}\n")
         return Data(out.bytes)
     }
 }
@@ -39,8 +134,8 @@ extension SceneFile {
 private struct JSONText {
     var bytes: [UInt8] = []
 
-    init() {
-        bytes.reserveCapacity(4096)
+    init(capacity: Int) {
+        bytes.reserveCapacity(capacity)
     }
 
     mutating func raw(_ text: String) {

@@ -75,7 +75,7 @@ package struct SceneFile: Equatable {
         guard generation <= maxGeneration else {
             return .failure(.malformed("generation \(generation) is out of range"))
         }
-        guard Checksum.matches(checksum, values) else {
+        guard Checksum.matches(checksum, values, order: fields.keyOrder) else {
             return .failure(.badChecksum)
         }
         return .success(SceneFile(
@@ -119,30 +119,25 @@ package struct SceneFile: Equatable {
     }
 
     /// The incarnation and generation behind ``peekVersion(_:)``.
+    ///
+    /// Only the exact header ``encoded()`` writes is read — the fields in
+    /// its order and spacing, the scene id, generation and incarnation
+    /// without escapes — so a file laid out any other way (another field
+    /// first, a field twice) is never taken for a version it does not hold:
+    /// it gets a full decode.
     package static func peekHeader(_ data: Data) -> (incarnation: String, generation: UInt64)? {
         data.withUnsafeBytes { raw -> (incarnation: String, generation: UInt64)? in
-            let bytes = raw.bindMemory(to: UInt8.self)
-            guard let valuesAt = bytes.firstRange(of: Array("\"values\":".utf8)) else { return nil }
-            let header = bytes[..<valuesAt.lowerBound]
-            guard header.starts(with: Array("{\n  \"format\": \"\(magic)\",\n  \"version\": 1,".utf8)),
-                  let generation = number(after: "\"generation\": ", in: header),
-                  let incarnation = string(after: "\"incarnation\": \"", in: header) else { return nil }
+            var reader = HeaderReader(bytes: raw.bindMemory(to: UInt8.self))
+            guard reader.expect("{\n  \"format\": \"\(magic)\",\n  \"version\": 1,\n  \"scene\": \""),
+                  reader.plainString() != nil,
+                  reader.expect(",\n  \"generation\": "),
+                  let generation = reader.number(),
+                  reader.expect(",\n  \"incarnation\": \""),
+                  let incarnation = reader.plainString(),
+                  reader.expect(",\n  \"writer\": ")
+            else { return nil }
             return (incarnation, generation)
         }
-    }
-
-    private static func number(after label: String, in bytes: Slice<UnsafeBufferPointer<UInt8>>) -> UInt64? {
-        guard let range = bytes.firstRange(of: Array(label.utf8)) else { return nil }
-        let digits = bytes[range.upperBound...].prefix { (48...57).contains($0) }
-        guard !digits.isEmpty, digits.count <= 19 else { return nil }
-        return UInt64(String(decoding: digits, as: UTF8.self))
-    }
-
-    private static func string(after label: String, in bytes: Slice<UnsafeBufferPointer<UInt8>>) -> String? {
-        guard let range = bytes.firstRange(of: Array(label.utf8)) else { return nil }
-        let text = bytes[range.upperBound...].prefix { $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }
-        guard text.endIndex < bytes.endIndex, bytes[text.endIndex] == UInt8(ascii: "\"") else { return nil }
-        return String(decoding: text, as: UTF8.self)
     }
 
     private struct Header: Decodable {
@@ -166,4 +161,47 @@ func randomToken() -> String {
     let value = UInt64.random(in: .min ... .max)
     let hex = String(value, radix: 16)
     return String(repeating: "0", count: 16 - hex.count) + hex
+}
+
+/// Reads the fixed layout of a scene file's header, front to back.
+private struct HeaderReader {
+    let bytes: UnsafeBufferPointer<UInt8>
+    var index = 0
+
+    /// Consumes `text` if the bytes continue with it.
+    mutating func expect(_ text: String) -> Bool {
+        for byte in text.utf8 {
+            guard index < bytes.count, bytes[index] == byte else { return false }
+            index += 1
+        }
+        return true
+    }
+
+    /// Digits (at most 19, so any value fits a `UInt64`).
+    mutating func number() -> UInt64? {
+        let start = index
+        var value: UInt64 = 0
+        while index < bytes.count, (48...57).contains(bytes[index]), index - start < 19 {
+            value = value * 10 + UInt64(bytes[index] - 48)
+            index += 1
+        }
+        return index > start ? value : nil
+    }
+
+    /// The rest of a string literal whose opening quote was consumed, up
+    /// to and including its closing quote; `nil` if it holds an escape or
+    /// a control character, or does not end.
+    mutating func plainString() -> String? {
+        let start = index
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                defer { index += 1 }
+                return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+            }
+            guard byte != UInt8(ascii: "\\"), byte >= 0x20 else { return nil }
+            index += 1
+        }
+        return nil
+    }
 }

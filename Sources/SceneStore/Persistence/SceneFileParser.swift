@@ -25,6 +25,8 @@ struct SceneFileParser {
         var token: String?
         var checksum: String?
         var values: [String: SceneValue]?
+        /// The keys of `values` in the order the file has them.
+        var keyOrder: [String] = []
     }
 
     static func parse(_ data: Data) throws(SceneFile.Problem) -> Fields {
@@ -45,9 +47,17 @@ struct SceneFileParser {
 
     // MARK: Structure
 
+    /// The top level. A field the format defines may appear once: a file
+    /// naming two generations (or two of any field) is malformed, so the
+    /// header a quick read finds (``SceneFile/peekHeader(_:)``) is always
+    /// the one a full read finds.
     private mutating func document() throws(SceneFile.Problem) -> Fields {
         var fields = Fields()
+        var seen: Set<String> = []
         try object { (parser, key) throws(SceneFile.Problem) in
+            if Self.definedFields.contains(key) {
+                guard seen.insert(key).inserted else { throw parser.failure("field \(key.debugDescription) appears twice") }
+            }
             switch key {
             case "format": fields.format = try parser.string()
             case "version": fields.version = Int(exactly: try parser.integer(as: Int64.self, "version"))
@@ -57,13 +67,18 @@ struct SceneFileParser {
             case "checksum": fields.checksum = try parser.string()
             case "writer":
                 try parser.object { (parser, key) throws(SceneFile.Problem) in
+                    if key == "pid" || key == "token" {
+                        guard seen.insert("writer." + key).inserted else {
+                            throw parser.failure("field \(key.debugDescription) of writer appears twice")
+                        }
+                    }
                     switch key {
                     case "pid": fields.pid = try parser.integer(as: Int32.self, "pid")
                     case "token": fields.token = try parser.string()
                     default: try parser.skipValue(depth: 1)
                     }
                 }
-            case "values": fields.values = try parser.values()
+            case "values": (fields.values, fields.keyOrder) = try parser.values()
             default: try parser.skipValue(depth: 1)
             }
         }
@@ -72,13 +87,19 @@ struct SceneFileParser {
         return fields
     }
 
-    private mutating func values() throws(SceneFile.Problem) -> [String: SceneValue] {
+    private static let definedFields: Set<String> = [
+        "format", "version", "scene", "generation", "incarnation", "checksum", "writer", "values",
+    ]
+
+    private mutating func values() throws(SceneFile.Problem) -> ([String: SceneValue], [String]) {
         var values: [String: SceneValue] = [:]
+        var order: [String] = []
         try object { (parser, key) throws(SceneFile.Problem) in
             guard values[key] == nil else { throw parser.failure("key \(key.debugDescription) appears twice") }
             values[key] = try parser.value(forKey: key)
+            order.append(key)
         }
-        return values
+        return (values, order)
     }
 
     /// `{"type": KIND, "value": V}`, in either order.

@@ -159,7 +159,9 @@ extension SceneStore {
             writer: writer,
             values: values
         )
-        let previous = try directory.write(file.encoded(), for: id)
+        let bytes = encoder.withLock { $0.encode(file, over: base, edited: edits.keys) }
+        let previous = try directory.write(bytes, for: id)
+        encoder.withLock { $0.written(file.version) }
         SceneDirectory.discardPrevious(previous)
         if base == nil { directory.removeTombstone(id) }
         state.withLock { $0.saved(edits, as: file, over: base) }
@@ -183,17 +185,16 @@ extension SceneStore {
     /// the store's values are all written again, as a new incarnation.
     func currentFile(known: SceneFile?) throws(SceneStoreError) -> SceneFile? {
         let data: Data
-        switch try directory.readBytes(id) {
+        switch try directory.readBytes(id, skip: { $0 == known?.version }) {
         case .missing:
             reconcileMissingFile()
             return nil
         case .notRegular(let what):
             return try recoverAndRewriteAll(.malformed(what))
+        case .skipped:
+            return known
         case .bytes(let bytes):
             data = bytes
-        }
-        if let known, SceneFile.peekVersion(data) == known.version {
-            return known
         }
         switch directory.interpret(data, as: id) {
         case .missing:

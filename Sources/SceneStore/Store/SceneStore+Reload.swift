@@ -46,17 +46,16 @@ extension SceneStore {
     /// The file as it is now, or `nil` when it is a version this store
     /// already has (its own save, or one already applied: no decoding).
     private func readWithoutLock() throws(SceneStoreError) -> SceneDirectory.ReadResult? {
-        switch try directory.readBytes(id) {
+        let known = state.withLock { $0.disk }
+        switch try directory.readBytes(id, skip: { !known.isOlder(than: $0) }) {
         case .missing:
             // Nothing to reconcile for a store that never had the file.
             return state.withLock { $0.disk.incarnation == nil } ? nil : .missing
         case .notRegular(let what):
             return .damaged(.malformed(what))
+        case .skipped:
+            return nil
         case .bytes(let data):
-            if let version = SceneFile.peekVersion(data),
-               !state.withLock({ $0.disk.isOlder(than: version) }) {
-                return nil
-            }
             return directory.interpret(data, as: id)
         }
     }

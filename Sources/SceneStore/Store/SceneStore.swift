@@ -21,6 +21,8 @@ public final class SceneStore: Sendable {
     let configuration: SceneRegistry.Configuration
     let writer: WriterIdentity
     let state: Locked<StoreState>
+    /// Used on ``io`` only; its lock is never contended.
+    let encoder = Locked(SceneFileEncoder())
     /// Every file operation of this store runs here, one at a time.
     let io: DispatchQueue
     let watcherKindProvider: @Sendable () -> FileWatcherKind?

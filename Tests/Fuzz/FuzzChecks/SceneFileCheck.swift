@@ -12,8 +12,13 @@ import SceneStore
 ///   memory (its insertion order, capacity or hash seed): checksums and key
 ///   order are functions of the keys' UTF-8 bytes.
 /// * The header of a written file is read back by the fast path: the same
-///   incarnation and generation, or `nil` only when the incarnation needed
-///   escaping (then a full decode follows, which is slower but right).
+///   incarnation and generation, or `nil` only when the incarnation or the
+///   scene needed escaping (then a full decode follows, which is slower but
+///   right).
+/// * The fast path never disagrees with a full read: whenever any input
+///   decodes and ``SceneFile/peekHeader(_:)`` reads a header from it, both
+///   name the same incarnation and generation (a store that skips decoding
+///   a version it has never skips one it lacks).
 package enum SceneFileCheck {
     package static func check(_ data: Data) throws(FuzzFailure) {
         _ = SceneFile.peekHeader(data)
@@ -28,6 +33,10 @@ package enum SceneFileCheck {
             return
         case .success(let decoded):
             file = decoded
+            if let quick = SceneFile.peekHeader(data),
+               quick.incarnation != file.incarnation || quick.generation != file.generation {
+                throw FuzzFailure("the quick header read \(quick), the full read \(file.incarnation.debugDescription) \(file.generation)")
+            }
         }
         guard file.generation <= SceneFile.maxGeneration else {
             throw FuzzFailure("accepted generation \(file.generation) above \(SceneFile.maxGeneration)")
@@ -68,7 +77,7 @@ package enum SceneFileCheck {
             guard header.incarnation == file.incarnation, header.generation == file.generation else {
                 throw FuzzFailure("header read as \(header), file has \(file.incarnation.debugDescription) \(file.generation)")
             }
-        } else if !file.incarnation.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+        } else if !(file.incarnation + file.scene).utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
             throw FuzzFailure("header of a written file not read, incarnation \(file.incarnation.debugDescription)\n\(text(encoded))")
         }
     }

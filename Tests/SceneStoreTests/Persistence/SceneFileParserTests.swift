@@ -123,3 +123,55 @@ import Testing
         }
     }
 }
+
+/// The quick header read behind skipping a reload takes only the exact
+/// layout the writer produces, and the full read refuses a file that names
+/// a field twice: the two can never disagree about a file's version.
+@Suite struct HeaderReadTests {
+    private let header = """
+        {
+          "format": "scenestore.scene",
+          "version": 1,
+          "scene": "main",
+          "generation": 5,
+          "incarnation": "0123456789abcdef",
+          "writer": {"pid": 1, "token": "t"},
+        """
+
+    @Test func theWritersLayoutIsRead() {
+        let data = Data((header + "\n  \"checksum\": \"x\",\n  \"values\": {}\n}\n").utf8)
+        #expect(SceneFile.peekHeader(data).map { "\($0.incarnation) \($0.generation)" } == "0123456789abcdef 5")
+    }
+
+    @Test(arguments: [
+        // another field before the generation
+        "{\n  \"format\": \"scenestore.scene\",\n  \"version\": 1,\n  \"extra\": 1,\n  \"scene\": \"main\",\n  \"generation\": 5,\n  \"incarnation\": \"a\",\n  \"writer\": ",
+        // the incarnation spelt with an escape
+        "{\n  \"format\": \"scenestore.scene\",\n  \"version\": 1,\n  \"scene\": \"main\",\n  \"generation\": 5,\n  \"incarnation\": \"a\\u0062\",\n  \"writer\": ",
+        // a second generation where the incarnation belongs
+        "{\n  \"format\": \"scenestore.scene\",\n  \"version\": 1,\n  \"scene\": \"main\",\n  \"generation\": 5,\n  \"generation\": 6,\n  \"incarnation\": \"a\",\n  \"writer\": ",
+        // another spacing
+        "{\"format\": \"scenestore.scene\", \"version\": 1, \"scene\": \"main\", \"generation\": 5, \"incarnation\": \"a\", \"writer\": ",
+    ])
+    func anyOtherLayoutIsLeftToTheFullRead(_ text: String) {
+        #expect(SceneFile.peekHeader(Data((text + "{}}").utf8)) == nil)
+    }
+
+    @Test(arguments: ["generation", "incarnation", "scene", "values"])
+    func aFieldNamedTwiceIsMalformed(_ field: String) {
+        let values: [String: SceneValue] = ["a": .int(1)]
+        let twice: String
+        switch field {
+        case "generation": twice = "\"generation\": 6"
+        case "incarnation": twice = "\"incarnation\": \"fedcba9876543210\""
+        case "scene": twice = "\"scene\": \"main\""
+        default: twice = "\"values\": {}"
+        }
+        let text = header + "\n  \"checksum\": \"\(Checksum.of(values))\",\n  \"values\": {\"a\": {\"type\": \"int\", \"value\": 1}},\n  \(twice)\n}\n"
+        guard case .failure(.malformed(let reason)) = SceneFile.decode(Data(text.utf8)) else {
+            Issue.record("a file naming \(field) twice was read")
+            return
+        }
+        #expect(reason.contains("twice"))
+    }
+}
