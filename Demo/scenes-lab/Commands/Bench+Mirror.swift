@@ -9,7 +9,9 @@ extension Bench {
     /// What a user sees: two `scenes run` windows (headless, the default
     /// save policy) on one scene; a `push` typed into one, timed until the
     /// other prints it. Changes are spaced beyond the save throttle window,
-    /// so each is an isolated change, as a person makes them.
+    /// so each is an isolated change, as a person makes them, and the stack
+    /// goes back to its root every `--depth` pushes (unmeasured), as a
+    /// person's does: the figure is the change, not the stack's length.
     struct Mirror: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "p50/p99 of a change in one demo window appearing in another.")
@@ -18,18 +20,20 @@ extension Bench {
         @Option(help: "Unmeasured changes first.") var warmup = 20
         @Option(help: "Milliseconds between changes (beyond the 30 ms throttle window: isolated changes).")
         var gapMs = 50
+        @Option(help: "Pushes before the stack goes back to its root (unmeasured).") var depth = 10
         @Option(help: "Where to create the benchmark's temporary directory.") var directory: String?
 
         struct Report: Encodable {
             var bench = "mirror"
             var changes: Int
             var gapMs: Int
+            var depth: Int
             var mirror: Summary
         }
 
         func validate() throws {
-            guard changes >= 1, warmup >= 0, gapMs >= 0 else {
-                throw ValidationError("--changes must be positive, --warmup and --gap-ms not negative")
+            guard changes >= 1, warmup >= 0, gapMs >= 0, depth >= 1 else {
+                throw ValidationError("--changes and --depth must be positive, --warmup and --gap-ms not negative")
             }
         }
 
@@ -46,6 +50,11 @@ extension Bench {
             }
             var latencies: [Int] = []
             for index in 0..<(warmup + changes) {
+                if index > 0, index % depth == 0 {
+                    left.send("root")
+                    while let line = right.nextLine(), !line.contains("\"mixed\":[]") {}
+                    _ = left.nextLine()
+                }
                 usleep(UInt32(gapMs * 1000))
                 let value = 1_000_000 + index
                 let start = monotonicNanoseconds()
@@ -57,7 +66,7 @@ extension Bench {
                 _ = left.nextLine()  // its own local line
                 if index >= warmup { latencies.append(end - start) }
             }
-            let report = Report(changes: changes, gapMs: gapMs, mirror: Summary(nanoseconds: latencies))
+            let report = Report(changes: changes, gapMs: gapMs, depth: depth, mirror: Summary(nanoseconds: latencies))
             emit(try jsonLine(report))
         }
     }

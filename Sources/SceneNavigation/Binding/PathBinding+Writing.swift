@@ -28,9 +28,15 @@ extension PathBinding {
     /// the elements this process could not restore listed.
     func commitDecoded(_ path: Path, from base: Path?) async throws -> PathCodec<Path>.Decoded {
         let binding = self
+        // The merge's own reading of what it stored, when it has one (the
+        // edit applied as is): no need to decode those bytes again.
+        let merged = Locked<PathCodec<Path>.Decoded?>(nil)
         let stored: Data? = try await store.update(forKey: key, default: nil) { current in
-            try binding.merge(path, from: base, over: current).data
+            let (data, decoded) = try binding.merge(path, from: base, over: current)
+            merged.withLock { $0 = decoded }
+            return data
         }
+        if let decoded = merged.withLock({ $0 }) { return decoded }
         guard let stored else { return PathCodec.Decoded(path: path, dropped: []) }
         return try codec.decode(stored)
     }
@@ -40,9 +46,14 @@ extension PathBinding {
     func merge(
         _ path: Path, from base: Path?, over data: Data?
     ) throws -> (data: Data, decoded: PathCodec<Path>.Decoded?) {
-        let mine = try codec.encode(path)
+        // The key holds exactly the path the caller edited (the usual case:
+        // nobody else wrote it meanwhile, and it holds nothing this process
+        // cannot restore): the edit is the whole answer, nothing to decode.
+        // Base first: it is usually the path the memo holds.
+        let holdsBase = try base.map { try memo.encode($0, with: codec) == data } ?? false
+        let mine = try memo.encode(path, with: codec)
         let plain = (data: mine, decoded: Optional(PathCodec.Decoded(path: path, dropped: [])))
-        guard let data else { return plain }
+        guard let data, !holdsBase else { return plain }
         let current: PathCodec<Path>.Decoded
         do {
             current = try codec.decode(data)

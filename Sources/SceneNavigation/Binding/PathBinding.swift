@@ -28,6 +28,7 @@ public struct PathBinding<Path: Equatable & Sendable>: Sendable {
     public let store: SceneStore
     public let key: String
     public let codec: PathCodec<Path>
+    let memo = EncodingMemo<Path>()
 
     public init(store: SceneStore, key: String, codec: PathCodec<Path>) {
         self.store = store
