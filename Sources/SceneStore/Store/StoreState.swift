@@ -90,8 +90,17 @@ struct StoreState: Sendable {
     mutating func adopt(_ file: SceneFile?, origin: SceneChangeOrigin) {
         diskFile = file
         let incoming = file?.values ?? [:]
+        // Find the differences first (one lookup per key), then sort only
+        // them: another process's save usually changes one key of many.
+        var differing: [String] = []
+        for (key, new) in incoming where values[key] != new && pending[key] == nil {
+            differing.append(key)
+        }
+        for key in values.keys where incoming[key] == nil && pending[key] == nil {
+            differing.append(key)
+        }
         var changes: [SceneEvent] = []
-        for key in Set(values.keys).union(incoming.keys).sorted() where pending[key] == nil {
+        for key in differing.sorted() {
             let old = values[key]
             let new = incoming[key]
             guard old != new else { continue }

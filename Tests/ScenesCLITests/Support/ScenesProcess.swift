@@ -42,17 +42,23 @@ func scenesProcess(_ arguments: [String], root: URL, program: ScenesProgram = .s
 @discardableResult
 func scenes(_ arguments: [String], root: URL, stdin: String? = nil, program: ScenesProgram = .scenes) throws -> ScenesResult {
     let process = scenesProcess(arguments, root: root, program: program)
-    let out = Pipe()
-    let err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    let input = Pipe()
-    process.standardInput = input
+    // Close-on-exec pipes, closed here once the child has its copies: no
+    // child that a parallel test spawns meanwhile holds an end open, so
+    // the end of output really is this process's exit.
+    let out = try cloexecPipe()
+    let err = try cloexecPipe()
+    let input = try cloexecPipe()
+    process.standardOutput = out.write
+    process.standardError = err.write
+    process.standardInput = input.read
     try process.run()
-    if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
-    try input.fileHandleForWriting.close()
-    let stdoutData = out.fileHandleForReading.readDataToEndOfFile()
-    let stderrData = err.fileHandleForReading.readDataToEndOfFile()
+    try out.write.close()
+    try err.write.close()
+    try input.read.close()
+    if let stdin { input.write.write(Data(stdin.utf8)) }
+    try input.write.close()
+    let stdoutData = out.read.readDataToEndOfFile()
+    let stderrData = err.read.readDataToEndOfFile()
     process.waitUntilExit()
     return ScenesResult(
         status: process.terminationStatus,
@@ -65,17 +71,19 @@ final class RunningScenes: Sendable {
     let process: Process
     let lines: AsyncStream<String>
     private let input: FileHandle
+    /// Kept for the life of the process: it closes its descriptor when freed.
+    private let output: FileHandle
 
     init(_ arguments: [String], root: URL, program: ScenesProgram = .scenes) throws {
         let process = scenesProcess(arguments, root: root, program: program)
-        let out = Pipe()
-        let inputPipe = Pipe()
-        process.standardOutput = out
-        process.standardInput = inputPipe
+        let out = try cloexecPipe()
+        let inputPipe = try cloexecPipe()
+        process.standardOutput = out.write
+        process.standardInput = inputPipe.read
         process.standardError = FileHandle.nullDevice
         let (lines, continuation) = AsyncStream.makeStream(of: String.self)
         let buffer = LineBuffer()
-        out.fileHandleForReading.readabilityHandler = { handle in
+        out.read.readabilityHandler = { handle in
             let data = handle.availableData
             if data.isEmpty {
                 handle.readabilityHandler = nil
@@ -85,9 +93,12 @@ final class RunningScenes: Sendable {
             for line in buffer.append(data) { continuation.yield(line) }
         }
         try process.run()
+        try out.write.close()
+        try inputPipe.read.close()
         self.process = process
         self.lines = lines
-        self.input = inputPipe.fileHandleForWriting
+        self.input = inputPipe.write
+        self.output = out.read
     }
 
     /// Sends one line to the process's stdin.
