@@ -18,6 +18,8 @@ struct ScenesLab: AsyncParsableCommand {
     }
 }
 
+/// This executable, for benchmarks that run it again as a child.
+let labExecutable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+
 /// The user-facing `scenes` executable, built next to this one.
-let scenesExecutable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-    .deletingLastPathComponent().appendingPathComponent("scenes")
+let scenesExecutable = labExecutable.deletingLastPathComponent().appendingPathComponent("scenes")

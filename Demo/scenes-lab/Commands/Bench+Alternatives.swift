@@ -12,30 +12,68 @@ protocol CommitAlternative {
     var name: String { get }
     /// Whether a commit survives power loss (an fsync reached the disk).
     var durable: Bool { get }
+    /// Files written (or transactions committed) since `prepare`.
+    var writes: Int { get }
     mutating func prepare(keys: Int, in directory: URL) async throws
     mutating func commit(_ index: Int) async throws
+    /// Stores `value` under `key` the way this alternative's users do on
+    /// every change (SceneStore: only `set`; the others write at once).
+    mutating func push(_ value: Data, forKey key: String) async throws
+    /// Returns once everything pushed is as durable as this alternative
+    /// makes it (SceneStore: `flush`; the others: already there).
+    mutating func settle() async throws
     mutating func finish() async throws
 }
 
-/// SceneStore as an app uses it: `set` + `flush`.
+extension CommitAlternative {
+    mutating func settle() async throws {}
+}
+
+/// Where each alternative keeps a scene, for the processes that read it
+/// back (`bench restore-child`).
+enum AlternativeFiles {
+    static let sceneStoreScene = "bench"
+    static let floor = "scene.json"
+    static let pathStore = "state.json"
+    static let sqlite = "scene.sqlite"
+    static func userDefaultsSuite(pid: Int32, keys: Int) -> String { "scenes-bench-\(pid)-\(keys)" }
+}
+
+/// SceneStore as an app uses it: `set` + `flush`. Writes are counted by
+/// the scene file's generation, which grows by one with every save.
 struct SceneStoreAlternative: CommitAlternative {
     let name = "scenestore"
     let durable = true
+    let configuration: SceneRegistry.Configuration
     private var registry: SceneRegistry?
     private var store: SceneStore?
+    private var preparedGeneration: UInt64 = 0
+
+    /// Saves only on `flush` (one commit, one write) unless told otherwise.
+    init(configuration: SceneRegistry.Configuration = .init(savePolicy: .onFlush, watcher: .polling(interval: .seconds(3600)))) {
+        self.configuration = configuration
+    }
+
+    var writes: Int { Int((store?.generation ?? 0) - preparedGeneration) }
 
     mutating func prepare(keys: Int, in directory: URL) async throws {
-        let registry = try SceneRegistry(root: directory, configuration: .init(savePolicy: .onFlush, watcher: .polling(interval: .seconds(3600))))
-        let store = try registry.store(for: "bench")
+        let registry = try SceneRegistry(root: directory, configuration: configuration)
+        let store = try registry.store(for: AlternativeFiles.sceneStoreScene)
         for key in 0..<keys { try store.set("value number \(key)", forKey: "key\(key)") }
         try await store.flush()
-        (self.registry, self.store) = (registry, store)
+        (self.registry, self.store, preparedGeneration) = (registry, store, store.generation)
     }
 
     mutating func commit(_ index: Int) async throws {
         try store?.set("value \(index)", forKey: "key0")
         try await store?.flush()
     }
+
+    mutating func push(_ value: Data, forKey key: String) async throws {
+        try store?.set(value, forKey: key)
+    }
+
+    mutating func settle() async throws { try await store?.flush() }
 
     mutating func finish() async throws { try await registry?.close() }
 }
@@ -48,6 +86,7 @@ struct FloorAlternative: CommitAlternative {
     private var payload = Data()
     private var directory = URL(fileURLWithPath: "/")
     private var directoryFD: Int32 = -1
+    private(set) var writes = 0
 
     mutating func prepare(keys: Int, in directory: URL) async throws {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -58,15 +97,25 @@ struct FloorAlternative: CommitAlternative {
         directoryFD = open(directory.path, O_RDONLY | O_DIRECTORY)
     }
 
-    mutating func commit(_ index: Int) async throws {
+    mutating func commit(_ index: Int) async throws { try replaceFile(with: payload) }
+
+    /// The bytes of the value alone: the floor encodes nothing.
+    mutating func push(_ value: Data, forKey key: String) async throws { try replaceFile(with: value) }
+
+    private mutating func replaceFile(with bytes: Data) throws {
         let temp = directory.appendingPathComponent(".scene.tmp").path
         let fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        let written = payload.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        guard fd >= 0, written == payload.count, fsync(fd) == 0 else { throw failure("floor: write failed") }
+        guard fd >= 0 else { throw failure("floor: open failed: errno \(errno)") }
+        let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        guard written == bytes.count, fsync(fd) == 0 else {
+            close(fd)
+            throw failure("floor: write failed")
+        }
         close(fd)
-        guard rename(temp, directory.appendingPathComponent("scene.json").path) == 0, fsync(directoryFD) == 0 else {
+        guard rename(temp, directory.appendingPathComponent(AlternativeFiles.floor).path) == 0, fsync(directoryFD) == 0 else {
             throw failure("floor: rename failed")
         }
+        writes += 1
     }
 
     mutating func finish() async throws { close(directoryFD) }
@@ -80,32 +129,41 @@ struct PathStoreAlternative: CommitAlternative {
     let durable = false
     private var state: [String: String] = [:]
     private var file = URL(fileURLWithPath: "/")
+    private(set) var writes = 0
 
     mutating func prepare(keys: Int, in directory: URL) async throws {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         for key in 0..<keys { state["key\(key)"] = "value number \(key)" }
-        file = directory.appendingPathComponent("state.json")
+        file = directory.appendingPathComponent(AlternativeFiles.pathStore)
         try JSONEncoder().encode(state).write(to: file, options: .atomic)
     }
 
     mutating func commit(_ index: Int) async throws {
         state["key0"] = "value \(index)"
         try JSONEncoder().encode(state).write(to: file, options: .atomic)
+        writes += 1
+    }
+
+    /// The whole state is the value (already encoded, as a path is): written as is.
+    mutating func push(_ value: Data, forKey key: String) async throws {
+        try value.write(to: file, options: .atomic)
+        writes += 1
     }
 
     mutating func finish() async throws {}
 }
 
 /// Foundation's `UserDefaults(suiteName:)`, `set` + `synchronize()`, in a
-/// suite of its own (a plist under the benchmark directory's XDG config).
+/// suite of its own (a plist in the XDG config directory, removed by `finish`).
 struct UserDefaultsAlternative: CommitAlternative {
     let name = "UserDefaults"
     let durable = false
     private var defaults: UserDefaults?
     private var suite = ""
+    private(set) var writes = 0
 
     mutating func prepare(keys: Int, in directory: URL) async throws {
-        suite = "scenes-bench-\(getpid())-\(keys)"
+        suite = AlternativeFiles.userDefaultsSuite(pid: getpid(), keys: keys)
         guard let defaults = UserDefaults(suiteName: suite) else { throw failure("UserDefaults(suiteName:) refused") }
         for key in 0..<keys { defaults.set("value number \(key)", forKey: "key\(key)") }
         defaults.synchronize()
@@ -115,6 +173,13 @@ struct UserDefaultsAlternative: CommitAlternative {
     mutating func commit(_ index: Int) async throws {
         defaults?.set("value \(index)", forKey: "key0")
         defaults?.synchronize()
+        writes += 1
+    }
+
+    mutating func push(_ value: Data, forKey key: String) async throws {
+        defaults?.set(value, forKey: key)
+        defaults?.synchronize()
+        writes += 1
     }
 
     mutating func finish() async throws {
@@ -129,10 +194,11 @@ struct SQLiteAlternative: CommitAlternative {
     let durable = true
     private var database: OpaquePointer?
     private var upsert: OpaquePointer?
+    private(set) var writes = 0
 
     mutating func prepare(keys: Int, in directory: URL) async throws {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        guard sqlite3_open(directory.appendingPathComponent("scene.sqlite").path, &database) == SQLITE_OK else {
+        guard sqlite3_open(directory.appendingPathComponent(AlternativeFiles.sqlite).path, &database) == SQLITE_OK else {
             throw failure("sqlite3_open failed")
         }
         try execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;")
@@ -147,6 +213,15 @@ struct SQLiteAlternative: CommitAlternative {
 
     mutating func commit(_ index: Int) async throws {
         try put("key0", "value \(index)")
+        writes += 1
+    }
+
+    /// One upsert of the value as a blob, its own transaction.
+    mutating func push(_ value: Data, forKey key: String) async throws {
+        try upsert(key) { statement in
+            value.withUnsafeBytes { _ = sqlite3_bind_blob(statement, 2, $0.baseAddress, Int32($0.count), scenes_sqlite_transient()) }
+        }
+        writes += 1
     }
 
     mutating func finish() async throws {
@@ -155,8 +230,13 @@ struct SQLiteAlternative: CommitAlternative {
     }
 
     private func put(_ key: String, _ value: String) throws {
+        try upsert(key) { sqlite3_bind_text($0, 2, value, -1, scenes_sqlite_transient()) }
+    }
+
+    /// Runs the upsert of `key` with the value `bindValue` binds as parameter 2.
+    private func upsert(_ key: String, bindValue: (OpaquePointer?) -> Void) throws {
         sqlite3_bind_text(upsert, 1, key, -1, scenes_sqlite_transient())
-        sqlite3_bind_text(upsert, 2, value, -1, scenes_sqlite_transient())
+        bindValue(upsert)
         defer { sqlite3_reset(upsert) }
         guard sqlite3_step(upsert) == SQLITE_DONE else { throw failure("sqlite3_step failed") }
     }
@@ -166,4 +246,9 @@ struct SQLiteAlternative: CommitAlternative {
             throw failure("sqlite: \(String(cString: sqlite3_errmsg(database)))")
         }
     }
+}
+
+/// Every alternative, SceneStore configured as given, in the table's order.
+func commitAlternatives(sceneStore: SceneStoreAlternative = SceneStoreAlternative()) -> [any CommitAlternative] {
+    [sceneStore, FloorAlternative(), PathStoreAlternative(), UserDefaultsAlternative(), SQLiteAlternative()]
 }

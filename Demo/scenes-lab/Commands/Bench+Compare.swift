@@ -10,13 +10,18 @@ extension Bench {
     /// One commit that changes one value of a scene, by SceneStore and by
     /// what a user would pick instead, all measured in the same run: the
     /// floor of plain system calls, Foundation's UserDefaults, the
-    /// "PathStore" pattern (JSONEncoder + atomic Data.write), SQLite.
+    /// "PathStore" pattern (JSONEncoder + atomic Data.write), SQLite. Then,
+    /// each next to its baseline: a navigation burst, cold restore in a
+    /// fresh process, propagation to another process, memory per open
+    /// scene and `scenes get` as a whole process.
     struct Compare: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Durable commit of one change: SceneStore next to the floor, UserDefaults, PathStore and SQLite.")
+            abstract: "SceneStore next to the floor, UserDefaults, PathStore and SQLite: commit, burst, cold restore, propagation, memory.")
 
         @Option(help: "Commits per alternative, scene size and run.") var commits = 200
         @Option(help: "Runs; each measures every alternative once, in a shuffled order.") var runs = 3
+        @Option(help: "Pushes of the navigation burst.") var pushes = 1000
+        @Option(help: "Fresh processes per alternative and size (cold restore) and runs of `scenes get`.") var spawns = 15
         @Flag(help: "A smoke test: few commits, one run, small scenes (well under 30 s).") var quick = false
         @Flag(help: "Print one JSON line instead of the table.") var json = false
         @Option(help: "Where to create the benchmark's temporary directory.") var directory: String?
@@ -32,13 +37,30 @@ extension Bench {
             var durable: [String: Bool]
             /// SceneStore `set` in memory (no disk), nanoseconds per set.
             var setInMemoryNanoseconds: Double
+            var burst: BurstFigures
+            var coldRestore: ColdRestoreFigures
+            var propagation: PropagationRun.Figures
+            var memory: MemoryFigures
+            /// nil when the `scenes` executable was not built next to this one.
+            var scenesGet: ScenesGetFigures?
+        }
+
+        /// The tables' rows.
+        static let order = ["floor (syscalls)", "scenestore", "SQLite WAL FULL", "PathStore pattern", "UserDefaults"]
+
+        func validate() throws {
+            guard commits >= 1, runs >= 1, pushes >= 1, spawns >= 1 else {
+                throw ValidationError("--commits, --runs, --pushes and --spawns must be positive")
+            }
         }
 
         func run() async throws {
             let scratch = try makeTemporaryDirectory("compare", in: directory)
             defer { try? FileManager.default.removeItem(at: scratch) }
-            // UserDefaults keeps its plists under XDG_CONFIG_HOME: here, not in the user's home.
-            setenv("XDG_CONFIG_HOME", scratch.appendingPathComponent("config").path, 1)
+            // UserDefaults' plists go where XDG_CONFIG_HOME pointed when this
+            // process started (Foundation reads it once: a setenv here would
+            // not move them, only mislead the restore children, which read it
+            // afresh): suites named for this process, removed when done.
             let sizes = quick ? [1, 100] : [1, 100, 1000, 10_000]
             let commits = quick ? 20 : self.commits
             let runs = quick ? 1 : self.runs
@@ -46,10 +68,7 @@ extension Bench {
             var durable: [String: Bool] = [:]
             for run in 0..<runs {
                 for keys in sizes {
-                    var alternatives: [any CommitAlternative] = [
-                        SceneStoreAlternative(), FloorAlternative(), PathStoreAlternative(),
-                        UserDefaultsAlternative(), SQLiteAlternative(),
-                    ]
+                    var alternatives = commitAlternatives()
                     alternatives.shuffle()
                     for index in alternatives.indices {
                         let place = scratch.appendingPathComponent("r\(run)-k\(keys)-\(index)")
@@ -61,9 +80,7 @@ extension Bench {
                 }
             }
             let p50 = runMedians.mapValues { bySize in
-                Dictionary(uniqueKeysWithValues: bySize.map { size, medians in
-                    (String(size), medians.sorted()[medians.count / 2])
-                })
+                Dictionary(uniqueKeysWithValues: bySize.map { size, medians in (String(size), Bench.median(medians)) })
             }
             let sceneStore = p50["scenestore"] ?? [:]
             let ratios = p50.mapValues { bySize in
@@ -71,13 +88,31 @@ extension Bench {
                     if let base = sceneStore[entry.key], base > 0 { result[entry.key] = entry.value / base }
                 }
             }
+            let restoreSizes = quick ? [10, 1000] : [10, 1000, 100_000]
+            let spawns = quick ? 3 : self.spawns
             let report = Report(
                 commits: commits, runs: runs, p50Microseconds: p50, overSceneStore: ratios, durable: durable,
-                setInMemoryNanoseconds: try await setInMemory(in: scratch.appendingPathComponent("memory")))
+                setInMemoryNanoseconds: try await setInMemory(in: scratch.appendingPathComponent("memory")),
+                burst: try await BurstFigures.measure(pushes: quick ? 200 : pushes, runs: runs, in: scratch),
+                coldRestore: try await ColdRestoreFigures.measure(sizes: restoreSizes, spawns: spawns, in: scratch),
+                propagation: try await PropagationRun(changes: quick ? 20 : 300, keys: 100, warmup: quick ? 2 : 30)
+                    .figures(in: scratch.appendingPathComponent("propagation")),
+                memory: try await MemoryFigures.measure(scenes: quick ? 20 : 200, runs: runs, in: scratch),
+                scenesGet: try await ScenesGetFigures.measure(runs: quick ? 5 : 50, in: scratch))
             if json {
                 emit(try jsonLine(report))
             } else {
                 printTable(report, sizes: sizes)
+                report.burst.printTable(order: Self.order)
+                report.coldRestore.printTable(sizes: restoreSizes, order: Self.order)
+                report.propagation.printTable()
+                report.memory.printTable()
+                if let scenesGet = report.scenesGet {
+                    scenesGet.printTable()
+                } else {
+                    emit("")
+                    emit("`scenes get`: not measured, \(scenesExecutable.path) is not built (swift build --product scenes)")
+                }
             }
         }
 
@@ -114,8 +149,7 @@ extension Bench {
             let header = "".padding(toLength: 20, withPad: " ", startingAt: 0)
                 + sizes.map { "\($0) keys".leftPadded(to: 20) }.joined() + "   durable"
             emit(header)
-            let order = ["floor (syscalls)", "scenestore", "SQLite WAL FULL", "PathStore pattern", "UserDefaults"]
-            for name in order {
+            for name in Self.order {
                 guard let row = report.p50Microseconds[name] else { continue }
                 let cells = sizes.map { size -> String in
                     let key = String(size)

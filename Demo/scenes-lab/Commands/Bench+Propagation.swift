@@ -70,11 +70,10 @@ extension Bench {
             var floorAll: [Int] = []
             var flushAll: [Int] = []
             var perRun: [RunReport] = []
+            let measurement = PropagationRun(changes: changes, keys: keys, warmup: warmup)
             for run in 0..<runs {
-                let runDirectory = scratch.appendingPathComponent("run-\(run)")
-                let (store, flushes, fileSize) = try await measureSceneStore(in: runDirectory.appendingPathComponent("scenes"))
+                let (store, floor, flushes) = try await measurement.measure(in: scratch.appendingPathComponent("run-\(run)"))
                 flushAll += flushes
-                let floor = try measureFloor(in: runDirectory.appendingPathComponent("raw"), fileSize: fileSize)
                 storeAll += store
                 floorAll += floor
                 perRun.append(RunReport(sceneStore: Summary(nanoseconds: store), floor: Summary(nanoseconds: floor)))
@@ -103,6 +102,59 @@ extension Bench {
                 }
             }
             emit(try jsonLine(report))
+        }
+
+        private static func makeDirectory(in parent: URL) throws -> URL {
+            let directory = parent.appendingPathComponent("scenes-bench-\(getpid())-\(UUID().uuidString.prefix(8))")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            return directory
+        }
+    }
+
+    /// One measurement of `bench propagation`, SceneStore then the floor,
+    /// also run, shortened, by `bench compare`.
+    struct PropagationRun {
+        var changes: Int
+        var keys: Int
+        var warmup: Int
+
+        /// p50 and p99 of SceneStore and of the floor, as `bench compare` reports them.
+        struct Figures: Encodable {
+            var changes: Int
+            var keys: Int
+            var sceneStoreP50Ms: Double
+            var sceneStoreP99Ms: Double
+            var floorP50Ms: Double
+            var floorP99Ms: Double
+            /// Floor over SceneStore, as compare's other ratios.
+            var floorOverSceneStoreP50: Double
+            var floorOverSceneStoreP99: Double
+
+            func printTable() {
+                emit("")
+                emit("propagation: set + flush in one process -> change stream in another, \(changes) changes, \(keys)-key scene")
+                emit(String(format: "  SceneStore p50 %.3f ms, p99 %.3f ms; raw inotify floor p50 %.3f ms (%.2fx), p99 %.3f ms (%.2fx)",
+                            sceneStoreP50Ms, sceneStoreP99Ms, floorP50Ms, floorOverSceneStoreP50, floorP99Ms, floorOverSceneStoreP99))
+            }
+        }
+
+        func figures(in directory: URL) async throws -> Figures {
+            let (store, floor, _) = try await measure(in: directory)
+            let (storeSummary, floorSummary) = (Summary(nanoseconds: store), Summary(nanoseconds: floor))
+            return Figures(
+                changes: changes, keys: keys,
+                sceneStoreP50Ms: storeSummary.p50Ms, sceneStoreP99Ms: storeSummary.p99Ms,
+                floorP50Ms: floorSummary.p50Ms, floorP99Ms: floorSummary.p99Ms,
+                floorOverSceneStoreP50: floorSummary.p50Ms / storeSummary.p50Ms,
+                floorOverSceneStoreP99: floorSummary.p99Ms / storeSummary.p99Ms)
+        }
+
+        /// Latencies of SceneStore and of the floor, and the writer's flush
+        /// times, in nanoseconds.
+        func measure(in directory: URL) async throws -> (sceneStore: [Int], floor: [Int], flushes: [Int]) {
+            let (store, flushes, fileSize) = try await measureSceneStore(in: directory.appendingPathComponent("scenes"))
+            let floor = try measureFloor(in: directory.appendingPathComponent("raw"), fileSize: fileSize)
+            return (store, floor, flushes)
         }
 
         /// Latencies of SceneStore changes, the writer's flush times, and
@@ -177,12 +229,6 @@ extension Bench {
                 throw failure("the benchmark peer did not acknowledge change \(index) within 10 s")
             }
             return latency
-        }
-
-        private static func makeDirectory(in parent: URL) throws -> URL {
-            let directory = parent.appendingPathComponent("scenes-bench-\(getpid())-\(UUID().uuidString.prefix(8))")
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            return directory
         }
     }
 

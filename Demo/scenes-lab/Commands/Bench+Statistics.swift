@@ -40,6 +40,20 @@ extension Bench {
     }
 }
 
+extension Bench {
+    /// The middle value (the upper one of an even count); 0 for none.
+    static func median(_ values: [Double]) -> Double {
+        let sorted = values.sorted()
+        return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
+    }
+
+    /// Each value over `base`'s, where `base` has a positive one.
+    static func ratios(_ values: [String: Double], over base: Double?) -> [String: Double] {
+        guard let base, base > 0 else { return [:] }
+        return values.mapValues { $0 / base }
+    }
+}
+
 extension String {
     func leftPadded(to width: Int) -> String {
         count >= width ? self : String(repeating: " ", count: width - count) + self

@@ -7,6 +7,9 @@ import ArgumentParser
 struct Bench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Benchmarks (run a release build).",
-        subcommands: [Propagation.self, PropagationPeer.self, Commit.self, Mirror.self, Compare.self]
+        subcommands: [
+            Propagation.self, PropagationPeer.self, Commit.self, Mirror.self, Compare.self, Scale.self,
+            RestoreChild.self, MemoryChild.self,
+        ]
     )
 }

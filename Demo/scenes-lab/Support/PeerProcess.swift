@@ -10,9 +10,9 @@ final class PeerProcess {
     private let output: Int32
     private var buffer: [UInt8] = []
 
-    /// Starts `scenes <arguments>`; its stderr goes to ours.
+    /// Starts `scenes-lab <arguments>`; its stderr goes to ours.
     init(_ arguments: [String]) throws {
-        process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        process.executableURL = labExecutable
         process.arguments = arguments
         let pipe = Pipe()
         process.standardOutput = pipe

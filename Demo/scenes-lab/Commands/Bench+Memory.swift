@@ -1,0 +1,117 @@
+import ArgumentParser
+import Foundation
+import SceneStore
+import ScenesCLIKit
+
+extension Bench {
+    /// Memory per open scene: a fresh process (`bench memory-child`) opens
+    /// `scenes` 100-key scenes with the app's default configuration and
+    /// reads VmRSS and VmHWM from /proc/self/status before the registry,
+    /// after the first store and after the last. Per scene is the growth
+    /// from the first store to the last over the scenes after the first,
+    /// so the registry's own cost (watcher thread, first allocations) is
+    /// apart.
+    struct MemoryFigures: Encodable {
+        var scenes: Int
+        var keysPerScene: Int
+        var runs: Int
+        /// Bytes of one scene file: what the scene holds on disk.
+        var fileBytesPerScene: Int
+        /// Medians over runs, in bytes.
+        var rssPerScene: Double
+        var hwmPerScene: Double
+        /// The registry and its first store, VmRSS growth.
+        var rssRegistryAndFirstScene: Double
+
+        static let keys = 100
+
+        static func measure(scenes: Int, runs: Int, in scratch: URL) async throws -> MemoryFigures {
+            let root = scratch.appendingPathComponent("memory-scenes")
+            let registry = try SceneRegistry(root: root, configuration: .init(savePolicy: .onFlush, watcher: .none))
+            for scene in 0..<scenes {
+                let store = try registry.store(for: "m\(scene)")
+                for key in 0..<keys { try store.set("value number \(key)", forKey: "key\(key)") }
+            }
+            try await registry.close()
+            var info = stat()
+            let fileBytes = stat(root.appendingPathComponent("m0.json").path, &info) == 0 ? Int(info.st_size) : 0
+            var rss: [Double] = []
+            var hwm: [Double] = []
+            var fixed: [Double] = []
+            for _ in 0..<runs {
+                let (_, output) = try timedRun(labExecutable, ["bench", "memory-child", "--root", root.path, "--scenes", String(scenes)])
+                let child = try JSONDecoder().decode(MemoryChild.Report.self, from: Data(output.utf8))
+                let others = Double(max(scenes - 1, 1))
+                rss.append(Double(child.afterLast.rss - child.afterFirst.rss) / others)
+                hwm.append(Double(child.afterLast.hwm - child.afterFirst.hwm) / others)
+                fixed.append(Double(child.afterFirst.rss - child.before.rss))
+            }
+            return MemoryFigures(
+                scenes: scenes, keysPerScene: keys, runs: runs, fileBytesPerScene: fileBytes,
+                rssPerScene: Bench.median(rss), hwmPerScene: Bench.median(hwm),
+                rssRegistryAndFirstScene: Bench.median(fixed))
+        }
+
+        func printTable() {
+            emit("")
+            emit("memory per open \(keysPerScene)-key scene (\(scenes) scenes in a fresh process, default configuration; median of \(runs) run(s))")
+            emit(String(format: "  VmRSS %.0f bytes/scene, VmHWM %.0f bytes/scene (%.1fx the %d-byte scene file); registry + first scene %.0f KiB",
+                        rssPerScene, hwmPerScene, rssPerScene / Double(max(fileBytesPerScene, 1)), fileBytesPerScene,
+                        rssRegistryAndFirstScene / 1024))
+        }
+    }
+
+    /// The child of the memory benchmark: prints one JSON line of its
+    /// memory before, after the first scene and after the last.
+    struct MemoryChild: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "memory-child",
+            abstract: "The fresh process of the memory benchmark.",
+            shouldDisplay: false)
+
+        @Option(help: "The scenes root.") var root: String
+        @Option(help: "Scenes m0..m<n-1> to open.") var scenes: Int
+
+        struct Memory: Codable {
+            /// VmRSS and VmHWM, bytes.
+            var rss: Int
+            var hwm: Int
+
+            /// This process's, from /proc/self/status.
+            static func current() throws -> Memory {
+                let status = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)
+                func kilobytes(_ field: String) -> Int? {
+                    status.split(separator: "\n").first { $0.hasPrefix(field + ":") }
+                        .flatMap { Int($0.dropFirst(field.count + 1).split(whereSeparator: \.isWhitespace).first ?? "") }
+                }
+                guard let rss = kilobytes("VmRSS"), let hwm = kilobytes("VmHWM") else {
+                    throw failure("no VmRSS or VmHWM in /proc/self/status")
+                }
+                return Memory(rss: rss * 1024, hwm: hwm * 1024)
+            }
+        }
+
+        struct Report: Codable {
+            var before: Memory
+            var afterFirst: Memory
+            var afterLast: Memory
+        }
+
+        func run() async throws {
+            let before = try Memory.current()
+            let registry = try SceneRegistry(root: URL(fileURLWithPath: root, isDirectory: true))
+            var stores: [SceneStore] = []
+            var afterFirst = before
+            for scene in 0..<scenes {
+                let store = try registry.store(for: "m\(scene)")
+                guard store.value(forKey: "key0", as: String.self) != nil else { throw failure("scene m\(scene) has no key0") }
+                stores.append(store)
+                if scene == 0 { afterFirst = try Memory.current() }
+            }
+            let report = Report(before: before, afterFirst: afterFirst, afterLast: try Memory.current())
+            emit(try jsonLine(report))
+            withExtendedLifetime(stores) {}
+            try await registry.close()
+        }
+    }
+}
