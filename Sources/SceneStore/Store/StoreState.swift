@@ -118,8 +118,16 @@ struct StoreState: Sendable {
     /// Takes `file` as the state the scene opens with: nothing changed, so
     /// nobody is told and no "last external change" is recorded.
     mutating func load(_ file: SceneFile) {
-        adopt(file, origin: .external(writerPID: file.writer.pid))
-        lastExternalChange = nil
+        guard values.isEmpty, pending.isEmpty, broadcast.isEmpty else {
+            adopt(file, origin: .external(writerPID: file.writer.pid))
+            lastExternalChange = nil
+            return
+        }
+        // A store that has nothing yet takes the file as it is: no diff,
+        // no events (a 100 000-key scene opens without sorting its keys).
+        diskFile = file
+        values = file.values
+        byteCount = file.values.reduce(0) { $0 + Self.cost(key: $1.key, value: $1.value) }
     }
 
     /// Records that `file`, which includes `edits`, is now on disk.

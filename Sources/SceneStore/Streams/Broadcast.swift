@@ -41,6 +41,9 @@ struct Broadcast: Sendable {
     }
 
     /// Enqueues the events of one state transition, delivered together.
+    /// Whether nobody is subscribed (enqueued events would go nowhere).
+    var isEmpty: Bool { subscribers.isEmpty }
+
     mutating func enqueue(_ events: [SceneEvent]) {
         guard !subscribers.isEmpty, !events.isEmpty else { return }
         outbox.append(.events(events, to: Array(subscribers.values)))
