@@ -94,10 +94,14 @@ package struct Checksum {
     }
 
     private mutating func add(field: String) {
-        var field = field
-        field.withUTF8 { utf8 in
+        let added: Void? = field.utf8.withContiguousStorageIfAvailable { utf8 in
             add(word: UInt64(utf8.count))
             add(bytes: UnsafeRawBufferPointer(utf8))
+        }
+        if added == nil {
+            let utf8 = Array(field.utf8)
+            add(word: UInt64(utf8.count))
+            utf8.withUnsafeBytes { add(bytes: $0) }
         }
     }
 }
@@ -105,10 +109,8 @@ package struct Checksum {
 /// Whether `a` comes before `b` in the order of their UTF-8 bytes (the
 /// order of the keys in a scene file and in its checksum).
 func utf8Precedes(_ a: String, _ b: String) -> Bool {
-    var a = a
-    var b = b
-    return a.withUTF8 { left in
-        b.withUTF8 { right in
+    let order = a.utf8.withContiguousStorageIfAvailable { left in
+        b.utf8.withContiguousStorageIfAvailable { right -> Bool in
             let shared = min(left.count, right.count)
             if shared > 0, let l = left.baseAddress, let r = right.baseAddress {
                 let order = memcmp(l, r, shared)
@@ -117,4 +119,5 @@ func utf8Precedes(_ a: String, _ b: String) -> Bool {
             return left.count < right.count
         }
     }
+    return (order ?? nil) ?? a.utf8.lexicographicallyPrecedes(b.utf8)
 }

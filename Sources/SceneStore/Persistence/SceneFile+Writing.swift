@@ -96,7 +96,9 @@ struct SceneFileEncoder {
     private static func entry(_ key: String, _ value: SceneValue) -> Entry {
         var out = JSONText(capacity: key.utf8.count + 40)
         out.string(key)
-        out.raw(": {\"type\": \"\(value.kind.rawValue)\", \"value\": ")
+        out.raw(": {\"type\": \"")
+        out.raw(value.kind.rawValue)
+        out.raw("\", \"value\": ")
         out.value(value)
         out.raw("}")
         return Entry(key: key, value: value, json: out.bytes)

@@ -35,6 +35,14 @@ package struct SceneFile: Equatable {
     package var writer: WriterIdentity
     package var values: [String: SceneValue]
 
+    package init(scene: String, generation: UInt64, incarnation: String, writer: WriterIdentity, values: [String: SceneValue]) {
+        self.scene = scene
+        self.generation = generation
+        self.incarnation = incarnation
+        self.writer = writer
+        self.values = values
+    }
+
     var version: DiskVersion {
         DiskVersion(incarnation: incarnation, generation: generation)
     }
@@ -150,6 +158,11 @@ package struct SceneFile: Equatable {
 package struct WriterIdentity: Equatable, Sendable {
     package let pid: Int32
     package let token: String
+
+    package init(pid: Int32, token: String) {
+        self.pid = pid
+        self.token = token
+    }
 
     static func current() -> WriterIdentity {
         WriterIdentity(pid: getpid(), token: randomToken())

@@ -95,8 +95,10 @@ struct SceneFileParser {
         var values: [String: SceneValue] = [:]
         var order: [String] = []
         try object { (parser, key) throws(SceneFile.Problem) in
-            guard values[key] == nil else { throw parser.failure("key \(key.debugDescription) appears twice") }
-            values[key] = try parser.value(forKey: key)
+            let value = try parser.value(forKey: key)
+            guard values.updateValue(value, forKey: key) == nil else {
+                throw parser.failure("key \(key.debugDescription) appears twice")
+            }
             order.append(key)
         }
         return (values, order)
@@ -196,11 +198,18 @@ struct SceneFileParser {
         try expect(UInt8(ascii: "\""))
         let start = index
         // Fast path: no escapes.
+        var ascii = true
         while index < bytes.count, bytes[index] != UInt8(ascii: "\""), bytes[index] != UInt8(ascii: "\\") {
             guard bytes[index] >= 0x20 else { throw failure("control character in a string") }
+            if bytes[index] >= 0x80 { ascii = false }
             index += 1
         }
         guard index < bytes.count else { throw failure("unterminated string") }
+        if ascii, bytes[index] == UInt8(ascii: "\"") {
+            // Plain ASCII is valid UTF-8: nothing to copy or validate first.
+            defer { index += 1 }
+            return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+        }
         var utf8 = Array(bytes[start..<index])
         while bytes[index] == UInt8(ascii: "\\") {
             index += 1
