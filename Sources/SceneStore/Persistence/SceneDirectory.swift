@@ -209,21 +209,29 @@ struct SceneDirectory: Sendable {
         }
         var data = Data()
         data.reserveCapacity(Int(info.st_size) + 1)
-        if let skip {
+        // A small file is read whole at once (fewer system calls than two
+        // steps); a large one header first, the rest only if needed.
+        if let skip, info.st_size > Self.wholeReadBytes {
             try read(fd, path: path, into: &data, upTo: Self.headerBytes)
             if let version = SceneFile.peekVersion(data), skip(version) { return .skipped }
         }
         try read(fd, path: path, into: &data, upTo: nil)
+        if let skip, info.st_size <= Self.wholeReadBytes, let version = SceneFile.peekVersion(data), skip(version) {
+            return .skipped
+        }
         return .bytes(data)
     }
 
     /// More than any header ``SceneFile/encoded()`` writes.
     private static let headerBytes = 1024
+    /// Files up to this size are read in one step even when only their
+    /// header may be needed.
+    private static let wholeReadBytes = 64 * 1024
 
     /// Appends what `fd` holds from its offset on, until its end or until
     /// `data` holds `limit` bytes.
     private func read(_ fd: Int32, path: String, into data: inout Data, upTo limit: Int?) throws(SceneStoreError) {
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 1)
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.wholeReadBytes + 1, alignment: 1)
         defer { buffer.deallocate() }
         while true {
             let wanted = limit.map { min($0 - data.count, buffer.count) } ?? buffer.count
