@@ -85,23 +85,18 @@ struct DemoPersistence: Sendable {
     /// One element (the writer's pid, if known) per save another process
     /// made that touched the demo's keys — one per save however many keys
     /// it changed — and per discard of the scene. Finishes when the store
-    /// closes.
-    func externalChanges() -> AsyncStream<Int32?> {
+    /// closes. Filtered as the consumer reads (no task of its own between
+    /// the store and the consumer: one hop less per mirrored change).
+    func externalChanges() -> some AsyncSequence<Int32?, Never> {
         // Subscribed now, before the caller loads the state, so that no
         // change falls between the two.
-        let updates = store.updates()
-        return AsyncStream { continuation in
-            let task = Task {
-                for await update in updates {
-                    let discarded = update.events.contains { event in
-                        if case .discarded = event { true } else { false }
-                    }
-                    let touched = discarded || update.changes.contains { DemoKeys.all.contains($0.key) }
-                    if touched, case .external(let pid)? = update.origin { continuation.yield(pid) }
-                }
-                continuation.finish()
+        store.updates().compactMap { update -> Int32?? in
+            let discarded = update.events.contains { event in
+                if case .discarded = event { true } else { false }
             }
-            continuation.onTermination = { _ in task.cancel() }
+            let touched = discarded || update.changes.contains { DemoKeys.all.contains($0.key) }
+            guard touched, case .external(let pid)? = update.origin else { return nil }
+            return .some(pid)
         }
     }
 }
