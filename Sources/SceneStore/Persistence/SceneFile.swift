@@ -43,7 +43,7 @@ package struct SceneFile: Equatable {
         self.values = values
     }
 
-    var version: DiskVersion {
+    package var version: DiskVersion {
         DiskVersion(incarnation: incarnation, generation: generation)
     }
 
@@ -122,7 +122,7 @@ package struct SceneFile: Equatable {
     /// header without parsing the values; `nil` for anything else (which
     /// then gets a full ``decode(_:)``). Used to skip decoding a version
     /// this process already has: its own saves, and unchanged files.
-    static func peekVersion(_ data: Data) -> DiskVersion? {
+    package static func peekVersion(_ data: Data) -> DiskVersion? {
         peekHeader(data).map { DiskVersion(incarnation: $0.incarnation, generation: $0.generation) }
     }
 

@@ -1,8 +1,13 @@
 /// Which version of the scene file the store's memory reflects.
-struct DiskVersion: Equatable, Sendable {
+package struct DiskVersion: Equatable, Sendable {
     /// `nil` while no file has been seen or written.
-    var incarnation: String?
-    var generation: UInt64
+    package var incarnation: String?
+    package var generation: UInt64
+
+    package init(incarnation: String?, generation: UInt64) {
+        self.incarnation = incarnation
+        self.generation = generation
+    }
 
     static let none = DiskVersion(incarnation: nil, generation: 0)
 

@@ -32,6 +32,12 @@ public enum SceneStoreError: Error, Sendable, Hashable, CustomStringConvertible 
     /// A write (set, flush, discard) to a store of a registry opened
     /// ``SceneRegistry/Access/readOnly``; nothing was changed.
     case readOnly(scene: String)
+    /// The scenes' storage (a database) cannot be reached or refused the
+    /// request; `location` names it without a password. Nothing was
+    /// written, and the values stay in memory.
+    case storageUnavailable(location: String, reason: String)
+    /// A storage location (`postgres://...`) that cannot be used as given.
+    case invalidStorageLocation(String, reason: String)
 
     public var description: String {
         switch self {
@@ -59,6 +65,10 @@ public enum SceneStoreError: Error, Sendable, Hashable, CustomStringConvertible 
             "scene \(scene.debugDescription) has a generation that cannot grow; its file is treated as damaged"
         case .readOnly(let scene):
             "scene \(scene.debugDescription) is open read-only; nothing was changed"
+        case .storageUnavailable(let location, let reason):
+            "scene storage \(location) is unavailable: \(reason)"
+        case .invalidStorageLocation(let location, let reason):
+            "invalid scene storage \(location.debugDescription): \(reason)"
         }
     }
 }

@@ -1,0 +1,166 @@
+import Foundation
+import Logging
+
+/// Where a registry's scenes persist: the one seam between the store and
+/// its medium. ``SceneStore``, its streams, `update`, SceneNavigation and
+/// the demo never know which one they use. The file root
+/// (``SceneDirectory``) is the default and the only implementation without
+/// dependencies; `SceneStorePostgres` keeps scenes in a database.
+///
+/// Every implementation keeps each scene as its scene document, the bytes
+/// of ``SceneFile/encoded()`` (format, generation, incarnation, writer,
+/// checksum, values), so versions, merges, limits and damage are judged
+/// the same way whatever the medium.
+///
+/// Contract for conformers:
+/// * ``transaction(_:_:)`` runs its body holding the scene's exclusive
+///   lock, waiting at most the registry's lock timeout (then it throws
+///   ``SceneStoreError/lockTimeout(scene:holderPID:waited:)``): no other
+///   transaction on the scene, in any process or on any host, runs
+///   meanwhile. When it returns, what the body wrote is durable and every
+///   reader sees it. A body that throws may leave the writes it made (the
+///   file root: each write is atomic on its own) or none (a database rolls
+///   back); the store never relies on either.
+/// * Reads outside a transaction (``readBytes(_:skip:)``) see one complete
+///   document, the latest or a moment older, never a mix.
+/// * ``watch(_:logger:handler:)`` reports every change another writer
+///   commits as ``SceneStorageEvent/changed(_:)`` for its scene, or
+///   ``SceneStorageEvent/rescan`` when changes may have been missed.
+/// * Everything may be called from any thread; calls block (the store
+///   makes them on its own queue, never on a caller's thread).
+package protocol SceneStorage: Sendable {
+    /// Where the scenes are, for messages and logs: a path, or a database
+    /// URL without its password.
+    var location: String { get }
+
+    /// What a stored document must respect, like a `set`.
+    var limits: SceneRegistry.Limits { get }
+
+    /// The scene's document now, without the lock.
+    /// - Parameter skip: when it accepts the version the document's header
+    ///   names, the result may be ``StoredDocument/skipped`` instead of the
+    ///   bytes (a reader that already has that version).
+    func readBytes(_ id: SceneID, skip: ((DiskVersion) -> Bool)?) throws(SceneStoreError) -> StoredDocument
+
+    /// Runs `body` holding the exclusive lock of scene `id`; see the
+    /// contract above.
+    func transaction<Result>(
+        _ id: SceneID, _ body: (any SceneStorageTransaction) throws(SceneStoreError) -> Result
+    ) throws(SceneStoreError) -> Result
+
+    /// The scenes that have a document, sorted.
+    func sceneIDs() throws(SceneStoreError) -> [SceneID]
+
+    /// Scenes with debris of interrupted writers to clean when first
+    /// opened (temporary files of the file root); empty where there is none.
+    func scenesWithLeftovers() -> Set<SceneID>
+
+    /// Starts reporting other writers' changes to `handler`, or returns
+    /// `nil` when `preference` is ``FileWatcherPreference/none`` or nothing
+    /// can watch (logged). The handler runs on the watcher's own thread and
+    /// must return quickly.
+    func watch(
+        _ preference: FileWatcherPreference, logger: Logger,
+        handler: @escaping @Sendable (SceneStorageEvent) -> Void
+    ) -> (any SceneStorageWatch)?
+}
+
+/// What a scene's exclusive lock allows; valid only inside
+/// ``SceneStorage/transaction(_:_:)``.
+package protocol SceneStorageTransaction {
+    /// The scene's document now (nobody else can change it meanwhile).
+    func readBytes(skip: ((DiskVersion) -> Bool)?) throws(SceneStoreError) -> StoredDocument
+    /// Replaces the scene's document (atomically: readers see the old one
+    /// or this one).
+    func write(_ document: Data) throws(SceneStoreError)
+    /// Deletes the scene's document (a discard).
+    func removeScene() throws(SceneStoreError)
+    /// Records that the incarnation `incarnation` was discarded, so that a
+    /// missing document is told from one that vanished.
+    func writeTombstone(incarnation: String) throws(SceneStoreError)
+    /// Whether a discard was recorded and not yet followed by a new document.
+    func hasTombstone() throws(SceneStoreError) -> Bool
+    /// Forgets the recorded discard (a new incarnation begins).
+    func removeTombstone() throws(SceneStoreError)
+    /// Moves the damaged document aside, never deleting it.
+    /// - Returns: where it went, for the report.
+    func quarantine(reason: String) throws(SceneStoreError) -> String
+    /// Removes debris of interrupted writers of this scene.
+    func removeLeftovers()
+}
+
+/// A scene's document as read.
+package enum StoredDocument: Sendable {
+    case missing
+    case bytes(Data)
+    /// Not a document at all (a symbolic link, a FIFO, a directory, more
+    /// bytes than any scene the limits allow), described: damage.
+    case notADocument(String)
+    /// The header named a version the caller said to skip.
+    case skipped
+}
+
+/// What a ``SceneStorage`` watcher reports.
+package enum SceneStorageEvent: Sendable, Equatable {
+    /// Another writer may have changed scene `id`: re-read it.
+    case changed(SceneID)
+    /// Changes may have been missed: re-read every scene.
+    case rescan
+    /// Watching stopped and nothing took over (logged).
+    case unavailable(reason: String)
+}
+
+/// A running ``SceneStorage/watch(_:logger:handler:)``.
+package protocol SceneStorageWatch: Sendable {
+    /// The mechanism delivering events.
+    var kind: FileWatcherKind { get }
+    /// Stops the events; the handler is not called after this returns.
+    func cancel()
+}
+
+extension SceneStorage {
+    /// The document of `id` read and checked as scene `id` within
+    /// ``limits``; without the lock.
+    func read(_ id: SceneID) throws(SceneStoreError) -> SceneReadResult {
+        SceneReadResult(try readBytes(id, skip: nil), as: id, limits: limits)
+    }
+}
+
+extension SceneStorageTransaction {
+    /// The document read and checked, with the lock held.
+    func read(as id: SceneID, limits: SceneRegistry.Limits) throws(SceneStoreError) -> SceneReadResult {
+        SceneReadResult(try readBytes(skip: nil), as: id, limits: limits)
+    }
+}
+
+/// A document read and checked as one scene.
+package enum SceneReadResult: Sendable {
+    case missing
+    case file(SceneFile)
+    /// Damaged: to quarantine.
+    case damaged(SceneFile.Problem)
+    /// Written by a newer SceneStore: refused, left as it is.
+    case newerVersion(Int)
+
+    init(_ stored: StoredDocument, as id: SceneID, limits: SceneRegistry.Limits) {
+        switch stored {
+        case .missing, .skipped: self = .missing
+        case .notADocument(let what): self = .damaged(.malformed(what))
+        case .bytes(let data): self = Self(interpreting: data, as: id, limits: limits)
+        }
+    }
+
+    /// Decodes `data` as the document of scene `id`, checked like a `set`.
+    init(interpreting data: Data, as id: SceneID, limits: SceneRegistry.Limits) {
+        switch SceneFile.decode(data) {
+        case .success(let file):
+            if let problem = file.problem(asScene: id, limits: limits) {
+                self = .damaged(problem)
+            } else {
+                self = .file(file)
+            }
+        case .failure(.newerVersion(let version)): self = .newerVersion(version)
+        case .failure(let problem): self = .damaged(problem)
+        }
+    }
+}
