@@ -137,64 +137,22 @@ struct SceneDirectory: Sendable {
 
     // MARK: Reading
 
-    enum ReadResult {
-        case missing
-        case file(SceneFile)
-        /// Bytes that are not a scene file, or something that is not a
-        /// regular file (a symlink is never followed).
-        case damaged(SceneFile.Problem)
-        case newerVersion(Int)
-    }
-
-    /// Reads and decodes the scene file without taking the lock (rename is
-    /// atomic, so this sees one complete version).
-    func read(_ id: SceneID) throws(SceneStoreError) -> ReadResult {
-        switch try readBytes(id) {
-        case .missing: .missing
-        case .notRegular(let what): .damaged(.malformed(what))
-        case .bytes(let data): interpret(data, as: id)
-        case .skipped: preconditionFailure("readBytes skips a version only when asked to")
-        }
-    }
-
-    /// Decodes `data` as the file of scene `id`, checked like a `set`.
-    func interpret(_ data: Data, as id: SceneID) -> ReadResult {
-        switch SceneFile.decode(data) {
-        case .success(let file):
-            if let problem = file.problem(asScene: id, limits: limits) { return .damaged(problem) }
-            return .file(file)
-        case .failure(.newerVersion(let version)): return .newerVersion(version)
-        case .failure(let problem): return .damaged(problem)
-        }
-    }
-
-    enum RawRead {
-        case missing
-        case bytes(Data)
-        /// A symlink (never followed), FIFO, directory, a file too large
-        /// to be a scene (never read): damage, described.
-        case notRegular(String)
-        /// The header named a version the caller said to skip: the rest
-        /// of the file was not read.
-        case skipped
-    }
-
     /// The scene file's bytes. Never follows a symlink and never blocks on
     /// a FIFO.
     ///
     /// - Parameter skip: when given, only the start of the file is read
     ///   first, and if its header (``SceneFile/peekVersion(_:)``) names a
-    ///   version `skip` accepts, the result is ``RawRead/skipped``: a store
+    ///   version `skip` accepts, the result is ``StoredDocument/skipped``: a store
     ///   reading back its own save reads a few hundred bytes, not the
     ///   scene. The rest comes from the same descriptor, so it is the same
     ///   file either way.
-    func readBytes(_ id: SceneID, skip: ((DiskVersion) -> Bool)? = nil) throws(SceneStoreError) -> RawRead {
+    func readBytes(_ id: SceneID, skip: ((DiskVersion) -> Bool)? = nil) throws(SceneStoreError) -> StoredDocument {
         let path = sceneURL(id).path
         let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         if fd == -1 {
             switch errno {
             case ENOENT: return .missing
-            case ELOOP: return .notRegular("a symbolic link, not followed")
+            case ELOOP: return .notADocument("a symbolic link, not followed")
             default: throw .io(syscall: "open", path: path, errno: errno)
             }
         }
@@ -202,10 +160,10 @@ struct SceneDirectory: Sendable {
         var info = stat()
         try syscall("fstat", path: path) { fstat(fd, &info) }
         guard info.st_mode & S_IFMT == S_IFREG else {
-            return .notRegular("not a regular file")
+            return .notADocument("not a regular file")
         }
         guard info.st_size <= maxFileBytes else {
-            return .notRegular("\(info.st_size) bytes, larger than any scene the limits allow (\(maxFileBytes))")
+            return .notADocument("\(info.st_size) bytes, larger than any scene the limits allow (\(maxFileBytes))")
         }
         var data = Data()
         data.reserveCapacity(Int(info.st_size) + 1)

@@ -33,6 +33,9 @@ package protocol SceneStorage: Sendable {
     /// URL without its password.
     var location: String { get }
 
+    /// Where scene `id` is, for messages: its file, or its row.
+    func location(of id: SceneID) -> String
+
     /// What a stored document must respect, like a `set`.
     var limits: SceneRegistry.Limits { get }
 
@@ -119,6 +122,8 @@ package protocol SceneStorageWatch: Sendable {
 }
 
 extension SceneStorage {
+    func location(of id: SceneID) -> String { "\(location), scene \(id.rawValue)" }
+
     /// The document of `id` read and checked as scene `id` within
     /// ``limits``; without the lock.
     func read(_ id: SceneID) throws(SceneStoreError) -> SceneReadResult {

@@ -14,14 +14,15 @@ import Logging
 /// it and reloads what the others write; saves merge under a lock so no
 /// write is lost. Call ``close()`` before exiting to flush.
 public final class SceneRegistry: Sendable {
-    /// The directory holding one file per scene.
+    /// The directory holding one file per scene; for a registry whose
+    /// scenes live elsewhere (a database), where they are, as a URL
+    /// without a password.
     public let root: URL
     public let configuration: Configuration
 
-    private let directory: SceneDirectory
+    private let storage: any SceneStorage
     private let writer = WriterIdentity.current()
-    private let watcher: (any FileWatcher)?
-    private let watchToken: FileWatchToken?
+    private let watch: (any SceneStorageWatch)?
     private let state: Locked<State>
 
     private struct State: Sendable {
@@ -39,37 +40,31 @@ public final class SceneRegistry: Sendable {
     /// missing (it then holds no scenes).
     /// - Throws: ``SceneStoreError/io(syscall:path:errno:)`` when the root
     ///   cannot be created or is not a directory.
-    public init(root: URL, configuration: Configuration = Configuration()) throws {
-        self.root = root.standardizedFileURL
-        self.configuration = configuration
+    public convenience init(root: URL, configuration: Configuration = Configuration()) throws {
+        let root = root.standardizedFileURL
         let writable = configuration.access == .readWrite
-        if writable { try SceneDirectory.prepare(root: self.root) }
-        if let mode = SceneDirectory.looseMode(of: self.root) {
+        if writable { try SceneDirectory.prepare(root: root) }
+        if let mode = SceneDirectory.looseMode(of: root) {
             configuration.logger.warning("scene root is accessible to other users; SceneStore creates it 0700", metadata: [
-                "root": "\(self.root.path)", "mode": "\(String(mode, radix: 8))",
+                "root": "\(root.path)", "mode": "\(String(mode, radix: 8))",
             ])
         }
-        self.directory = SceneDirectory(
-            root: self.root, limits: configuration.limits, lockTimeout: configuration.lockTimeout)
-        let state = Locked(State(leftovers: writable ? directory.scenesWithLeftovers() : []))
+        let directory = SceneDirectory(root: root, limits: configuration.limits, lockTimeout: configuration.lockTimeout)
+        self.init(storage: directory, root: root, configuration: configuration)
+    }
+
+    /// Opens a registry whose scenes live in `storage` (see
+    /// ``SceneStorage``); `root` names it.
+    package init(storage: any SceneStorage, root: URL, configuration: Configuration) {
+        self.root = root
+        self.configuration = configuration
+        self.storage = storage
+        let writable = configuration.access == .readWrite
+        let state = Locked(State(leftovers: writable ? storage.scenesWithLeftovers() : []))
         self.state = state
-        guard let watcher = makeFileWatcher(configuration.watcher, logger: configuration.logger) else {
-            self.watchToken = nil
-            self.watcher = nil
-            return
-        }
-        do {
-            let logger = configuration.logger
-            self.watchToken = try watcher.watch(directory: self.root) { event in
-                Self.route(event, to: state, logger: logger)
-            }
-            self.watcher = watcher
-        } catch {
-            configuration.logger.warning("no file watcher: changes by other processes are merged only when saving", metadata: [
-                "root": "\(self.root.path)", "error": "\(error)",
-            ])
-            self.watchToken = nil
-            self.watcher = nil
+        let logger = configuration.logger
+        self.watch = storage.watch(configuration.watcher, logger: logger) { event in
+            Self.route(event, to: state, logger: logger)
         }
     }
 
@@ -102,7 +97,7 @@ public final class SceneRegistry: Sendable {
     /// nothing took over: changes by other processes are then merged only
     /// when saving).
     public var watcherKind: FileWatcherKind? {
-        state.withLock { $0.watcherLost } ? nil : watcher?.kind
+        state.withLock { $0.watcherLost } ? nil : watch?.kind
     }
 
     /// The store of scene `id`, loaded from disk on first use; the same
@@ -120,7 +115,7 @@ public final class SceneRegistry: Sendable {
         }
         if let existing { return existing }
         let opened = SceneStore(
-            id: id, directory: directory, configuration: configuration, writer: writer,
+            id: id, storage: storage, configuration: configuration, writer: writer,
             watcherKind: { [weak self] in self?.watcherKind })
         try opened.io.sync { () throws in try opened.load(cleanLeftovers: hasLeftovers) }
         let store = try state.withLock { (state) throws(SceneStoreError) -> SceneStore in
@@ -144,7 +139,7 @@ public final class SceneRegistry: Sendable {
     /// read-only registry whose root does not exist).
     public func sceneIDs() throws -> [SceneID] {
         do {
-            return try directory.sceneIDs()
+            return try storage.sceneIDs()
         } catch .io(_, _, ENOENT) where configuration.access == .readOnly {
             return []
         }
@@ -192,7 +187,7 @@ public final class SceneRegistry: Sendable {
     }
 
     private func stopWatching() {
-        if let watcher, let watchToken { watcher.cancel(watchToken) }
+        watch?.cancel()
     }
 
     deinit {
@@ -201,11 +196,10 @@ public final class SceneRegistry: Sendable {
 
     /// Runs on the watcher's thread: hands the event to the store it is
     /// about, which re-reads its file on its own queue.
-    private static func route(_ event: FileWatchEvent, to state: Locked<State>, logger: Logger) {
+    private static func route(_ event: SceneStorageEvent, to state: Locked<State>, logger: Logger) {
         switch event {
-        case .changed(let name):
-            guard let id = SceneDirectory.sceneID(forEventOn: name),
-                  let store = state.withLock({ $0.stores[id] }) else { return }
+        case .changed(let id):
+            guard let store = state.withLock({ $0.stores[id] }) else { return }
             store.scheduleReload()
         case .rescan:
             for store in state.withLock({ Array($0.stores.values) }) {

@@ -11,12 +11,12 @@ extension SceneStore {
     func discard() async throws {
         guard configuration.access == .readWrite else { throw SceneStoreError.readOnly(scene: id.rawValue) }
         try await onIO { () throws in
-            let lock = try self.directory.lock(self.id)
-            defer { lock.unlock() }
-            if let incarnation = try self.incarnationOnDisk() {
-                try self.directory.writeTombstone(self.id, incarnation: incarnation)
+            try self.storage.transaction(self.id) { (transaction) throws(SceneStoreError) in
+                if let incarnation = try self.incarnationOnDisk(transaction) {
+                    try transaction.writeTombstone(incarnation: incarnation)
+                }
+                try transaction.removeScene()
             }
-            try self.directory.removeScene(self.id)
             self.state.withLock { $0.discard(origin: .local) }
             self.state.deliver(\.broadcast)
         }
@@ -24,10 +24,12 @@ extension SceneStore {
 
     /// The incarnation of the scene file now (the lock held): from its
     /// header, else decoded, else the one this store last saw.
-    private func incarnationOnDisk() throws(SceneStoreError) -> String? {
-        if case .bytes(let data) = try directory.readBytes(id) {
+    private func incarnationOnDisk(_ transaction: any SceneStorageTransaction) throws(SceneStoreError) -> String? {
+        if case .bytes(let data) = try transaction.readBytes(skip: nil) {
             if let version = SceneFile.peekVersion(data) { return version.incarnation }
-            if case .file(let file) = directory.interpret(data, as: id) { return file.incarnation }
+            if case .file(let file) = SceneReadResult(interpreting: data, as: id, limits: storage.limits) {
+                return file.incarnation
+            }
         }
         return state.withLock { $0.disk.incarnation }
     }

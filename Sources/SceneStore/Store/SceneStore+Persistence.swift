@@ -9,11 +9,9 @@ extension SceneStore {
     /// write it again from their memory: see ``reconcileMissingFile()``).
     func load(cleanLeftovers: Bool) throws(SceneStoreError) {
         if cleanLeftovers {
-            let lock = try directory.lock(id)
-            directory.removeLeftovers(of: id)
-            lock.unlock()
+            try storage.transaction(id) { (transaction) throws(SceneStoreError) in transaction.removeLeftovers() }
         }
-        switch try directory.read(id) {
+        switch try storage.read(id) {
         case .missing:
             break
         case .file(let file):
@@ -27,44 +25,44 @@ extension SceneStore {
                 ])
                 return
             }
-            let lock = try directory.lock(id)
-            defer { lock.unlock() }
-            switch try directory.read(id) {
-            case .missing: break
-            case .file(let file): state.withLock { $0.load(file) }
-            case .newerVersion(let version): throw unsupported(version)
-            case .damaged(let problem): try quarantineDamagedFile(problem)
+            try storage.transaction(id) { (transaction) throws(SceneStoreError) in
+                switch try transaction.read(as: id, limits: storage.limits) {
+                case .missing: break
+                case .file(let file): state.withLock { $0.load(file) }
+                case .newerVersion(let version): throw unsupported(version)
+                case .damaged(let problem): try quarantineDamagedFile(problem, in: transaction)
+                }
             }
         }
     }
 
     func unsupported(_ version: Int) -> SceneStoreError {
-        .unsupportedFormat(scene: id.rawValue, version: version, path: directory.sceneURL(id).path)
+        .unsupportedFormat(scene: id.rawValue, version: version, path: storage.location(of: id))
     }
 
     /// Moves the damaged scene file to quarantine and reports it. Call with
     /// the scene lock held. A quarantine folder that is not a real
     /// directory (a symlink) is never followed: the damaged file stays and
     /// the error is thrown and logged.
-    func quarantineDamagedFile(_ problem: SceneFile.Problem) throws(SceneStoreError) {
+    func quarantineDamagedFile(_ problem: SceneFile.Problem, in transaction: any SceneStorageTransaction) throws(SceneStoreError) {
         let reason: String
         switch problem {
         case .malformed: reason = "malformed"
         case .badChecksum: reason = "bad-checksum"
         case .newerVersion: reason = "newer-version"
         }
-        let destination: URL
+        let destination: String
         do throws(SceneStoreError) {
-            destination = try directory.quarantine(id, reason: reason)
+            destination = try transaction.quarantine(reason: reason)
         } catch {
             logger.error("damaged scene file could not be moved to quarantine; left in place", metadata: [
                 "scene": "\(id)", "problem": "\(problem)", "error": "\(error)",
             ])
             throw error
         }
-        let recovery = SceneRecovery(scene: id, reason: "\(problem)", quarantinedFile: destination.path)
+        let recovery = SceneRecovery(scene: id, reason: "\(problem)", quarantinedFile: destination)
         logger.warning("damaged scene file moved to quarantine", metadata: [
-            "scene": "\(id)", "problem": "\(problem)", "quarantined": "\(destination.path)",
+            "scene": "\(id)", "problem": "\(problem)", "quarantined": "\(destination)",
         ])
         state.withLock {
             $0.lastRecovery = recovery
@@ -109,9 +107,10 @@ extension SceneStore {
         }
         guard wanted else { return }
         do throws(SceneStoreError) {
-            let lock = try directory.lock(id)
-            defer { lock.unlock() }
-            try saveHoldingLock()
+            let written = try storage.transaction(id) { (transaction) throws(SceneStoreError) in
+                try saveHoldingLock(transaction)
+            }
+            record(written)
         } catch {
             reportSaveFailure(error)
             saveEnded()
@@ -135,17 +134,21 @@ extension SceneStore {
         perform(action)
     }
 
-    /// The save itself; the caller holds the scene lock.
-    func saveHoldingLock() throws(SceneStoreError) {
-        try savePending(over: currentFile(known: state.withLock { $0.diskFile }))
+    /// The save itself, inside the caller's transaction.
+    /// - Returns: what to ``record(_:)`` once the transaction has ended.
+    func saveHoldingLock(_ transaction: any SceneStorageTransaction) throws(SceneStoreError) -> SavedWrite? {
+        try writePending(over: currentFile(known: state.withLock { $0.diskFile }, in: transaction), in: transaction)
     }
 
     /// Writes the pending edits over `base`, the file as it is now (read
-    /// with the lock held, which the caller still holds).
-    func savePending(over base: SceneFile?) throws(SceneStoreError) {
+    /// inside `transaction`, which still holds the lock).
+    /// - Returns: what to ``record(_:)`` once the transaction has ended
+    ///   (then the write is durable: a database commits only at the end),
+    ///   or `nil` when there was nothing to write.
+    func writePending(over base: SceneFile?, in transaction: any SceneStorageTransaction) throws(SceneStoreError) -> SavedWrite? {
         // Taken after reading the file: a recovery there marks every value pending.
         let edits = state.withLock { $0.pending }
-        guard !edits.isEmpty else { return }
+        guard !edits.isEmpty else { return nil }
         var values = base?.values ?? [:]
         for (key, edit) in edits {
             values[key] = edit.value
@@ -160,19 +163,24 @@ extension SceneStore {
             values: values
         )
         let bytes = encoder.withLock { $0.encode(file, over: base, edited: edits.keys) }
-        let previous = try directory.write(bytes, for: id)
-        encoder.withLock { $0.written(file.version) }
-        SceneDirectory.discardPrevious(previous)
-        if base == nil { directory.removeTombstone(id) }
-        state.withLock { $0.saved(edits, as: file, over: base) }
+        try transaction.write(bytes)
+        if base == nil { try transaction.removeTombstone() }
+        return SavedWrite(edits: edits, file: file, base: base)
+    }
+
+    /// Memory catches up with a write its transaction made durable.
+    func record(_ written: SavedWrite?) {
+        guard let written else { return }
+        encoder.withLock { $0.written(written.file.version) }
+        state.withLock { $0.saved(written.edits, as: written.file, over: written.base) }
         state.deliver(\.broadcast)
     }
 
     /// With the lock held: memory catches up with the file as it is now
     /// (another process's last save), before a read-modify-write.
     /// - Returns: that file, to save over.
-    func adoptLatestHoldingLock() throws(SceneStoreError) -> SceneFile? {
-        let file = try currentFile(known: state.withLock { $0.diskFile })
+    func adoptLatestHoldingLock(_ transaction: any SceneStorageTransaction) throws(SceneStoreError) -> SceneFile? {
+        let file = try currentFile(known: state.withLock { $0.diskFile }, in: transaction)
         if let file { adoptExternal(file) }
         state.deliver(\.broadcast)
         return file
@@ -183,20 +191,20 @@ extension SceneStore {
     /// decoding), else the decoded file. A damaged file is moved to
     /// quarantine and a vanished one is told from a discard; in both cases
     /// the store's values are all written again, as a new incarnation.
-    func currentFile(known: SceneFile?) throws(SceneStoreError) -> SceneFile? {
+    func currentFile(known: SceneFile?, in transaction: any SceneStorageTransaction) throws(SceneStoreError) -> SceneFile? {
         let data: Data
-        switch try directory.readBytes(id, skip: { $0 == known?.version }) {
+        switch try transaction.readBytes(skip: known.map { known in { $0 == known.version } }) {
         case .missing:
-            reconcileMissingFile()
+            try reconcileMissingFile(in: transaction)
             return nil
-        case .notRegular(let what):
-            return try recoverAndRewriteAll(.malformed(what))
+        case .notADocument(let what):
+            return try recoverAndRewriteAll(.malformed(what), in: transaction)
         case .skipped:
             return known
         case .bytes(let bytes):
             data = bytes
         }
-        switch directory.interpret(data, as: id) {
+        switch SceneReadResult(interpreting: data, as: id, limits: storage.limits) {
         case .missing:
             return nil
         case .file(let file):
@@ -204,14 +212,16 @@ extension SceneStore {
         case .newerVersion(let version):
             throw unsupported(version)
         case .damaged(let problem):
-            return try recoverAndRewriteAll(problem)
+            return try recoverAndRewriteAll(problem, in: transaction)
         }
     }
 
     /// With the lock held: quarantines the damaged file and marks every
     /// value pending, so the save that follows writes the whole scene.
-    private func recoverAndRewriteAll(_ problem: SceneFile.Problem) throws(SceneStoreError) -> SceneFile? {
-        try quarantineDamagedFile(problem)
+    private func recoverAndRewriteAll(
+        _ problem: SceneFile.Problem, in transaction: any SceneStorageTransaction
+    ) throws(SceneStoreError) -> SceneFile? {
+        try quarantineDamagedFile(problem, in: transaction)
         state.withLock { $0.markAllPending() }
         return nil
     }
@@ -234,8 +244,8 @@ extension SceneStore {
     /// vanished (deleted by hand, or the whole root) and this store's values
     /// are the best copy left: all of them are marked for writing again.
     @discardableResult
-    func reconcileMissingFile() -> MissingFile {
-        let discarded = directory.hasTombstone(id)
+    func reconcileMissingFile(in transaction: any SceneStorageTransaction) throws(SceneStoreError) -> MissingFile {
+        let discarded = try transaction.hasTombstone()
         let outcome = state.withLock { state -> MissingFile in
             guard state.disk.incarnation != nil else { return .nothing }
             if discarded {
@@ -310,4 +320,12 @@ extension SceneStore {
             }
         }
     }
+}
+
+/// A write made inside a transaction, recorded in memory (``SceneStore/record(_:)``)
+/// once the transaction has ended and the write is durable.
+struct SavedWrite {
+    let edits: [String: PendingEdit]
+    let file: SceneFile
+    let base: SceneFile?
 }

@@ -45,18 +45,18 @@ extension SceneStore {
 
     /// The file as it is now, or `nil` when it is a version this store
     /// already has (its own save, or one already applied: no decoding).
-    private func readWithoutLock() throws(SceneStoreError) -> SceneDirectory.ReadResult? {
+    private func readWithoutLock() throws(SceneStoreError) -> SceneReadResult? {
         let known = state.withLock { $0.disk }
-        switch try directory.readBytes(id, skip: { !known.isOlder(than: $0) }) {
+        switch try storage.readBytes(id, skip: { !known.isOlder(than: $0) }) {
         case .missing:
             // Nothing to reconcile for a store that never had the file.
             return state.withLock { $0.disk.incarnation == nil } ? nil : .missing
-        case .notRegular(let what):
+        case .notADocument(let what):
             return .damaged(.malformed(what))
         case .skipped:
             return nil
         case .bytes(let data):
-            return directory.interpret(data, as: id)
+            return SceneReadResult(interpreting: data, as: id, limits: storage.limits)
         }
     }
 
@@ -64,26 +64,32 @@ extension SceneStore {
     /// writes the scene again, or tells a discard from a vanished file —
     /// each decided and done before any other process can write.
     private func reloadHoldingLock() throws(SceneStoreError) {
-        let lock = try directory.lock(id)
-        defer { lock.unlock() }
-        switch try directory.read(id) {
-        case .file(let file):
-            adoptExternal(file)
-        case .newerVersion(let version):
-            throw unsupported(version)
-        case .missing:
-            switch reconcileMissingFile() {
-            case .nothing, .discarded(keptEdits: false): break
-            case .discarded(keptEdits: true): requestSave()
-            case .vanished: try saveHoldingLock()
+        var saveLater = false
+        let written = try storage.transaction(id) { (transaction) throws(SceneStoreError) -> SavedWrite? in
+            switch try transaction.read(as: id, limits: storage.limits) {
+            case .file(let file):
+                adoptExternal(file)
+                return nil
+            case .newerVersion(let version):
+                throw unsupported(version)
+            case .missing:
+                switch try reconcileMissingFile(in: transaction) {
+                case .nothing, .discarded(keptEdits: false): return nil
+                case .discarded(keptEdits: true):
+                    saveLater = true
+                    return nil
+                case .vanished: return try saveHoldingLock(transaction)
+                }
+            case .damaged(let problem):
+                // Quarantine and rewrite under one lock: no other process ever
+                // sees the scene missing between the two.
+                try quarantineDamagedFile(problem, in: transaction)
+                state.withLock { $0.markAllPending() }
+                return try saveHoldingLock(transaction)
             }
-        case .damaged(let problem):
-            // Quarantine and rewrite under one lock: no other process ever
-            // sees the scene missing between the two.
-            try quarantineDamagedFile(problem)
-            state.withLock { $0.markAllPending() }
-            try saveHoldingLock()
         }
+        record(written)
+        if saveLater { requestSave() }
     }
 
     func adoptExternal(_ file: SceneFile) {

@@ -86,20 +86,22 @@ extension SceneStore {
         }
         var outcomes: [(any Error)?] = []
         do throws(SceneStoreError) {
-            let lock = try directory.lock(id)
-            defer { lock.unlock() }
-            let base = try adoptLatestHoldingLock()
-            for update in batch {
-                do {
-                    let stored = state.withLock { $0.values[update.key] }
-                    let next = try update.change(stored)
-                    try apply(key: update.key, value: next, scheduling: false)
-                    outcomes.append(nil)
-                } catch {
-                    outcomes.append(error)
+            let written = try storage.transaction(id) { (transaction) throws(SceneStoreError) -> SavedWrite? in
+                let base = try adoptLatestHoldingLock(transaction)
+                for update in batch {
+                    do {
+                        let stored = state.withLock { $0.values[update.key] }
+                        let next = try update.change(stored)
+                        try apply(key: update.key, value: next, scheduling: false)
+                        outcomes.append(nil)
+                    } catch {
+                        outcomes.append(error)
+                    }
                 }
+                guard outcomes.contains(where: { $0 == nil }) else { return nil }
+                return try writePending(over: base, in: transaction)
             }
-            if outcomes.contains(where: { $0 == nil }) { try savePending(over: base) }
+            record(written)
         } catch {
             for update in batch { update.continuation.resume(throwing: error) }
             return

@@ -17,7 +17,7 @@ public final class SceneStore: Sendable {
     /// The scene this store holds.
     public let id: SceneID
 
-    let directory: SceneDirectory
+    let storage: any SceneStorage
     let configuration: SceneRegistry.Configuration
     let writer: WriterIdentity
     let state: Locked<StoreState>
@@ -33,13 +33,13 @@ public final class SceneStore: Sendable {
 
     init(
         id: SceneID,
-        directory: SceneDirectory,
+        storage: any SceneStorage,
         configuration: SceneRegistry.Configuration,
         writer: WriterIdentity,
         watcherKind: @escaping @Sendable () -> FileWatcherKind?
     ) {
         self.id = id
-        self.directory = directory
+        self.storage = storage
         self.configuration = configuration
         self.writer = writer
         self.state = Locked(StoreState(savePolicy: configuration.savePolicy))

@@ -1,0 +1,93 @@
+import Foundation
+import Logging
+
+/// The file root as a ``SceneStorage``: the scene's `flock` is the
+/// transaction's lock, and each write is an atomic, durable rename.
+extension SceneDirectory: SceneStorage {
+    var location: String { root.path }
+
+    func location(of id: SceneID) -> String { sceneURL(id).path }
+
+    func transaction<Result>(
+        _ id: SceneID, _ body: (any SceneStorageTransaction) throws(SceneStoreError) -> Result
+    ) throws(SceneStoreError) -> Result {
+        let lock = try lock(id)
+        defer { lock.unlock() }
+        return try body(FileTransaction(directory: self, id: id))
+    }
+
+    func watch(
+        _ preference: FileWatcherPreference, logger: Logger,
+        handler: @escaping @Sendable (SceneStorageEvent) -> Void
+    ) -> (any SceneStorageWatch)? {
+        guard let watcher = makeFileWatcher(preference, logger: logger) else { return nil }
+        do {
+            let token = try watcher.watch(directory: root) { event in
+                switch event {
+                case .changed(let name):
+                    if let id = Self.sceneID(forEventOn: name) { handler(.changed(id)) }
+                case .rescan:
+                    handler(.rescan)
+                case .unavailable(let reason):
+                    handler(.unavailable(reason: reason))
+                }
+            }
+            return FileStorageWatch(watcher: watcher, token: token)
+        } catch {
+            logger.warning("no file watcher: changes by other processes are merged only when saving", metadata: [
+                "root": "\(root.path)", "error": "\(error)",
+            ])
+            return nil
+        }
+    }
+}
+
+/// One scene's files while its lock is held.
+private struct FileTransaction: SceneStorageTransaction {
+    let directory: SceneDirectory
+    let id: SceneID
+
+    func readBytes(skip: ((DiskVersion) -> Bool)?) throws(SceneStoreError) -> StoredDocument {
+        try directory.readBytes(id, skip: skip)
+    }
+
+    func write(_ document: Data) throws(SceneStoreError) {
+        SceneDirectory.discardPrevious(try directory.write(document, for: id))
+    }
+
+    func removeScene() throws(SceneStoreError) {
+        try directory.removeScene(id)
+    }
+
+    func writeTombstone(incarnation: String) throws(SceneStoreError) {
+        try directory.writeTombstone(id, incarnation: incarnation)
+    }
+
+    func hasTombstone() -> Bool {
+        directory.hasTombstone(id)
+    }
+
+    func removeTombstone() {
+        directory.removeTombstone(id)
+    }
+
+    func quarantine(reason: String) throws(SceneStoreError) -> String {
+        try directory.quarantine(id, reason: reason).path
+    }
+
+    func removeLeftovers() {
+        directory.removeLeftovers(of: id)
+    }
+}
+
+/// A file watcher's interest in the root.
+private struct FileStorageWatch: SceneStorageWatch {
+    let watcher: any FileWatcher
+    let token: FileWatchToken
+
+    var kind: FileWatcherKind { watcher.kind }
+
+    func cancel() {
+        watcher.cancel(token)
+    }
+}
