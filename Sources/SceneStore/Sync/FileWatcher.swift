@@ -25,11 +25,15 @@ public enum FileWatcherKind: Sendable, Equatable, CustomStringConvertible {
     case inotify
     /// `stat` of the directory's entries at a fixed interval.
     case polling(interval: Duration)
+    /// A database's change notifications (PostgreSQL `LISTEN`), for
+    /// scenes kept in a database rather than in files.
+    case databaseNotifications
 
     public var description: String {
         switch self {
         case .inotify: "inotify"
         case .polling(let interval): "polling every \(interval)"
+        case .databaseNotifications: "database notifications"
         }
     }
 }
