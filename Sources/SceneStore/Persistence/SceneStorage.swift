@@ -66,6 +66,10 @@ package protocol SceneStorage: Sendable {
         _ preference: FileWatcherPreference, logger: Logger,
         handler: @escaping @Sendable (SceneStorageEvent) -> Void
     ) -> (any SceneStorageWatch)?
+
+    /// Lets go of what the storage holds open (connections), once the
+    /// registry has closed its stores; nothing is called afterwards.
+    func release()
 }
 
 /// What a scene's exclusive lock allows; valid only inside
@@ -123,6 +127,8 @@ package protocol SceneStorageWatch: Sendable {
 
 extension SceneStorage {
     func location(of id: SceneID) -> String { "\(location), scene \(id.rawValue)" }
+
+    func release() {}
 
     /// The document of `id` read and checked as scene `id` within
     /// ``limits``; without the lock.

@@ -164,15 +164,16 @@ public final class SceneRegistry: Sendable {
     /// Later calls to ``store(for:)-(SceneID)`` throw. Idempotent.
     /// - Throws: the first flush error, after closing everything anyway.
     public func close() async throws {
-        let stores = state.withLock { state -> [SceneStore] in
+        let (stores, alreadyClosed) = state.withLock { state -> ([SceneStore], Bool) in
             defer { state.closed = true }
-            return state.closed ? [] : Array(state.stores.values)
+            return (state.closed ? [] : Array(state.stores.values), state.closed)
         }
         stopWatching()
         var firstError: (any Error)?
         for store in stores {
             do { try await store.close() } catch { firstError = firstError ?? error }
         }
+        if !stores.isEmpty || !alreadyClosed { storage.release() }
         if let firstError { throw firstError }
     }
 
@@ -184,6 +185,7 @@ public final class SceneRegistry: Sendable {
         }
         stopWatching()
         for store in stores { store.abandon() }
+        storage.release()
     }
 
     private func stopWatching() {
