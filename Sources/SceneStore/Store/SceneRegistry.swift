@@ -173,7 +173,7 @@ public final class SceneRegistry: Sendable {
         for store in stores {
             do { try await store.close() } catch { firstError = firstError ?? error }
         }
-        if !stores.isEmpty || !alreadyClosed { storage.release() }
+        if !alreadyClosed { storage.release() }
         if let firstError { throw firstError }
     }
 
