@@ -1,6 +1,9 @@
 import ArgumentParser
 import Foundation
 import SceneStore
+#if Postgres
+import SceneStorePostgres
+#endif
 
 /// Where the scenes live and how long to wait for another process's
 /// lock; shared by every subcommand (and accepted before it too:
@@ -11,6 +14,11 @@ package struct RootOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("The scenes directory (default: $SCENES_ROOT, else the XDG state directory).", valueName: "dir"))
     package var root: String?
 
+    @Option(name: .long, help: ArgumentHelp(
+        "Keep the scenes in PostgreSQL instead of files (default: $SCENES_DATABASE_URL). Needs a build with --traits Postgres.",
+        valueName: "postgres://user:password@host:port/database"))
+    package var backend: String?
+
     @Option(name: .customLong("lock-timeout"), help: ArgumentHelp(
         "How long to wait for a scene another process has locked before giving up (exit status 75).",
         valueName: "seconds"))
@@ -19,6 +27,10 @@ package struct RootOptions: ParsableArguments {
     package func validate() throws {
         if let root, root.isEmpty {
             throw ValidationError("--root must name a directory; an empty path would mean the current directory")
+        }
+        if let backend {
+            guard !backend.isEmpty else { throw ValidationError("--backend must name a database URL") }
+            guard root == nil else { throw ValidationError("--root and --backend name two places for the scenes; give one") }
         }
         guard lockTimeoutSeconds.isFinite, (0...86_400).contains(lockTimeoutSeconds) else {
             throw ValidationError("--lock-timeout takes 0 to 86400 seconds")
@@ -36,8 +48,27 @@ package struct RootOptions: ParsableArguments {
         watcher: FileWatcherPreference = .none,
         savePolicy: SceneRegistry.SavePolicy = .default
     ) throws -> SceneRegistry {
-        try SceneRegistry(root: rootURL(), configuration: .init(
-            savePolicy: savePolicy, watcher: watcher, lockTimeout: lockTimeout, access: access))
+        let configuration = SceneRegistry.Configuration(
+            savePolicy: savePolicy, watcher: watcher, lockTimeout: lockTimeout, access: access)
+        guard let database = databaseURL else {
+            return try SceneRegistry(root: rootURL(), configuration: configuration)
+        }
+        #if Postgres
+        return try SceneRegistry(postgres: database, appID: "scenes", configuration: configuration)
+        #else
+        _ = database
+        throw failure("this scenes was built without PostgreSQL support; build it with `swift build --traits Postgres`", status: 69)
+        #endif
+    }
+
+    /// `--backend`, else `$SCENES_DATABASE_URL`: where a database keeps
+    /// the scenes, or `nil` for files.
+    package var databaseURL: String? {
+        if let backend { return backend }
+        guard root == nil, let url = ProcessInfo.processInfo.environment["SCENES_DATABASE_URL"], !url.isEmpty else {
+            return nil
+        }
+        return url
     }
 
     package var lockTimeout: Duration { .milliseconds((lockTimeoutSeconds * 1000).rounded()) }
@@ -54,7 +85,8 @@ package struct RootOptions: ParsableArguments {
     /// already be there (remove, discard) check it first, so that they
     /// never create an empty root.
     package func rootExists() throws -> Bool {
-        FileManager.default.fileExists(atPath: try rootURL().path)
+        if databaseURL != nil { return true }
+        return FileManager.default.fileExists(atPath: try rootURL().path)
     }
 }
 
@@ -114,11 +146,11 @@ package struct KeyArgument: ParsableArguments {
 /// Checks that the scene has a file, for commands that only read it.
 package func requireScene(_ id: SceneID, in registry: SceneRegistry) throws {
     guard try registry.sceneIDs().contains(id) else {
-        throw noScene(id, in: registry.root)
+        throw noScene(id, in: registry.location)
     }
 }
 
 /// The failure for a scene that has no file in `root`.
-package func noScene(_ id: SceneID, in root: URL) -> ExitCode {
-    failure("no scene \(id.rawValue.debugDescription) in \(root.path)")
+package func noScene(_ id: SceneID, in location: String) -> ExitCode {
+    failure("no scene \(id.rawValue.debugDescription) in \(location)")
 }

@@ -11,7 +11,7 @@ struct Discard: AsyncParsableCommand {
 
     func run() async throws {
         let id = try sceneOption.sceneID()
-        guard try rootOptions.rootExists() else { throw noScene(id, in: try rootOptions.rootURL()) }
+        guard try rootOptions.rootExists() else { throw noScene(id, in: try rootOptions.rootURL().path) }
         let registry = try rootOptions.openRegistry(access: .readWrite)
         try requireScene(id, in: registry)
         try await registry.discard(id)

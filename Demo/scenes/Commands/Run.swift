@@ -26,7 +26,7 @@ struct Run: AsyncParsableCommand {
         let registry = try rootOptions.openRegistry(access: .readWrite, watcher: .automatic)
         let catalog: LibraryCatalog
         do {
-            catalog = try CatalogFile(root: registry.root).load()
+            catalog = try CatalogFile(root: rootOptions.rootURL()).load()
         } catch {
             throw failure("\(error)")
         }

@@ -93,6 +93,10 @@ public final class SceneRegistry: Sendable {
             .appendingPathComponent("scenes", isDirectory: true)
     }
 
+    /// Where the scenes are, for people: the root's path, or the
+    /// database's URL without its password.
+    public var location: String { storage.location }
+
     /// The watcher in use (`nil` if none could start, or it stopped and
     /// nothing took over: changes by other processes are then merged only
     /// when saving).
