@@ -7,6 +7,9 @@ let package = Package(
         .library(name: "SceneStore", targets: ["SceneStore"]),
         .library(name: "SceneNavigation", targets: ["SceneNavigation"]),
         .library(name: "SceneStoreTesting", targets: ["SceneStoreTesting"]),
+        // Scenes kept in PostgreSQL: its own product, so that only apps
+        // that use it build postgres-nio.
+        .library(name: "SceneStorePostgres", targets: ["SceneStorePostgres"]),
         .executable(name: "scenes", targets: ["scenes"]),
     ],
     dependencies: [
@@ -14,6 +17,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.0"),
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.81.0"),
     ],
     targets: [
         .systemLibrary(
@@ -30,6 +35,17 @@ let package = Package(
             name: "SceneStore",
             dependencies: [
                 "CInotifyTools",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The only target that depends on postgres-nio.
+        .target(
+            name: "SceneStorePostgres",
+            dependencies: [
+                "SceneStore",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -87,6 +103,17 @@ let package = Package(
             dependencies: [
                 "SceneStore",
                 "SceneStoreTesting",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // Runs a real PostgreSQL server of its own (skipped without the
+        // binaries; `.ci/deps --test` installs them).
+        .testTarget(
+            name: "SceneStorePostgresTests",
+            dependencies: [
+                "SceneStore",
+                "SceneStorePostgres",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

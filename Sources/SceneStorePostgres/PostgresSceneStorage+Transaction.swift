@@ -1,0 +1,189 @@
+import Foundation
+import NIOCore
+import PostgresNIO
+import SceneStore
+
+extension PostgresSceneStorage {
+    /// Runs `body` in a database transaction holding scene `id`'s advisory
+    /// lock: `BEGIN`, the lock (waiting at most ``lockTimeout``), `body`,
+    /// `pg_notify` on the app's channel if `body` changed anything, then
+    /// `COMMIT`. A body that throws is rolled back: it leaves nothing.
+    ///
+    /// - Throws: ``SceneStoreError/lockTimeout(scene:holderPID:waited:)``
+    ///   when another connection held the lock throughout (`holderPID` is
+    ///   the holder's server backend pid, from `pg_locks`);
+    ///   ``SceneStoreError/storageUnavailable(location:reason:)`` when the
+    ///   server fails, the commit included: nothing is durable then.
+    package func transaction<Result>(
+        _ id: SceneID, _ body: (any SceneStorageTransaction) throws(SceneStoreError) -> Result
+    ) throws(SceneStoreError) -> Result {
+        let session = try begin()
+        do throws(SceneStoreError) {
+            try lock(id, on: session)
+            let transaction = PostgresSceneTransaction(storage: self, session: session, scene: id)
+            let result = try body(transaction)
+            if transaction.changed {
+                try session.query("SELECT pg_notify(\(channel), \(id.rawValue))")
+            }
+            try session.commit()
+            pool.checkin(session, healthy: true)
+            return result
+        } catch {
+            pool.checkin(session, healthy: session.rollback())
+            throw error
+        }
+    }
+
+    /// A connection with a transaction begun. A kept connection found
+    /// closed (the server restarted since) is replaced once.
+    private func begin() throws(SceneStoreError) -> PostgresSession {
+        let (session, reused) = try pool.checkout()
+        do {
+            try session.query("BEGIN")
+            return session
+        } catch {
+            pool.checkin(session, healthy: false)
+            guard reused, session.lostConnection else { throw error }
+        }
+        let (fresh, _) = try pool.checkout(fresh: true)
+        do {
+            try fresh.query("BEGIN")
+            return fresh
+        } catch {
+            pool.checkin(fresh, healthy: false)
+            throw error
+        }
+    }
+
+    /// Takes the scene's advisory lock in the open transaction, bounded by
+    /// `lock_timeout` (a lock wait past it fails with SQLSTATE 55P03).
+    private func lock(_ id: SceneID, on session: PostgresSession) throws(SceneStoreError) {
+        let key = PostgresNames.lockKey(app: app, scene: id)
+        try session.query("SELECT set_config('lock_timeout', \("\(lockTimeout.wholeMilliseconds)ms"), true)")
+        let started = ContinuousClock.now
+        do {
+            _ = try session.attempt("SELECT pg_advisory_xact_lock(\(key))", timeout: lockTimeout + requestTimeout)
+        } catch where error.sqlState == "55P03" {
+            let waited = ContinuousClock.now - started
+            // The failed wait aborted the transaction: end it to ask who holds the lock.
+            let holder = session.rollback() ? holderPID(of: key, on: session) : nil
+            throw .lockTimeout(scene: id.rawValue, holderPID: holder, waited: waited)
+        } catch {
+            throw .storageUnavailable(location: location, reason: error.reason)
+        }
+    }
+
+    /// The server backend pid holding the advisory lock `key` in this
+    /// database, if it can be told.
+    private func holderPID(of key: Int64, on session: PostgresSession) -> Int32? {
+        // pg_locks shows a bigint advisory key as its two 32-bit halves.
+        let bits = UInt64(bitPattern: key)
+        let high = Int64(bits >> 32)
+        let low = Int64(bits & 0xffff_ffff)
+        let rows = try? session.rows(
+            """
+            SELECT pid FROM pg_locks
+            WHERE locktype = 'advisory' AND granted AND objsubid = 1
+              AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+              AND classid::text::bigint = \(high) AND objid::text::bigint = \(low)
+            LIMIT 1
+            """,
+            as: Int32.self
+        )
+        return rows?.first
+    }
+}
+
+/// What a transaction's body may do, on the transaction's connection with
+/// the scene's lock held. Valid only during the body.
+final class PostgresSceneTransaction: SceneStorageTransaction {
+    let storage: PostgresSceneStorage
+    let session: PostgresSession
+    let scene: SceneID
+    /// Whether anything was written: then the commit is announced.
+    private(set) var changed = false
+
+    init(storage: PostgresSceneStorage, session: PostgresSession, scene: SceneID) {
+        self.storage = storage
+        self.session = session
+        self.scene = scene
+    }
+
+    private var app: String { storage.app }
+
+    func readBytes(skip: ((DiskVersion) -> Bool)?) throws(SceneStoreError) -> StoredDocument {
+        try storage.readDocument(scene, on: session, skip: skip)
+    }
+
+    /// Upserts the document, with the version its header names (from a
+    /// full decode if the header is not the usual one; none if neither
+    /// reads, or the generation does not fit a bigint).
+    func write(_ document: Data) throws(SceneStoreError) {
+        let version = SceneFile.peekVersion(document) ?? (try? SceneFile.decode(document).get())?.version
+        let generation = version.flatMap { Int64(exactly: $0.generation) }
+        let incarnation = version?.incarnation
+        try session.query(
+            """
+            INSERT INTO scenestore_scenes (app, scene, document, generation, incarnation)
+            VALUES (\(app), \(scene.rawValue), \(ByteBuffer(bytes: document)), \(generation), \(incarnation))
+            ON CONFLICT (app, scene) DO UPDATE
+            SET document = EXCLUDED.document, generation = EXCLUDED.generation, incarnation = EXCLUDED.incarnation
+            """
+        )
+        changed = true
+    }
+
+    func removeScene() throws(SceneStoreError) {
+        try session.query("DELETE FROM scenestore_scenes WHERE app = \(app) AND scene = \(scene.rawValue)")
+        changed = true
+    }
+
+    func writeTombstone(incarnation: String) throws(SceneStoreError) {
+        try session.query(
+            """
+            INSERT INTO scenestore_tombstones (app, scene, incarnation) VALUES (\(app), \(scene.rawValue), \(incarnation))
+            ON CONFLICT (app, scene) DO UPDATE SET incarnation = EXCLUDED.incarnation
+            """
+        )
+        changed = true
+    }
+
+    func hasTombstone() throws(SceneStoreError) -> Bool {
+        let rows = try session.rows(
+            "SELECT 1::int4 FROM scenestore_tombstones WHERE app = \(app) AND scene = \(scene.rawValue)", as: Int32.self
+        )
+        return !rows.isEmpty
+    }
+
+    func removeTombstone() throws(SceneStoreError) {
+        try session.query("DELETE FROM scenestore_tombstones WHERE app = \(app) AND scene = \(scene.rawValue)")
+        changed = true
+    }
+
+    /// Moves the document into `scenestore_quarantine` in one statement.
+    /// - Returns: the table and the row's id, e.g. `scenestore_quarantine id 7 in postgres://…`.
+    /// - Throws: ``SceneStoreError/storageUnavailable(location:reason:)``
+    ///   also when there is no document to move.
+    func quarantine(reason: String) throws(SceneStoreError) -> String {
+        let rows = try session.rows(
+            """
+            WITH moved AS (
+                DELETE FROM scenestore_scenes WHERE app = \(app) AND scene = \(scene.rawValue) RETURNING document)
+            INSERT INTO scenestore_quarantine (app, scene, document, reason)
+            SELECT \(app), \(scene.rawValue), document, \(reason) FROM moved
+            RETURNING id
+            """,
+            as: Int64.self
+        )
+        guard let row = rows.first else {
+            throw .storageUnavailable(
+                location: storage.location, reason: "scene \(scene.rawValue) has no document to quarantine"
+            )
+        }
+        changed = true
+        return "scenestore_quarantine id \(row) in \(storage.location)"
+    }
+
+    /// Nothing to do: a transaction leaves no debris.
+    func removeLeftovers() {}
+}

@@ -1,0 +1,25 @@
+import Logging
+import SceneStore
+
+extension PostgresSceneStorage {
+    /// Listens on the app's channel (``PostgresSceneWatch``); `nil` only
+    /// for ``FileWatcherPreference/none``. Any other preference listens:
+    /// a database has nothing to poll or to inotify. When the server cannot
+    /// be reached now, the watch keeps trying (logged) and sends
+    /// ``SceneStorageEvent/rescan`` once it listens.
+    package func watch(
+        _ preference: FileWatcherPreference, logger: Logger,
+        handler: @escaping @Sendable (SceneStorageEvent) -> Void
+    ) -> (any SceneStorageWatch)? {
+        if preference == .none { return nil }
+        var logger = logger
+        logger[metadataKey: "storage"] = "\(location)"
+        let watch = PostgresSceneWatch(
+            database: database, channel: channel, timeout: requestTimeout, logger: logger, handler: handler
+        )
+        if !watch.start() {
+            logger.warning("not listening for changes yet; will keep trying")
+        }
+        return watch
+    }
+}

@@ -1,0 +1,152 @@
+import Foundation
+import Logging
+import PostgresNIO
+import SceneStore
+
+/// Scenes kept in a PostgreSQL database instead of a directory: processes
+/// on any number of hosts that open the same database and app id share
+/// their scenes, as processes sharing a file root do.
+///
+/// Each scene is one row holding its scene document (the bytes a scene
+/// file holds); tombstones and quarantined documents are rows too. The
+/// tables are described in ``PostgresSchema``, created on first use.
+///
+/// * A transaction (``transaction(_:_:)``) holds one connection from
+///   `BEGIN` to `COMMIT` and the scene's transaction-scoped advisory lock,
+///   waited for at most ``lockTimeout``; it announces a change with
+///   `pg_notify` on the app's channel, delivered only once it commits.
+///   When it returns, the server has committed what its body wrote.
+/// * Reads outside a transaction are plain `SELECT`s: one committed
+///   document, never a mix.
+/// * ``watch(_:logger:handler:)`` listens on the app's channel on a
+///   connection of its own, reconnecting when it drops.
+///
+/// Every call blocks its thread (the store calls on its own queue) and is
+/// bounded: a server that does not answer within ``requestTimeout`` (or a
+/// refused connection, at once) gives
+/// ``SceneStoreError/storageUnavailable(location:reason:)``, never a hang.
+/// Never call it on a SwiftNIO event loop (it throws rather than
+/// deadlock).
+package final class PostgresSceneStorage: SceneStorage {
+    /// The database URL without its password.
+    package let location: String
+    package let limits: SceneRegistry.Limits
+    /// Whose scenes these are: rows and the notification channel are per app.
+    package let app: String
+    /// How long a transaction waits for another holder of the scene's lock.
+    package let lockTimeout: Duration
+    /// How long one connect or statement may take.
+    package let requestTimeout: Duration
+
+    let pool: PostgresConnectionPool
+    let logger: Logger
+    let database: PostgresLocation
+    /// The app's `LISTEN`/`NOTIFY` channel.
+    let channel: String
+    /// Documents larger than this are damaged without being fetched, as
+    /// ``SceneDirectory`` judges files: the largest scene the limits
+    /// allow, with the worst encoding overhead.
+    let maxDocumentBytes: Int
+
+    /// A storage for the scenes of `app` in the database at `url`. Does not
+    /// connect yet: the first call does, and creates the schema if needed.
+    ///
+    /// - Parameters:
+    ///   - url: `postgres://user:password@host:port/database`
+    ///     (see ``PostgresLocation``).
+    ///   - app: the app id: apps sharing a database see only their own scenes.
+    ///   - limits: the registry's limits.
+    ///   - lockTimeout: the registry's lock timeout.
+    ///   - requestTimeout: the longest a connect or statement may take.
+    ///   - logger: where connection trouble and reconnections are logged.
+    /// - Throws: ``SceneStoreError/invalidStorageLocation(_:reason:)`` for
+    ///   a URL that cannot be used, or an empty app id.
+    package init(
+        url: String, app: String, limits: SceneRegistry.Limits = .init(), lockTimeout: Duration = .seconds(10),
+        requestTimeout: Duration = .seconds(5), logger: Logger = Logger(label: "SceneStore.Postgres")
+    ) throws(SceneStoreError) {
+        let database = try PostgresLocation(url)
+        guard !app.isEmpty, !app.utf8.contains(0) else {
+            throw .invalidStorageLocation(database.description, reason: "the app id must be non-empty, without NUL")
+        }
+        var logger = logger
+        logger[metadataKey: "storage"] = "\(database.description)"
+        logger[metadataKey: "app"] = "\(app)"
+        self.database = database
+        self.location = database.description
+        self.limits = limits
+        self.app = app
+        self.lockTimeout = lockTimeout
+        self.requestTimeout = requestTimeout
+        self.logger = logger
+        self.channel = PostgresNames.channel(app: app)
+        self.maxDocumentBytes = limits.maxSceneBytes.multipliedReportingOverflow(by: 24).partialValue + (64 << 10)
+        self.pool = PostgresConnectionPool(location: database, timeout: requestTimeout, logger: logger)
+    }
+
+    /// Closes the connections kept open; later calls throw
+    /// ``SceneStoreError/storageUnavailable(location:reason:)``. Running
+    /// watches are not affected (cancel them).
+    package func close() {
+        pool.close()
+    }
+
+    package func readBytes(_ id: SceneID, skip: ((DiskVersion) -> Bool)?) throws(SceneStoreError) -> StoredDocument {
+        try pool.withSession { session throws(SceneStoreError) in
+            try readDocument(id, on: session, skip: skip)
+        }
+    }
+
+    package func sceneIDs() throws(SceneStoreError) -> [SceneID] {
+        let names = try pool.withSession { session throws(SceneStoreError) in
+            try session.rows("SELECT scene FROM scenestore_scenes WHERE app = \(app)", as: String.self)
+        }
+        return names.compactMap { name in
+            // A row whose name is no scene id was not written by SceneStore.
+            guard let id = try? SceneID(name) else {
+                logger.warning("ignoring a row whose scene is not a valid id", metadata: ["scene": "\(name)"])
+                return nil
+            }
+            return id
+        }.sorted()
+    }
+
+    /// Always empty: a transaction leaves no debris.
+    package func scenesWithLeftovers() -> Set<SceneID> { [] }
+
+    /// Header and document are fetched at once up to this size; a larger
+    /// document only once its header's version is not to be skipped.
+    private static let wholeReadBytes: Int32 = 64 * 1024
+
+    /// The scene's document as `session` sees it (inside a transaction or
+    /// not). The version is taken from the document itself when it was
+    /// fetched, else from the columns that repeat its header.
+    func readDocument(
+        _ id: SceneID, on session: PostgresSession, skip: ((DiskVersion) -> Bool)?
+    ) throws(SceneStoreError) -> StoredDocument {
+        let rows = try session.rows(
+            """
+            SELECT generation, incarnation, octet_length(document),
+                   CASE WHEN octet_length(document) <= \(Self.wholeReadBytes) THEN document END
+            FROM scenestore_scenes WHERE app = \(app) AND scene = \(id.rawValue)
+            """,
+            as: (Int64?, String?, Int32, Data?).self
+        )
+        guard let (generation, incarnation, size, small) = rows.first else { return .missing }
+        guard size <= maxDocumentBytes else {
+            return .notADocument("\(size) bytes, larger than any scene the limits allow (\(maxDocumentBytes))")
+        }
+        if let small {
+            if let skip, let version = SceneFile.peekVersion(small), skip(version) { return .skipped }
+            return .bytes(small)
+        }
+        if let skip, let generation, let incarnation, let generation = UInt64(exactly: generation),
+           skip(DiskVersion(incarnation: incarnation, generation: generation)) {
+            return .skipped
+        }
+        let large = try session.rows(
+            "SELECT document FROM scenestore_scenes WHERE app = \(app) AND scene = \(id.rawValue)", as: Data.self
+        )
+        return large.first.map(StoredDocument.bytes) ?? .missing
+    }
+}

@@ -1,0 +1,186 @@
+import Foundation
+import Logging
+import NIOCore
+import PostgresNIO
+import SceneStore
+import Synchronization
+
+/// A `LISTEN` on an app's channel, on a connection of its own: each
+/// notification (a scene id, sent by a transaction's commit) becomes
+/// ``SceneStorageEvent/changed(_:)``. When the connection drops (a server
+/// restart, a broken link) it reconnects with backoff, 50 ms doubling up to
+/// 2 s, and once listening again sends ``SceneStorageEvent/rescan``: what
+/// was committed meanwhile was not announced to it, as an inotify queue
+/// overflow loses events.
+///
+/// The handler runs on a SwiftNIO event loop thread, never concurrently
+/// with itself, and not after ``cancel()`` returns.
+final class PostgresSceneWatch: SceneStorageWatch {
+    /// There is no case for notifications yet: the store treats
+    /// `.polling(interval: .zero)` as "events are pushed", which they are.
+    var kind: FileWatcherKind { .polling(interval: .zero) }
+
+    private let database: PostgresLocation
+    private let channel: String
+    private let timeout: Duration
+    private let logger: Logger
+    private let handler: @Sendable (SceneStorageEvent) -> Void
+
+    private struct State {
+        var cancelled = false
+        /// The listening connection, while there is one.
+        var connection: PostgresConnection?
+        /// The reconnection waiting for its delay.
+        var retry: Scheduled<Void>?
+        /// Failed attempts since the last success.
+        var failures = 0
+    }
+
+    private let state = Mutex(State())
+    /// Held while the handler runs, so that ``cancel()`` returns only once
+    /// no call is in progress; recursive, so that the handler may cancel.
+    private let delivering = NSRecursiveLock()
+
+    init(
+        database: PostgresLocation, channel: String, timeout: Duration, logger: Logger,
+        handler: @escaping @Sendable (SceneStorageEvent) -> Void
+    ) {
+        self.database = database
+        self.channel = channel
+        self.timeout = timeout
+        self.logger = logger
+        self.handler = handler
+    }
+
+    /// Connects and listens; reports whether the first attempt succeeded
+    /// within the timeout. When it did not, attempts go on in the
+    /// background and the first that succeeds sends `.rescan`.
+    func start() -> Bool {
+        enum First { case waiting, listening, gaveUp }
+        let first = Mutex(First.waiting)
+        let answered = DispatchSemaphore(value: 0)
+        connect(rescan: {
+            // Late, when the caller was already told it does not listen.
+            first.withLock { first in
+                if first == .waiting { first = .listening }
+                return first == .gaveUp
+            }
+        }, done: { _ in answered.signal() })
+        let deadline = DispatchTime.now() + .nanoseconds(Int(clamping: (timeout + .seconds(1)).nanoseconds))
+        _ = answered.wait(timeout: deadline)
+        return first.withLock { first in
+            if first == .waiting { first = .gaveUp }
+            return first == .listening
+        }
+    }
+
+    func cancel() {
+        delivering.lock()
+        let (connection, retry) = state.withLock { state in
+            state.cancelled = true
+            defer { state.connection = nil; state.retry = nil }
+            return (state.connection, state.retry)
+        }
+        delivering.unlock()
+        retry?.cancel()
+        connection?.close().whenComplete { _ in }
+    }
+
+    /// One attempt: connect, register the listener, `LISTEN`; then
+    /// `done(true)`, or `done(false)` and a retry after a delay.
+    private func connect(
+        rescan: @escaping @Sendable () -> Bool, done: @escaping @Sendable (Bool) -> Void = { _ in }
+    ) {
+        PostgresConnection.connect(
+            on: PostgresConnection.defaultEventLoopGroup.any(),
+            configuration: database.configuration(connectTimeout: timeout),
+            id: 0,
+            logger: logger
+        ).flatMap { connection in
+            connection.addListener(channel: self.channel) { _, notification in
+                self.received(notification.payload)
+            }
+            // postgres-nio sends its own LISTEN for the listener; this one,
+            // queued behind it, tells when the server listens.
+            return connection.query(PostgresQuery(unsafeSQL: "LISTEN \(self.channel)"), logger: self.logger)
+                .map { _ in connection }
+                .flatMapErrorThrowing { error in
+                    connection.close().whenComplete { _ in }
+                    throw error
+                }
+        }.whenComplete { result in
+            switch result {
+            case .success(let connection):
+                self.listening(on: connection, rescan: rescan)
+                done(true)
+            case .failure(let error):
+                self.failed(PostgresSession.describe(error))
+                done(false)
+            }
+        }
+    }
+
+    private func listening(on connection: PostgresConnection, rescan: () -> Bool) {
+        let active = state.withLock { state in
+            guard !state.cancelled else { return false }
+            state.connection = connection
+            state.failures = 0
+            return true
+        }
+        guard active else {
+            connection.close().whenComplete { _ in }
+            return
+        }
+        connection.closeFuture.whenComplete { _ in self.dropped(connection) }
+        if rescan() {
+            logger.info("listening again for changes; rescanning", metadata: ["channel": "\(channel)"])
+            deliver(.rescan)
+        }
+    }
+
+    private func dropped(_ connection: PostgresConnection) {
+        let current = state.withLock { state in
+            guard !state.cancelled, state.connection === connection else { return false }
+            state.connection = nil
+            return true
+        }
+        guard current else { return }
+        logger.warning("the connection listening for changes dropped; reconnecting", metadata: ["channel": "\(channel)"])
+        retry()
+    }
+
+    private func failed(_ reason: String) {
+        logger.warning(
+            "cannot listen for changes; retrying", metadata: ["channel": "\(channel)", "reason": "\(reason)"]
+        )
+        retry()
+    }
+
+    /// Schedules the next attempt, `.rescan` to follow its success.
+    private func retry() {
+        let loop = PostgresConnection.defaultEventLoopGroup.any()
+        state.withLock { state in
+            guard !state.cancelled else { return }
+            let delay = Int64(50) << min(state.failures, 5)
+            state.failures += 1
+            state.retry = loop.scheduleTask(in: .milliseconds(min(delay, 2000))) {
+                self.connect(rescan: { true })
+            }
+        }
+    }
+
+    private func received(_ payload: String) {
+        guard let id = try? SceneID(payload) else {
+            logger.debug("ignoring a notification that names no scene", metadata: ["payload": "\(payload)"])
+            return
+        }
+        deliver(.changed(id))
+    }
+
+    private func deliver(_ event: SceneStorageEvent) {
+        delivering.lock()
+        defer { delivering.unlock() }
+        guard !state.withLock({ $0.cancelled }) else { return }
+        handler(event)
+    }
+}
