@@ -12,6 +12,12 @@ let package = Package(
         .library(name: "SceneStorePostgres", targets: ["SceneStorePostgres"]),
         .executable(name: "scenes", targets: ["scenes"]),
     ],
+    traits: [
+        // Off by default, so the demo (`swift run scenes ...`) builds no
+        // postgres-nio; `swift test --traits Postgres` and
+        // `swift run --traits Postgres scenes --backend postgres://...` turn it on.
+        .trait(name: "Postgres", description: "`scenes --backend postgres://...`: the CLI and the demo keep scenes in PostgreSQL."),
+    ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
@@ -67,6 +73,7 @@ let package = Package(
             name: "ScenesCLIKit",
             dependencies: [
                 "SceneStore",
+                .target(name: "SceneStorePostgres", condition: .when(traits: ["Postgres"])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -91,6 +91,10 @@ package final class PostgresSceneStorage: SceneStorage {
         pool.close()
     }
 
+    package func release() {
+        close()
+    }
+
     package func readBytes(_ id: SceneID, skip: ((DiskVersion) -> Bool)?) throws(SceneStoreError) -> StoredDocument {
         try pool.withSession { session throws(SceneStoreError) in
             try readDocument(id, on: session, skip: skip)

@@ -16,9 +16,7 @@ import Synchronization
 /// The handler runs on a SwiftNIO event loop thread, never concurrently
 /// with itself, and not after ``cancel()`` returns.
 final class PostgresSceneWatch: SceneStorageWatch {
-    /// There is no case for notifications yet: the store treats
-    /// `.polling(interval: .zero)` as "events are pushed", which they are.
-    var kind: FileWatcherKind { .polling(interval: .zero) }
+    var kind: FileWatcherKind { .databaseNotifications }
 
     private let database: PostgresLocation
     private let channel: String

@@ -45,7 +45,7 @@ final class PostgresSession: Sendable {
         let connection: PostgresConnection
         do {
             connection = try wait(for: future, timeout: timeout + .seconds(1)) {
-                future.whenSuccess { $0.close().whenComplete { _ in } }
+                future.whenSuccess { late in late.close().whenComplete { _ in _ = late } }
             }
         } catch {
             throw .storageUnavailable(location: location.description, reason: error.reason)
@@ -96,7 +96,18 @@ final class PostgresSession: Sendable {
 
     /// Closes the connection without waiting.
     func close() {
-        connection.close().whenComplete { _ in }
+        // The connection must outlive its close (postgres-nio asserts
+        // that it is closed before it is freed): the completion holds it,
+        // and a caller off the event loops waits for it, briefly.
+        let done = DispatchSemaphore(value: 0)
+        let connection = connection
+        connection.close().whenComplete { _ in
+            _ = connection  // held by this closure until the close completed
+            done.signal()
+        }
+        if MultiThreadedEventLoopGroup.currentEventLoop == nil {
+            _ = done.wait(timeout: .now() + .seconds(2))
+        }
     }
 
     var isClosed: Bool { connection.isClosed }

@@ -126,9 +126,9 @@ package protocol SceneStorageWatch: Sendable {
 }
 
 extension SceneStorage {
-    func location(of id: SceneID) -> String { "\(location), scene \(id.rawValue)" }
+    package func location(of id: SceneID) -> String { "\(location), scene \(id.rawValue)" }
 
-    func release() {}
+    package func release() {}
 
     /// The document of `id` read and checked as scene `id` within
     /// ``limits``; without the lock.

@@ -1,0 +1,32 @@
+import Foundation
+import SceneStore
+
+extension SceneRegistry {
+    /// Opens a registry whose scenes live in PostgreSQL rather than in
+    /// files: the same stores, streams, `update` and navigation, with
+    /// commits as transactions that lock the scene, and other writers'
+    /// changes (on this machine or any other) arriving through `LISTEN`.
+    ///
+    /// ```swift
+    /// let scenes = try SceneRegistry(postgres: "postgres://app:secret@db.example:5432/app", appID: "com.example.editor")
+    /// ```
+    ///
+    /// The schema is created on first use (see ``PostgresSceneStorage``).
+    /// `configuration.watcher` ``FileWatcherPreference/none`` starts no
+    /// `LISTEN` connection (one-shot tools); any other value listens.
+    ///
+    /// - Parameters:
+    ///   - url: `postgres://user:password@host:port/database`.
+    ///   - appID: apps sharing a database see only their own scenes.
+    /// - Throws: ``SceneStoreError/invalidStorageLocation(_:reason:)`` for
+    ///   a URL that cannot be used. An unreachable server is not an error
+    ///   here: the first read or save throws
+    ///   ``SceneStoreError/storageUnavailable(location:reason:)``.
+    public convenience init(postgres url: String, appID: String, configuration: Configuration = Configuration()) throws {
+        let storage = try PostgresSceneStorage(
+            url: url, app: appID, limits: configuration.limits, lockTimeout: configuration.lockTimeout,
+            logger: configuration.logger)
+        let root = URL(string: storage.location) ?? URL(fileURLWithPath: "/")
+        self.init(storage: storage, root: root, configuration: configuration)
+    }
+}
