@@ -27,6 +27,10 @@ package func runCommandLine<Command: ParsableCommand>(_ root: Command.Type) asyn
         switch error {
         case .lockTimeout:
             Command.exit(withError: failure("\(error); nothing was written", status: 75))
+        case .invalidStorageLocation:
+            Command.exit(withError: failure("\(error)", status: 64))
+        case .storageUnavailable:
+            Command.exit(withError: failure("\(error)", status: 69))
         default:
             Command.exit(withError: failure("\(error)"))
         }
