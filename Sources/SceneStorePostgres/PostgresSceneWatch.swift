@@ -16,8 +16,9 @@ import NIOConcurrencyHelpers
 /// The handler runs on a SwiftNIO event loop thread, never concurrently
 /// with itself, and not after ``cancel()`` returns.
 final class PostgresSceneWatch: SceneStorageWatch {
-    /// There is no case for notifications yet: the store treats
-    /// `.polling(interval: .zero)` as "events are pushed", which they are.
+    /// `FileWatcherKind` has no case for database notifications yet; until
+    /// it has, a zero polling interval (which no poller uses) stands for
+    /// "pushed by the server".
     var kind: FileWatcherKind { .polling(interval: .zero) }
 
     private let database: PostgresLocation
