@@ -1,6 +1,6 @@
 import Logging
 import SceneStore
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// A few open connections to one database, each lent to one caller at a
 /// time: a transaction holds its connection from `BEGIN` to `COMMIT`, so
@@ -23,7 +23,7 @@ final class PostgresConnectionPool: Sendable {
         var closed = false
     }
 
-    private let state = Mutex(State())
+    private let state = NIOLockedValueBox(State())
 
     init(location: PostgresLocation, timeout: Duration, logger: Logger, maxIdle: Int = 2) {
         self.location = location
@@ -38,7 +38,7 @@ final class PostgresConnectionPool: Sendable {
 
     /// A connection: an idle one (`reused`), or a new one.
     func checkout(fresh: Bool = false) throws(SceneStoreError) -> (session: PostgresSession, reused: Bool) {
-        let (idle, schemaReady, closed) = state.withLock { state in
+        let (idle, schemaReady, closed) = state.withLockedValue { state in
             (fresh ? nil : state.idle.popLast(), state.schemaReady, state.closed)
         }
         if closed {
@@ -53,7 +53,7 @@ final class PostgresConnectionPool: Sendable {
                 session.close()
                 throw error
             }
-            state.withLock { $0.schemaReady = true }
+            state.withLockedValue { $0.schemaReady = true }
         }
         return (session, false)
     }
@@ -61,7 +61,7 @@ final class PostgresConnectionPool: Sendable {
     /// Gives `session` back: kept for the next caller when `healthy` (no
     /// transaction open, nothing failed) and there is room, else closed.
     func checkin(_ session: PostgresSession, healthy: Bool) {
-        let kept = state.withLock { state in
+        let kept = state.withLockedValue { state in
             guard healthy, !state.closed, !session.isClosed, state.idle.count < maxIdle else { return false }
             state.idle.append(session)
             return true
@@ -99,7 +99,7 @@ final class PostgresConnectionPool: Sendable {
 
     /// Closes the idle connections; later calls throw.
     func close() {
-        let idle = state.withLock { state in
+        let idle = state.withLockedValue { state in
             state.closed = true
             defer { state.idle.removeAll() }
             return state.idle

@@ -6,7 +6,7 @@ import SceneStore
 /// (`postgresql://` too; the port defaults to 5432, the password may be
 /// absent). TLS is not supported yet: `sslmode`, if given, must be
 /// `disable`; no other query parameter is accepted.
-struct PostgresLocation: Sendable, Equatable {
+struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
     let host: String
     let port: Int
     let user: String

@@ -3,7 +3,7 @@ import Logging
 import NIOCore
 import PostgresNIO
 import SceneStore
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// A `LISTEN` on an app's channel, on a connection of its own: each
 /// notification (a scene id, sent by a transaction's commit) becomes
@@ -34,7 +34,7 @@ final class PostgresSceneWatch: SceneStorageWatch {
         var failures = 0
     }
 
-    private let state = Mutex(State())
+    private let state = NIOLockedValueBox(State())
     /// Held while the handler runs, so that ``cancel()`` returns only once
     /// no call is in progress; recursive, so that the handler may cancel.
     private let delivering = NSRecursiveLock()
@@ -55,18 +55,18 @@ final class PostgresSceneWatch: SceneStorageWatch {
     /// background and the first that succeeds sends `.rescan`.
     func start() -> Bool {
         enum First { case waiting, listening, gaveUp }
-        let first = Mutex(First.waiting)
+        let first = NIOLockedValueBox(First.waiting)
         let answered = DispatchSemaphore(value: 0)
         connect(rescan: {
             // Late, when the caller was already told it does not listen.
-            first.withLock { first in
+            first.withLockedValue { first in
                 if first == .waiting { first = .listening }
                 return first == .gaveUp
             }
         }, done: { _ in answered.signal() })
         let deadline = DispatchTime.now() + .nanoseconds(Int(clamping: (timeout + .seconds(1)).nanoseconds))
         _ = answered.wait(timeout: deadline)
-        return first.withLock { first in
+        return first.withLockedValue { first in
             if first == .waiting { first = .gaveUp }
             return first == .listening
         }
@@ -74,14 +74,14 @@ final class PostgresSceneWatch: SceneStorageWatch {
 
     func cancel() {
         delivering.lock()
-        let (connection, retry) = state.withLock { state in
+        let (connection, retry) = state.withLockedValue { state in
             state.cancelled = true
             defer { state.connection = nil; state.retry = nil }
             return (state.connection, state.retry)
         }
         delivering.unlock()
         retry?.cancel()
-        connection?.close().whenComplete { _ in }
+        connection?.closeInBackground()
     }
 
     /// One attempt: connect, register the listener, `LISTEN`; then
@@ -103,7 +103,7 @@ final class PostgresSceneWatch: SceneStorageWatch {
             return connection.query(PostgresQuery(unsafeSQL: "LISTEN \(self.channel)"), logger: self.logger)
                 .map { _ in connection }
                 .flatMapErrorThrowing { error in
-                    connection.close().whenComplete { _ in }
+                    connection.closeInBackground()
                     throw error
                 }
         }.whenComplete { result in
@@ -119,14 +119,14 @@ final class PostgresSceneWatch: SceneStorageWatch {
     }
 
     private func listening(on connection: PostgresConnection, rescan: () -> Bool) {
-        let active = state.withLock { state in
+        let active = state.withLockedValue { state in
             guard !state.cancelled else { return false }
             state.connection = connection
             state.failures = 0
             return true
         }
         guard active else {
-            connection.close().whenComplete { _ in }
+            connection.closeInBackground()
             return
         }
         connection.closeFuture.whenComplete { _ in self.dropped(connection) }
@@ -137,7 +137,7 @@ final class PostgresSceneWatch: SceneStorageWatch {
     }
 
     private func dropped(_ connection: PostgresConnection) {
-        let current = state.withLock { state in
+        let current = state.withLockedValue { state in
             guard !state.cancelled, state.connection === connection else { return false }
             state.connection = nil
             return true
@@ -157,7 +157,7 @@ final class PostgresSceneWatch: SceneStorageWatch {
     /// Schedules the next attempt, `.rescan` to follow its success.
     private func retry() {
         let loop = PostgresConnection.defaultEventLoopGroup.any()
-        state.withLock { state in
+        state.withLockedValue { state in
             guard !state.cancelled else { return }
             let delay = Int64(50) << min(state.failures, 5)
             state.failures += 1
@@ -178,7 +178,7 @@ final class PostgresSceneWatch: SceneStorageWatch {
     private func deliver(_ event: SceneStorageEvent) {
         delivering.lock()
         defer { delivering.unlock() }
-        guard !state.withLock({ $0.cancelled }) else { return }
+        guard !state.withLockedValue({ $0.cancelled }) else { return }
         handler(event)
     }
 }

@@ -5,7 +5,7 @@ import NIOCore
 import NIOPosix
 import PostgresNIO
 import SceneStore
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// One open connection, used by one caller at a time, with every call
 /// made blocking: ``SceneStorage`` is synchronous and called on the store's
@@ -21,8 +21,8 @@ final class PostgresSession: Sendable {
     let logger: Logger
     /// Whether a call failed because the connection was found closed (a
     /// server restart, a dropped link), not for what it asked.
-    var lostConnection: Bool { connectionLost.load(ordering: .relaxed) }
-    private let connectionLost = Atomic<Bool>(false)
+    var lostConnection: Bool { connectionLost.withLockedValue { $0 } }
+    private let connectionLost = NIOLockedValueBox(false)
 
     private init(connection: PostgresConnection, location: String, timeout: Duration, logger: Logger) {
         self.connection = connection
@@ -38,14 +38,14 @@ final class PostgresSession: Sendable {
         let future = PostgresConnection.connect(
             on: PostgresConnection.defaultEventLoopGroup.any(),
             configuration: location.configuration(connectTimeout: timeout),
-            id: connectionIDs.add(1, ordering: .relaxed).newValue,
+            id: connectionIDs.withLockedValue { $0 &+= 1; return $0 },
             logger: logger
         )
         // The connect timeout is the library's; this one only backs it up.
         let connection: PostgresConnection
         do {
             connection = try wait(for: future, timeout: timeout + .seconds(1)) {
-                future.whenSuccess { late in late.close().whenComplete { _ in _ = late } }
+                future.whenSuccess { $0.closeInBackground() }
             }
         } catch {
             throw .storageUnavailable(location: location.description, reason: error.reason)
@@ -53,7 +53,7 @@ final class PostgresSession: Sendable {
         return PostgresSession(connection: connection, location: location.description, timeout: timeout, logger: logger)
     }
 
-    private static let connectionIDs = Atomic<Int>(0)
+    private static let connectionIDs = NIOLockedValueBox(0)
 
     /// Runs `query` and collects its rows, waiting at most `timeout` (the
     /// session's by default).
@@ -73,7 +73,7 @@ final class PostgresSession: Sendable {
         do {
             return try Self.wait(for: future, timeout: timeout ?? self.timeout) { self.close() }
         } catch {
-            if error.connectionLost { connectionLost.store(true, ordering: .relaxed) }
+            if error.connectionLost { connectionLost.withLockedValue { $0 = true } }
             throw error
         }
     }
@@ -94,7 +94,8 @@ final class PostgresSession: Sendable {
         return rows
     }
 
-    /// Closes the connection without waiting.
+    /// Closes the connection, waiting for the close (at most 2 s) unless
+    /// called on an event loop.
     func close() {
         // The connection must outlive its close (postgres-nio asserts
         // that it is closed before it is freed): the completion holds it,
@@ -128,10 +129,10 @@ final class PostgresSession: Sendable {
         guard MultiThreadedEventLoopGroup.currentEventLoop == nil else {
             throw Failure(reason: "called on an event loop, which would deadlock", sqlState: nil)
         }
-        let outcome = Mutex<Result<Value, any Error>?>(nil)
+        let outcome = NIOLockedValueBox<Result<Value, any Error>?>(nil)
         let done = DispatchSemaphore(value: 0)
         future.whenComplete { result in
-            outcome.withLock { $0 = result }
+            outcome.withLockedValue { $0 = result }
             done.signal()
         }
         let deadline = DispatchTime.now() + .nanoseconds(Int(clamping: timeout.nanoseconds))
@@ -139,7 +140,7 @@ final class PostgresSession: Sendable {
             onTimeout()
             throw Failure(reason: "no answer within \(timeout)", sqlState: nil)
         }
-        switch outcome.withLock({ $0 }) {
+        switch outcome.withLockedValue({ $0 }) {
         case .success(let value): return value
         case .failure(let error):
             let code = (error as? PSQLError)?.code
@@ -196,5 +197,13 @@ extension PostgresSession {
             close()
             return false
         }
+    }
+}
+
+extension PostgresConnection {
+    /// Closes without waiting. The connection stays referenced until it is
+    /// closed: postgres-nio requires that of a connection it releases.
+    func closeInBackground() {
+        close().whenComplete { _ in withExtendedLifetime(self) {} }
     }
 }

@@ -1,0 +1,108 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import SceneStore
+@testable import SceneStorePostgres
+import Testing
+
+/// A server that cannot be reached gives `.storageUnavailable` within a
+/// bounded time, never a hang; a URL that cannot be used is refused at
+/// once.
+@Suite(.timeLimit(.minutes(2)))
+struct PostgresFailureTests {
+    @Test(arguments: [
+        "mysql://u@localhost/db",
+        "postgres://localhost/db",
+        "postgres://user@/db",
+        "postgres://user@localhost",
+        "postgres://user@localhost/a/b",
+        "postgres://user:secret@localhost:99999/db",
+        "postgres://user:secret@localhost/db?sslmode=require",
+        "not a url at all",
+    ])
+    func unusableURLIsInvalidStorageLocation(url: String) {
+        do {
+            _ = try PostgresSceneStorage(url: url, app: "tests")
+            Issue.record("\(url) was accepted")
+        } catch .invalidStorageLocation(let location, _) {
+            #expect(!location.contains("secret"))
+        } catch {
+            Issue.record("expected invalidStorageLocation, got \(error)")
+        }
+    }
+
+    @Test func emptyAppIsInvalidStorageLocation() {
+        #expect(throws: SceneStoreError.self) { try PostgresSceneStorage(url: "postgres://u@localhost/db", app: "") }
+    }
+
+    @Test func locationNamesTheDatabaseWithoutPassword() throws {
+        let storage = try PostgresSceneStorage(url: "postgresql://ada:top%40secret@db.example:6543/scenes", app: "x")
+        #expect(storage.location == "postgres://ada@db.example:6543/scenes")
+        let location = try PostgresLocation("postgres://ada:top%40secret@[::1]/scenes")
+        #expect(location.password == "top@secret")
+        #expect(location.host == "::1")
+        #expect(location.port == 5432)
+    }
+
+    @Test func closedPortIsStorageUnavailableAtOnce() throws {
+        let port = try freePort()
+        let storage = try PostgresSceneStorage(testing: "postgres://u:p@127.0.0.1:\(port)/db")
+        try expectUnavailable(within: .seconds(2)) { try storage.readBytes(try SceneID("main"), skip: nil) }
+        try expectUnavailable(within: .seconds(2)) { try storage.put(TestDocuments.document("main"), as: try SceneID("main")) }
+        try expectUnavailable(within: .seconds(2)) { try storage.sceneIDs() }
+    }
+
+    @Test(.requiresPostgres) func wrongPasswordIsStorageUnavailable() async throws {
+        try await PostgresServer.with { server in
+            let storage = try PostgresSceneStorage(testing: "postgres://scenestore:wrong@127.0.0.1:\(server.port)/postgres")
+            try expectUnavailable(within: .seconds(3)) { try storage.sceneIDs() }
+        }
+    }
+
+    @Test(.requiresPostgres) func stoppedServerIsStorageUnavailableWithinBoundedTime() async throws {
+        try await PostgresServer.with { server in
+            let storage = try PostgresSceneStorage(testing: try await server.createDatabase(), requestTimeout: .seconds(2))
+            let id = try SceneID("main")
+            try storage.put(TestDocuments.document("main"), as: id)
+            try server.stop()
+            // The kept connections died with the server; new ones are refused.
+            try expectUnavailable(within: .seconds(5)) { try storage.put(TestDocuments.document("main", generation: 2), as: id) }
+            try expectUnavailable(within: .seconds(5)) { try storage.readBytes(id, skip: nil) }
+            try server.restart()
+            #expect(try storage.readBytes(id, skip: nil).bytes == TestDocuments.document("main"))
+        }
+    }
+
+    /// A server that accepts connections but never answers (its processes
+    /// stopped with SIGSTOP) costs the request timeout, not forever.
+    @Test(.requiresPostgres) func serverThatDoesNotAnswerIsStorageUnavailableAfterTheTimeout() async throws {
+        try await PostgresServer.with { server in
+            let storage = try PostgresSceneStorage(testing: try await server.createDatabase(), requestTimeout: .seconds(1))
+            let id = try SceneID("main")
+            try storage.put(TestDocuments.document("main"), as: id)
+            let pids = try server.allPIDs()
+            for pid in pids { kill(pid, SIGSTOP) }
+            defer { for pid in pids { kill(pid, SIGCONT) } }
+            try expectUnavailable(within: .seconds(4)) { try storage.put(TestDocuments.document("main", generation: 2), as: id) }
+            try expectUnavailable(within: .seconds(4)) { try storage.readBytes(id, skip: nil) }
+        }
+    }
+}
+
+/// Runs `call`, expecting `.storageUnavailable` within `limit`.
+func expectUnavailable<Value>(
+    within limit: Duration, sourceLocation: SourceLocation = #_sourceLocation, _ call: () throws -> Value
+) throws {
+    let started = ContinuousClock.now
+    do {
+        _ = try call()
+        Issue.record("the call succeeded", sourceLocation: sourceLocation)
+    } catch SceneStoreError.storageUnavailable(let location, let reason) {
+        let elapsed = ContinuousClock.now - started
+        #expect(elapsed < limit, "took \(elapsed): \(reason)", sourceLocation: sourceLocation)
+        #expect(!location.contains(":p@") && !location.contains("wrong"), sourceLocation: sourceLocation)
+    } catch {
+        Issue.record("expected storageUnavailable, got \(error)", sourceLocation: sourceLocation)
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import Logging
+import SceneStore
+@testable import SceneStorePostgres
+import Testing
+
+/// Changes committed by other connections arrive through `LISTEN`, and a
+/// dropped connection is followed by a reconnection and a rescan.
+@Suite(.requiresPostgres, .timeLimit(.minutes(2)))
+struct PostgresWatchTests {
+    @Test(.postgresServer) func changeByAnotherStorageArrivesAsChanged() async throws {
+        let url = try await PostgresServer.current().createDatabase()
+        let watching = try PostgresSceneStorage(testing: url)
+        let writer = try PostgresSceneStorage(testing: url)
+        let otherApp = try PostgresSceneStorage(testing: url, app: "another")
+        let events = EventRecorder()
+        let watch = try #require(watching.watch(.automatic, logger: Logger(label: "test"), handler: events.handler))
+        defer { watch.cancel() }
+
+        let id = try SceneID("main")
+        try writer.put(TestDocuments.document("main"), as: id)
+        #expect(events.wait { $0 == .changed(id) })
+
+        try writer.transaction(id) { (transaction) throws(SceneStoreError) in
+            try transaction.writeTombstone(incarnation: "inc-1")
+            try transaction.removeScene()
+        }
+        #expect(events.wait { $0 == .changed(id) })
+
+        // Another app's scenes and transactions that write nothing are not announced.
+        try otherApp.put(TestDocuments.document("elsewhere"), as: try SceneID("elsewhere"))
+        try writer.transaction(try SceneID("quiet")) { (_) throws(SceneStoreError) in }
+        let marker = try SceneID("marker")
+        try writer.put(TestDocuments.document("marker"), as: marker)
+        #expect(events.wait { $0 == .changed(marker) })
+        #expect(!events.all.contains(.changed(try SceneID("elsewhere"))))
+        #expect(!events.all.contains(.changed(try SceneID("quiet"))))
+    }
+
+    @Test(.postgresServer) func noneWatchesNothingAndCancelStopsEvents() async throws {
+        let url = try await PostgresServer.current().createDatabase()
+        let storage = try PostgresSceneStorage(testing: url)
+        #expect(storage.watch(.none, logger: Logger(label: "test"), handler: { _ in }) == nil)
+
+        let events = EventRecorder()
+        let watch = try #require(storage.watch(.automatic, logger: Logger(label: "test"), handler: events.handler))
+        watch.cancel()
+        let id = try SceneID("after")
+        try storage.put(TestDocuments.document("after"), as: id)
+        #expect(!events.wait(for: .milliseconds(500)) { _ in true })
+    }
+
+    @Test func watcherReconnectsAfterRestartAndRescans() async throws {
+        try await PostgresServer.with { server in
+            let url = try await server.createDatabase()
+            let watching = try PostgresSceneStorage(testing: url)
+            let writer = try PostgresSceneStorage(testing: url)
+            let events = EventRecorder()
+            let watch = try #require(watching.watch(.automatic, logger: Logger(label: "test"), handler: events.handler))
+            defer { watch.cancel() }
+            let id = try SceneID("main")
+            try writer.put(TestDocuments.document("main"), as: id)
+            #expect(events.wait { $0 == .changed(id) })
+
+            try server.restart()
+            #expect(events.wait { $0 == .rescan })
+
+            // The writer's kept connection died in the restart too: it reconnects.
+            try writer.put(TestDocuments.document("main", generation: 2), as: id)
+            #expect(events.wait { $0 == .changed(id) })
+        }
+    }
+
+    @Test func watchStartedWhileServerIsDownListensOnceItIsUp() async throws {
+        try await PostgresServer.with { server in
+            let url = try await server.createDatabase()
+            let storage = try PostgresSceneStorage(testing: url, requestTimeout: .seconds(1))
+            try storage.put(TestDocuments.document("main"), as: try SceneID("main"))
+            try server.stop()
+
+            let events = EventRecorder()
+            let watch = try #require(storage.watch(.automatic, logger: Logger(label: "test"), handler: events.handler))
+            defer { watch.cancel() }
+            try server.restart()
+            #expect(events.wait { $0 == .rescan })
+        }
+    }
+}

@@ -1,0 +1,37 @@
+import Foundation
+import SceneStore
+import Synchronization
+
+/// Collects a watch's events and lets a test wait for one.
+final class EventRecorder: Sendable {
+    private let events = Mutex<[SceneStorageEvent]>([])
+    private let arrived = DispatchSemaphore(value: 0)
+
+    var handler: @Sendable (SceneStorageEvent) -> Void {
+        { event in
+            self.events.withLock { $0.append(event) }
+            self.arrived.signal()
+        }
+    }
+
+    var all: [SceneStorageEvent] { events.withLock { $0 } }
+
+    /// Waits until an event matching `match` arrived (already or later),
+    /// at most `timeout`; consumes the events up to it.
+    func wait(
+        for timeout: Duration = .seconds(20), _ match: (SceneStorageEvent) -> Bool
+    ) -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            let found = events.withLock { events -> Bool in
+                guard let index = events.firstIndex(where: match) else { return false }
+                events.removeSubrange(...index)
+                return true
+            }
+            if found { return true }
+            let left = deadline - ContinuousClock.now
+            guard left > .zero else { return false }
+            _ = arrived.wait(timeout: .now() + .milliseconds(min(100, max(1, Int(left.components.seconds * 1000)))))
+        }
+    }
+}

@@ -1,0 +1,216 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A PostgreSQL server of a test's own: a new cluster (`initdb`) in a new
+/// temporary directory, listening only on 127.0.0.1 on a free port, its
+/// Unix socket in that directory too; never the system's cluster.
+/// PostgreSQL refuses to run as root, so as root every server command runs
+/// as the `postgres` user (`runuser`), which owns the directory.
+///
+/// Authentication over TCP is SCRAM with a password that needs
+/// percent-encoding in a URL, so the URL handling is exercised too.
+final class PostgresServer: Sendable {
+    /// The binaries of the newest PostgreSQL installed Debian's way, or
+    /// `nil` (then the suites are skipped; `.ci/deps --test` installs them).
+    static let binDirectory: URL? = {
+        let base = URL(fileURLWithPath: "/usr/lib/postgresql")
+        let versions = (try? FileManager.default.contentsOfDirectory(atPath: base.path)) ?? []
+        return versions.compactMap(Int.init).sorted().reversed().lazy
+            .map { base.appendingPathComponent("\($0)/bin") }
+            .first { bin in
+                ["initdb", "pg_ctl", "postgres"].allSatisfy {
+                    FileManager.default.isExecutableFile(atPath: bin.appendingPathComponent($0).path)
+                }
+            }
+    }()
+
+    /// Whether a server can be started here: the binaries are there, and
+    /// as root the `postgres` user to run them exists.
+    static let isAvailable = binDirectory != nil && (getuid() != 0 || getpwnam(serverUser) != nil)
+
+    static let serverUser = "postgres"
+    let user = "scenestore"
+    let password = "p@ss:w/rd%"
+    let root: URL
+    let port: Int
+
+    private var data: URL { root.appendingPathComponent("data") }
+
+    private init(root: URL, port: Int) {
+        self.root = root
+        self.port = port
+    }
+
+    /// `postgres://scenestore:<password>@127.0.0.1:<port>/<database>`.
+    func url(database: String = "postgres") -> String {
+        let allowed = CharacterSet.alphanumerics
+        let encoded = password.addingPercentEncoding(withAllowedCharacters: allowed) ?? password
+        return "postgres://\(user):\(encoded)@127.0.0.1:\(port)/\(database)"
+    }
+
+    /// Creates and starts a cluster; on failure removes what it made.
+    static func start() throws -> PostgresServer {
+        guard let bin = binDirectory else { throw Failure("no PostgreSQL binaries in /usr/lib/postgresql") }
+        var template = Array((NSTemporaryDirectory() as NSString).appendingPathComponent("scenestore-pg-XXXXXX").utf8CString)
+        guard let made = mkdtemp(&template) else { throw Failure("mkdtemp failed: errno \(errno)") }
+        let root = URL(fileURLWithPath: String(cString: made))
+        var lastError: (any Error)?
+        // A free port can be taken by someone else before the server binds it.
+        for _ in 0..<3 {
+            let server = PostgresServer(root: root, port: try freePort())
+            do {
+                try server.initialize(bin: bin)
+                try server.run(bin, "pg_ctl", ["start", "-w", "-t", "60", "-D", server.data.path,
+                                               "-l", root.appendingPathComponent("server.log").path,
+                                               "-o", server.serverOptions])
+                return server
+            } catch {
+                lastError = error
+                _ = try? server.run(bin, "pg_ctl", ["stop", "-m", "immediate", "-D", server.data.path])
+                try? FileManager.default.removeItem(at: server.data)
+            }
+        }
+        try? FileManager.default.removeItem(at: root)
+        throw lastError ?? Failure("the server did not start")
+    }
+
+    private var serverOptions: String {
+        let socket = root.appendingPathComponent("socket").path
+        return "-c listen_addresses=127.0.0.1 -c port=\(port) -c unix_socket_directories=\(socket) "
+            + "-c fsync=off -c max_connections=60"
+    }
+
+    private func initialize(bin: URL) throws {
+        let passwordFile = root.appendingPathComponent("password")
+        try Data((password + "\n").utf8).write(to: passwordFile)
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("socket"), withIntermediateDirectories: true)
+        if getuid() == 0 {
+            guard let account = getpwnam(Self.serverUser) else { throw Failure("no user \(Self.serverUser)") }
+            let (uid, gid) = (account.pointee.pw_uid, account.pointee.pw_gid)
+            for path in [root.path, passwordFile.path, root.appendingPathComponent("socket").path] {
+                guard chown(path, uid, gid) == 0 else { throw Failure("chown \(path): errno \(errno)") }
+            }
+        }
+        try run(bin, "initdb", ["-D", data.path, "-U", user, "--pwfile=\(passwordFile.path)",
+                                "--auth-local=trust", "--auth-host=scram-sha-256",
+                                "-E", "UTF8", "--locale=C", "--no-sync", "--no-instructions"])
+    }
+
+    /// `pg_ctl restart`: every connection is dropped, the port stays.
+    func restart() throws {
+        try run(Self.bin(), "pg_ctl", ["restart", "-w", "-t", "60", "-m", "fast", "-D", data.path,
+                                       "-l", root.appendingPathComponent("server.log").path,
+                                       "-o", serverOptions])
+    }
+
+    /// `pg_ctl stop -m immediate`: the server is gone at once.
+    func stop() throws {
+        try run(Self.bin(), "pg_ctl", ["stop", "-m", "immediate", "-D", data.path])
+    }
+
+    /// Stops the server if it runs and deletes its directory.
+    func destroy() {
+        if FileManager.default.fileExists(atPath: data.appendingPathComponent("postmaster.pid").path) {
+            _ = try? stop()
+        }
+        try? FileManager.default.removeItem(at: root)
+    }
+
+    /// The postmaster's pid, from its pid file.
+    func postmasterPID() throws -> pid_t {
+        let text = try String(contentsOf: data.appendingPathComponent("postmaster.pid"), encoding: .utf8)
+        guard let line = text.split(separator: "\n").first, let pid = pid_t(line) else {
+            throw Failure("unreadable postmaster.pid")
+        }
+        return pid
+    }
+
+    /// Runs `tool` (as the server user when root) and waits for it.
+    ///
+    /// Spawned directly, not with Foundation's `Process`: the server that
+    /// `pg_ctl start` leaves running would inherit the descriptors by which
+    /// `Process` learns that its child exited, and it never would. Here the
+    /// child gets only its standard descriptors (`closefrom(3)`).
+    @discardableResult
+    private func run(_ bin: URL, _ tool: String, _ arguments: [String]) throws -> String {
+        let command = [bin.appendingPathComponent(tool).path] + arguments
+        let argv = getuid() == 0 ? ["/usr/sbin/runuser", "-u", Self.serverUser, "--"] + command : command
+        let outputPath = root.appendingPathComponent("command-\(UUID().uuidString).log").path
+        defer { unlink(outputPath) }
+
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        _ = spawnActionsChangeDirectory(&actions, root.path)
+        _ = spawnActionsCloseFrom(&actions, 3)
+
+        let cArguments = argv.map { strdup($0) } + [nil]
+        defer { for argument in cArguments { free(argument) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, argv[0], &actions, nil, cArguments, environ)
+        guard spawned == 0 else { throw Failure("posix_spawn \(argv[0]): errno \(spawned)") }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 {
+            guard errno == EINTR else { throw Failure("waitpid: errno \(errno)") }
+        }
+        let text = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
+        // Exited normally (WIFEXITED) with status 0.
+        guard status & 0x7f == 0, (status >> 8) & 0xff == 0 else {
+            throw Failure("\(tool) \(arguments.first ?? "") failed (wait status \(status)): \(text)")
+        }
+        return text
+    }
+
+    private static func bin() throws -> URL {
+        guard let bin = binDirectory else { throw Failure("no PostgreSQL binaries") }
+        return bin
+    }
+
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+        init(_ description: String) { self.description = description }
+    }
+}
+
+/// A TCP port on 127.0.0.1 that nothing listens on right now.
+func freePort() throws -> Int {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { throw PostgresServer.Failure("socket: errno \(errno)") }
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = 0
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) { pointer in
+        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw in
+            bind(fd, raw, length) == 0 && getsockname(fd, raw, &length) == 0
+        }
+    }
+    guard bound else { throw PostgresServer.Failure("bind: errno \(errno)") }
+    return Int(UInt16(bigEndian: address.sin_port))
+}
+
+extension PostgresServer {
+    /// The postmaster and every process it started (backends, workers).
+    func allPIDs() throws -> [pid_t] {
+        let parent = try postmasterPID()
+        let children = (try? String(contentsOfFile: "/proc/\(parent)/task/\(parent)/children", encoding: .utf8)) ?? ""
+        return [parent] + children.split(separator: " ").compactMap { pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+    }
+}
+
+// glibc's (2.29, 2.34) spawn actions that Swift's Glibc module does not
+// import: the child's working directory, and closing every descriptor from 3 on.
+@_silgen_name("posix_spawn_file_actions_addchdir_np")
+private func spawnActionsChangeDirectory(
+    _ actions: UnsafeMutablePointer<posix_spawn_file_actions_t>, _ path: UnsafePointer<CChar>
+) -> Int32
+
+@_silgen_name("posix_spawn_file_actions_addclosefrom_np")
+private func spawnActionsCloseFrom(_ actions: UnsafeMutablePointer<posix_spawn_file_actions_t>, _ from: Int32) -> Int32

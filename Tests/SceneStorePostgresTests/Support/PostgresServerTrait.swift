@@ -1,0 +1,84 @@
+import Foundation
+import Logging
+import PostgresNIO
+import SceneStore
+@testable import SceneStorePostgres
+import Testing
+
+/// Starts one ``PostgresServer`` for a suite (or a test), stops and deletes
+/// it after the suite's last test; each test makes its own database in it
+/// (``PostgresServer/createDatabase()``).
+struct PostgresServerTrait: SuiteTrait, TestTrait, TestScoping {
+    var isRecursive: Bool { false }
+
+    func provideScope(
+        for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
+    ) async throws {
+        let server = try PostgresServer.start()
+        defer { server.destroy() }
+        try await PostgresServer.$shared.withValue(server) {
+            try await function()
+        }
+    }
+}
+
+extension Trait where Self == PostgresServerTrait {
+    /// A PostgreSQL server for the suite (``PostgresServer/shared``).
+    static var postgresServer: Self { Self() }
+}
+
+extension Trait where Self == ConditionTrait {
+    /// Skips the suite where PostgreSQL is not installed.
+    static var requiresPostgres: Self {
+        .enabled(
+            if: PostgresServer.isAvailable,
+            "PostgreSQL's binaries (initdb, pg_ctl, postgres in /usr/lib/postgresql/*/bin) are not installed: run .ci/deps --test"
+        )
+    }
+}
+
+extension PostgresServer {
+    /// The suite's server, inside a suite with ``PostgresServerTrait``.
+    @TaskLocal static var shared: PostgresServer?
+
+    static func current() throws -> PostgresServer {
+        try #require(shared, "the suite needs the .postgresServer trait")
+    }
+
+    /// A server for one test, stopped and deleted when `body` ends.
+    static func with<Result>(_ body: (PostgresServer) async throws -> Result) async throws -> Result {
+        let server = try start()
+        defer { server.destroy() }
+        return try await body(server)
+    }
+
+    /// Creates a new, empty database and returns its URL.
+    func createDatabase() async throws -> String {
+        let name = "test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        _ = try await withConnection { connection in
+            try await connection.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"), logger: Self.logger)
+        }
+        return url(database: name)
+    }
+
+    /// Runs `body` on a connection of its own to `database`.
+    func withConnection<Result>(
+        database: String = "postgres", _ body: (PostgresConnection) async throws -> Result
+    ) async throws -> Result {
+        var configuration = PostgresConnection.Configuration(
+            host: "127.0.0.1", port: port, username: user, password: password, database: database, tls: .disable
+        )
+        configuration.options.connectTimeout = .seconds(10)
+        let connection = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: Self.logger)
+        do {
+            let result = try await body(connection)
+            try await connection.close()
+            return result
+        } catch {
+            try? await connection.close()
+            throw error
+        }
+    }
+
+    static let logger = Logger(label: "SceneStorePostgresTests")
+}
