@@ -44,15 +44,17 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // The only target that depends on postgres-nio.
+        // The only target that depends on postgres-nio, and only with the
+        // Postgres trait: without it the module is empty and nothing of
+        // postgres-nio is built (apps enable the trait with the product).
         .target(
             name: "SceneStorePostgres",
             dependencies: [
                 "SceneStore",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Postgres"])),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Postgres"])),
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["Postgres"])),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio", condition: .when(traits: ["Postgres"])),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -74,7 +76,7 @@ let package = Package(
             name: "ScenesCLIKit",
             dependencies: [
                 "SceneStore",
-                .target(name: "SceneStorePostgres", condition: .when(traits: ["Postgres"])),
+                "SceneStorePostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -121,7 +123,8 @@ let package = Package(
             dependencies: [
                 "SceneStore",
                 "SceneStorePostgres",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
+                "SceneStoreTesting",
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Postgres"])),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -141,7 +144,10 @@ let package = Package(
         ),
         .testTarget(
             name: "ScenesCLITests",
-            dependencies: ["SceneStore", "SceneStoreTesting", "scenes", "scenes-lab"]
+            dependencies: [
+                "SceneStore", "SceneStoreTesting", "scenes", "scenes-lab",
+                "SceneStorePostgres",
+            ]
         ),
 
         // Fuzzing (run by .ci/fuzz): the properties both decoders must keep,

@@ -1,3 +1,4 @@
+#if Postgres
 import Logging
 import SceneStore
 import NIOConcurrencyHelpers
@@ -107,3 +108,4 @@ final class PostgresConnectionPool: Sendable {
         for session in idle { session.close() }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Postgres
 import Foundation
 import PostgresNIO
 import SceneStore
@@ -90,3 +91,4 @@ extension Duration {
         max(1, nanoseconds / 1_000_000)
     }
 }
+#endif

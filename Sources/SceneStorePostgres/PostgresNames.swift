@@ -1,3 +1,4 @@
+#if Postgres
 import SceneStore
 
 /// The names and numbers by which processes sharing a database agree on
@@ -38,3 +39,4 @@ enum PostgresNames {
 
     private static let prime: UInt64 = 0x0000_0100_0000_01b3
 }
+#endif

@@ -1,3 +1,4 @@
+#if Postgres
 import Foundation
 import NIOCore
 import PostgresNIO
@@ -187,3 +188,4 @@ final class PostgresSceneTransaction: SceneStorageTransaction {
     /// Nothing to do: a transaction leaves no debris.
     func removeLeftovers() {}
 }
+#endif

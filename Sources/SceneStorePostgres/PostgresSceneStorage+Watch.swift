@@ -1,3 +1,4 @@
+#if Postgres
 import Logging
 import SceneStore
 
@@ -23,3 +24,4 @@ extension PostgresSceneStorage {
         return watch
     }
 }
+#endif

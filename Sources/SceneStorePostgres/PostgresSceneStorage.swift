@@ -1,3 +1,4 @@
+#if Postgres
 import Foundation
 import Logging
 import PostgresNIO
@@ -154,3 +155,4 @@ package final class PostgresSceneStorage: SceneStorage {
         return large.first.map(StoredDocument.bytes) ?? .missing
     }
 }
+#endif

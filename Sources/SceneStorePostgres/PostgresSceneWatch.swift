@@ -1,3 +1,4 @@
+#if Postgres
 import Foundation
 import Logging
 import NIOCore
@@ -182,3 +183,4 @@ final class PostgresSceneWatch: SceneStorageWatch {
         handler(event)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Postgres
 import PostgresNIO
 import SceneStore
 
@@ -88,3 +89,4 @@ enum PostgresSchema {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Postgres
 import Dispatch
 import Foundation
 import Logging
@@ -207,3 +208,4 @@ extension PostgresConnection {
         close().whenComplete { _ in withExtendedLifetime(self) {} }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Postgres
 import Foundation
 import SceneStore
 
@@ -30,3 +31,4 @@ extension SceneRegistry {
         self.init(storage: storage, root: root, configuration: configuration)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Postgres
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -46,7 +47,7 @@ struct PostgresFailureTests {
     }
 
     @Test func closedPortIsStorageUnavailableAtOnce() throws {
-        let port = try freePort()
+        let port = try PostgresServer.freePort()
         let storage = try PostgresSceneStorage(testing: "postgres://u:p@127.0.0.1:\(port)/db")
         try expectUnavailable(within: .seconds(2)) { try storage.readBytes(try SceneID("main"), skip: nil) }
         try expectUnavailable(within: .seconds(2)) { try storage.put(TestDocuments.document("main"), as: try SceneID("main")) }
@@ -62,7 +63,7 @@ struct PostgresFailureTests {
 
     @Test(.requiresPostgres) func stoppedServerIsStorageUnavailableWithinBoundedTime() async throws {
         try await PostgresServer.with { server in
-            let storage = try PostgresSceneStorage(testing: try await server.createDatabase(), requestTimeout: .seconds(2))
+            let storage = try PostgresSceneStorage(testing: try server.createDatabase(), requestTimeout: .seconds(2))
             let id = try SceneID("main")
             try storage.put(TestDocuments.document("main"), as: id)
             try server.stop()
@@ -78,7 +79,7 @@ struct PostgresFailureTests {
     /// stopped with SIGSTOP) costs the request timeout, not forever.
     @Test(.requiresPostgres) func serverThatDoesNotAnswerIsStorageUnavailableAfterTheTimeout() async throws {
         try await PostgresServer.with { server in
-            let storage = try PostgresSceneStorage(testing: try await server.createDatabase(), requestTimeout: .seconds(1))
+            let storage = try PostgresSceneStorage(testing: try server.createDatabase(), requestTimeout: .seconds(1))
             let id = try SceneID("main")
             try storage.put(TestDocuments.document("main"), as: id)
             let pids = try server.allPIDs()
@@ -106,3 +107,4 @@ func expectUnavailable<Value>(
         Issue.record("expected storageUnavailable, got \(error)", sourceLocation: sourceLocation)
     }
 }
+#endif

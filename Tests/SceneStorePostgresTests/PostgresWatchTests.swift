@@ -1,3 +1,4 @@
+#if Postgres
 import Foundation
 import Logging
 import SceneStore
@@ -9,7 +10,7 @@ import Testing
 @Suite(.requiresPostgres, .timeLimit(.minutes(2)))
 struct PostgresWatchTests {
     @Test(.postgresServer) func changeByAnotherStorageArrivesAsChanged() async throws {
-        let url = try await PostgresServer.current().createDatabase()
+        let url = try PostgresServer.current().createDatabase()
         let watching = try PostgresSceneStorage(testing: url)
         let writer = try PostgresSceneStorage(testing: url)
         let otherApp = try PostgresSceneStorage(testing: url, app: "another")
@@ -38,7 +39,7 @@ struct PostgresWatchTests {
     }
 
     @Test(.postgresServer) func noneWatchesNothingAndCancelStopsEvents() async throws {
-        let url = try await PostgresServer.current().createDatabase()
+        let url = try PostgresServer.current().createDatabase()
         let storage = try PostgresSceneStorage(testing: url)
         #expect(storage.watch(.none, logger: Logger(label: "test"), handler: { _ in }) == nil)
 
@@ -52,7 +53,7 @@ struct PostgresWatchTests {
 
     @Test func watcherReconnectsAfterRestartAndRescans() async throws {
         try await PostgresServer.with { server in
-            let url = try await server.createDatabase()
+            let url = try server.createDatabase()
             let watching = try PostgresSceneStorage(testing: url)
             let writer = try PostgresSceneStorage(testing: url)
             let events = EventRecorder()
@@ -73,7 +74,7 @@ struct PostgresWatchTests {
 
     @Test func watchStartedWhileServerIsDownListensOnceItIsUp() async throws {
         try await PostgresServer.with { server in
-            let url = try await server.createDatabase()
+            let url = try server.createDatabase()
             let storage = try PostgresSceneStorage(testing: url, requestTimeout: .seconds(1))
             try storage.put(TestDocuments.document("main"), as: try SceneID("main"))
             try server.stop()
@@ -86,3 +87,4 @@ struct PostgresWatchTests {
         }
     }
 }
+#endif

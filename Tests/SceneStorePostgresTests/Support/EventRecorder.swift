@@ -1,3 +1,4 @@
+#if Postgres
 import Foundation
 import SceneStore
 import Synchronization
@@ -35,3 +36,4 @@ final class EventRecorder: Sendable {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Postgres
 import Synchronization
 
 /// Errors collected from threads a test started.
@@ -10,3 +11,4 @@ final class Failures: Sendable {
 
     var all: [any Error] { errors.withLock { $0 } }
 }
+#endif

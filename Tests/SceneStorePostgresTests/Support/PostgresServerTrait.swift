@@ -1,9 +1,14 @@
+#if Postgres
 import Foundation
 import Logging
 import PostgresNIO
 import SceneStore
 @testable import SceneStorePostgres
+import SceneStoreTesting
 import Testing
+
+/// The suites' server: SceneStoreTesting's, as apps' tests get it.
+typealias PostgresServer = TemporaryPostgresServer
 
 /// Starts one ``PostgresServer`` for a suite (or a test), stops and deletes
 /// it after the suite's last test; each test makes its own database in it
@@ -52,15 +57,6 @@ extension PostgresServer {
         return try await body(server)
     }
 
-    /// Creates a new, empty database and returns its URL.
-    func createDatabase() async throws -> String {
-        let name = "test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
-        _ = try await withConnection { connection in
-            try await connection.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"), logger: Self.logger)
-        }
-        return url(database: name)
-    }
-
     /// Runs `body` on a connection of its own to `database`.
     func withConnection<Result>(
         database: String = "postgres", _ body: (PostgresConnection) async throws -> Result
@@ -82,3 +78,4 @@ extension PostgresServer {
 
     static let logger = Logger(label: "SceneStorePostgresTests")
 }
+#endif

@@ -1,3 +1,4 @@
+#if Postgres
 import Foundation
 import SceneStore
 @testable import SceneStorePostgres
@@ -37,3 +38,4 @@ extension PostgresSceneStorage {
         try transaction(id) { (transaction) throws(SceneStoreError) in try transaction.write(document) }
     }
 }
+#endif

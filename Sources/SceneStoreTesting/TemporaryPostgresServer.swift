@@ -3,18 +3,27 @@ import Foundation
 import Glibc
 #endif
 
-/// A PostgreSQL server of a test's own: a new cluster (`initdb`) in a new
-/// temporary directory, listening only on 127.0.0.1 on a free port, its
-/// Unix socket in that directory too; never the system's cluster.
+/// A PostgreSQL server of a test's own, for apps that keep scenes in a
+/// database (`SceneRegistry(postgres:appID:)`): a new cluster (`initdb`)
+/// in a new temporary directory, listening only on 127.0.0.1 on a free
+/// port, its Unix socket in that directory too; never the system's cluster.
 /// PostgreSQL refuses to run as root, so as root every server command runs
 /// as the `postgres` user (`runuser`), which owns the directory.
 ///
+/// ```swift
+/// let server = try TemporaryPostgresServer.start()
+/// defer { server.destroy() }
+/// let scenes = try SceneRegistry(postgres: try server.createDatabase(), appID: "com.example.editor")
+/// ```
+///
 /// Authentication over TCP is SCRAM with a password that needs
-/// percent-encoding in a URL, so the URL handling is exercised too.
-final class PostgresServer: Sendable {
+/// percent-encoding in a URL. Needs Debian's `postgresql` package (the
+/// binaries in `/usr/lib/postgresql/*/bin`); ``isAvailable`` says whether
+/// they are there.
+public final class TemporaryPostgresServer: Sendable {
     /// The binaries of the newest PostgreSQL installed Debian's way, or
     /// `nil` (then the suites are skipped; `.ci/deps --test` installs them).
-    static let binDirectory: URL? = {
+    public static let binDirectory: URL? = {
         let base = URL(fileURLWithPath: "/usr/lib/postgresql")
         let versions = (try? FileManager.default.contentsOfDirectory(atPath: base.path)) ?? []
         return versions.compactMap(Int.init).sorted().reversed().lazy
@@ -28,13 +37,14 @@ final class PostgresServer: Sendable {
 
     /// Whether a server can be started here: the binaries are there, and
     /// as root the `postgres` user to run them exists.
-    static let isAvailable = binDirectory != nil && (getuid() != 0 || getpwnam(serverUser) != nil)
+    public static let isAvailable = binDirectory != nil && (getuid() != 0 || getpwnam(serverUser) != nil)
 
-    static let serverUser = "postgres"
-    let user = "scenestore"
-    let password = "p@ss:w/rd%"
-    let root: URL
-    let port: Int
+    public static let serverUser = "postgres"
+    public let user = "scenestore"
+    public let password = "p@ss:w/rd%"
+    /// The temporary directory holding the cluster, its socket and its log.
+    public let root: URL
+    public let port: Int
 
     private var data: URL { root.appendingPathComponent("data") }
 
@@ -44,14 +54,14 @@ final class PostgresServer: Sendable {
     }
 
     /// `postgres://scenestore:<password>@127.0.0.1:<port>/<database>`.
-    func url(database: String = "postgres") -> String {
+    public func url(database: String = "postgres") -> String {
         let allowed = CharacterSet.alphanumerics
         let encoded = password.addingPercentEncoding(withAllowedCharacters: allowed) ?? password
         return "postgres://\(user):\(encoded)@127.0.0.1:\(port)/\(database)"
     }
 
     /// Creates and starts a cluster; on failure removes what it made.
-    static func start() throws -> PostgresServer {
+    public static func start() throws -> TemporaryPostgresServer {
         guard let bin = binDirectory else { throw Failure("no PostgreSQL binaries in /usr/lib/postgresql") }
         var template = Array((NSTemporaryDirectory() as NSString).appendingPathComponent("scenestore-pg-XXXXXX").utf8CString)
         guard let made = mkdtemp(&template) else { throw Failure("mkdtemp failed: errno \(errno)") }
@@ -59,7 +69,7 @@ final class PostgresServer: Sendable {
         var lastError: (any Error)?
         // A free port can be taken by someone else before the server binds it.
         for _ in 0..<3 {
-            let server = PostgresServer(root: root, port: try freePort())
+            let server = TemporaryPostgresServer(root: root, port: try unusedLoopbackPort())
             do {
                 try server.initialize(bin: bin)
                 try server.run(bin, "pg_ctl", ["start", "-w", "-t", "60", "-D", server.data.path,
@@ -99,19 +109,19 @@ final class PostgresServer: Sendable {
     }
 
     /// `pg_ctl restart`: every connection is dropped, the port stays.
-    func restart() throws {
+    public func restart() throws {
         try run(Self.bin(), "pg_ctl", ["restart", "-w", "-t", "60", "-m", "fast", "-D", data.path,
                                        "-l", root.appendingPathComponent("server.log").path,
                                        "-o", serverOptions])
     }
 
     /// `pg_ctl stop -m immediate`: the server is gone at once.
-    func stop() throws {
+    public func stop() throws {
         try run(Self.bin(), "pg_ctl", ["stop", "-m", "immediate", "-D", data.path])
     }
 
     /// Stops the server if it runs and deletes its directory.
-    func destroy() {
+    public func destroy() {
         if FileManager.default.fileExists(atPath: data.appendingPathComponent("postmaster.pid").path) {
             _ = try? stop()
         }
@@ -119,7 +129,7 @@ final class PostgresServer: Sendable {
     }
 
     /// The postmaster's pid, from its pid file.
-    func postmasterPID() throws -> pid_t {
+    public func postmasterPID() throws -> pid_t {
         let text = try String(contentsOf: data.appendingPathComponent("postmaster.pid"), encoding: .utf8)
         guard let line = text.split(separator: "\n").first, let pid = pid_t(line) else {
             throw Failure("unreadable postmaster.pid")
@@ -171,16 +181,17 @@ final class PostgresServer: Sendable {
         return bin
     }
 
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
+    /// Why the server could not be started or driven.
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
         init(_ description: String) { self.description = description }
     }
 }
 
 /// A TCP port on 127.0.0.1 that nothing listens on right now.
-func freePort() throws -> Int {
+private func unusedLoopbackPort() throws -> Int {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard fd >= 0 else { throw PostgresServer.Failure("socket: errno \(errno)") }
+    guard fd >= 0 else { throw TemporaryPostgresServer.Failure("socket: errno \(errno)") }
     defer { close(fd) }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
@@ -192,13 +203,13 @@ func freePort() throws -> Int {
             bind(fd, raw, length) == 0 && getsockname(fd, raw, &length) == 0
         }
     }
-    guard bound else { throw PostgresServer.Failure("bind: errno \(errno)") }
+    guard bound else { throw TemporaryPostgresServer.Failure("bind: errno \(errno)") }
     return Int(UInt16(bigEndian: address.sin_port))
 }
 
-extension PostgresServer {
+extension TemporaryPostgresServer {
     /// The postmaster and every process it started (backends, workers).
-    func allPIDs() throws -> [pid_t] {
+    public func allPIDs() throws -> [pid_t] {
         let parent = try postmasterPID()
         let children = (try? String(contentsOfFile: "/proc/\(parent)/task/\(parent)/children", encoding: .utf8)) ?? ""
         return [parent] + children.split(separator: " ").compactMap { pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
@@ -214,3 +225,19 @@ private func spawnActionsChangeDirectory(
 
 @_silgen_name("posix_spawn_file_actions_addclosefrom_np")
 private func spawnActionsCloseFrom(_ actions: UnsafeMutablePointer<posix_spawn_file_actions_t>, _ from: Int32) -> Int32
+
+extension TemporaryPostgresServer {
+    /// A TCP port on 127.0.0.1 that nothing listens on right now (for a
+    /// test that needs an address where no server answers).
+    public static func freePort() throws -> Int {
+        try unusedLoopbackPort()
+    }
+
+    /// Creates a new, empty database (`createdb` over the server's own
+    /// socket) and returns its URL: one per test keeps tests apart.
+    public func createDatabase() throws -> String {
+        let name = "test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        try run(Self.bin(), "createdb", ["-h", root.appendingPathComponent("socket").path, "-p", "\(port)", "-U", user, name])
+        return url(database: name)
+    }
+}

@@ -1,0 +1,134 @@
+import Foundation
+import SceneStore
+#if Postgres
+import SceneStorePostgres
+#endif
+import SceneStoreTesting
+import Testing
+
+/// The same contract, run against both storages, by real processes: the
+/// file root, and PostgreSQL (a server of the suite's own, on loopback).
+/// Each test gets a fresh root or a fresh database.
+@Suite(.serialized, .timeLimit(.minutes(4)))
+struct StorageContractTests {
+    enum Backend: String, Sendable, CustomTestStringConvertible {
+        case files, postgres
+        var testDescription: String { rawValue }
+
+        /// The database only where the package was built with the Postgres
+        /// trait (`swift test --traits Postgres`, as the README says).
+        static var allCases: [Backend] {
+            #if Postgres
+            [.files, .postgres]
+            #else
+            [.files]
+            #endif
+        }
+    }
+
+    /// Where one test's scenes live, for processes (`arguments`) and for
+    /// a registry in the test process.
+    struct Place {
+        let fixture: SceneStoreFixture
+        let databaseURL: String?
+
+        /// `--backend URL` for a database; files go by `$SCENES_ROOT`.
+        var arguments: [String] { databaseURL.map { ["--backend", $0] } ?? [] }
+
+        func registry(_ configuration: SceneRegistry.Configuration = .init()) throws -> SceneRegistry {
+            #if Postgres
+            if let databaseURL { return try SceneRegistry(postgres: databaseURL, appID: "scenes", configuration: configuration) }
+            #endif
+            return try SceneRegistry(root: fixture.root, configuration: configuration)
+        }
+    }
+
+    private static let server: TemporaryPostgresServer? = {
+        guard TemporaryPostgresServer.isAvailable else { return nil }
+        return try? TemporaryPostgresServer.start()
+    }()
+
+    private func place(_ backend: Backend) throws -> Place {
+        let fixture = try SceneStoreFixture()
+        switch backend {
+        case .files:
+            return Place(fixture: fixture, databaseURL: nil)
+        case .postgres:
+            let server = try #require(Self.server, "PostgreSQL is not installed (.ci/deps --test installs it)")
+            return Place(fixture: fixture, databaseURL: try server.createDatabase())
+        }
+    }
+
+    @Test(arguments: Backend.allCases)
+    func fourProcessesWritingDistinctKeysLoseNone(_ backend: Backend) async throws {
+        let place = try place(backend)
+        let writers = try (0..<4).map { writer in
+            try RunningScenes(
+                ["stress", "--scene", "shared", "--count", "500", "--prefix", "w\(writer)-"] + place.arguments,
+                root: place.fixture.root, program: .lab)
+        }
+        for writer in writers {
+            #expect(await writer.exitStatus(within: .seconds(150)) == 0)
+        }
+        let registry = try place.registry(.init(watcher: .none))
+        let store = try registry.store(for: "shared")
+        let values = store.snapshot
+        #expect(values.count == 2000)
+        #expect(store.generation == 2000, "one save per flush, none skipped")
+        let missing = (0..<4).flatMap { writer in
+            (0..<500).compactMap { index in values["w\(writer)-\(index)"] == .int(index) ? nil : "w\(writer)-\(index)" }
+        }
+        #expect(missing.isEmpty, "lost: \(missing.prefix(10))")
+        print("storage contract, \(backend): 4 processes x 500 keys -> \(values.count) keys, generation \(store.generation)")
+        try await registry.close()
+        await place.fixture.tearDown()
+    }
+
+    @Test(arguments: Backend.allCases)
+    func fourProcessesIncrementingOneKeyEndAtThousand(_ backend: Backend) async throws {
+        let place = try place(backend)
+        let writers = try (0..<4).map { _ in
+            try RunningScenes(
+                ["stress", "--scene", "c", "--increment", "count", "--count", "250"] + place.arguments,
+                root: place.fixture.root, program: .lab)
+        }
+        for writer in writers {
+            #expect(await writer.exitStatus(within: .seconds(120)) == 0)
+        }
+        let registry = try place.registry(.init(watcher: .none))
+        let count = try registry.store(for: "c").value(forKey: "count", as: Int.self)
+        #expect(count == 1000)
+        print("storage contract, \(backend): 4 processes x 250 updates -> \(count.map(String.init) ?? "nothing")")
+        try await registry.close()
+        await place.fixture.tearDown()
+    }
+
+    @Test(arguments: Backend.allCases)
+    func anotherProcessesWritesAndDiscardArriveAsEvents(_ backend: Backend) async throws {
+        let place = try place(backend)
+        let registry = try place.registry()
+        let store = try registry.store(for: "main")
+        let events = store.events()
+        #expect(try scenes(["set", "--scene", "main", "tab", "--int", "2"] + place.arguments, root: place.fixture.root).status == 0)
+        let changed = await events.first(within: .seconds(20)) { event in
+            if case .changed(let change) = event { change.key == "tab" && change.newValue == .int(2) } else { false }
+        }
+        #expect(changed != nil, "the other process's set never arrived")
+        #expect(store.value(forKey: "tab", default: 0) == 2)
+
+        #expect(try scenes(["discard", "--scene", "main"] + place.arguments, root: place.fixture.root).status == 0)
+        let discarded = await events.first(within: .seconds(20)) { event in
+            if case .discarded = event { true } else { false }
+        }
+        #expect(discarded != nil, "the other process's discard never arrived")
+        #expect(store.snapshot.isEmpty)
+
+        // The store goes on: a later set creates the scene again, for everyone.
+        try store.set(7, forKey: "tab")
+        try await store.flush()
+        let read = try scenes(["get", "--scene", "main", "tab"] + place.arguments, root: place.fixture.root)
+        #expect(read.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "7")
+        try await registry.close()
+        await place.fixture.tearDown()
+    }
+}
