@@ -100,6 +100,7 @@ let package = Package(
             name: "scenes-lab",
             dependencies: [
                 "SceneStore",
+                "SceneStorePostgres",
                 "SceneStoreTesting",
                 "ScenesCLIKit",
                 "CSQLite",

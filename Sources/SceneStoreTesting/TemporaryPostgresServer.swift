@@ -48,9 +48,14 @@ public final class TemporaryPostgresServer: Sendable {
 
     private var data: URL { root.appendingPathComponent("data") }
 
-    private init(root: URL, port: Int) {
+    /// Whether commits reach the disk (`fsync` on); tests usually do not
+    /// need it, benchmarks do.
+    public let durable: Bool
+
+    private init(root: URL, port: Int, durable: Bool) {
         self.root = root
         self.port = port
+        self.durable = durable
     }
 
     /// `postgres://scenestore:<password>@127.0.0.1:<port>/<database>`.
@@ -61,7 +66,9 @@ public final class TemporaryPostgresServer: Sendable {
     }
 
     /// Creates and starts a cluster; on failure removes what it made.
-    public static func start() throws -> TemporaryPostgresServer {
+    /// - Parameter durable: `fsync` as a production server does; off by
+    ///   default, which makes tests faster and changes nothing they check.
+    public static func start(durable: Bool = false) throws -> TemporaryPostgresServer {
         guard let bin = binDirectory else { throw Failure("no PostgreSQL binaries in /usr/lib/postgresql") }
         var template = Array((NSTemporaryDirectory() as NSString).appendingPathComponent("scenestore-pg-XXXXXX").utf8CString)
         guard let made = mkdtemp(&template) else { throw Failure("mkdtemp failed: errno \(errno)") }
@@ -69,7 +76,7 @@ public final class TemporaryPostgresServer: Sendable {
         var lastError: (any Error)?
         // A free port can be taken by someone else before the server binds it.
         for _ in 0..<3 {
-            let server = TemporaryPostgresServer(root: root, port: try unusedLoopbackPort())
+            let server = TemporaryPostgresServer(root: root, port: try unusedLoopbackPort(), durable: durable)
             do {
                 try server.initialize(bin: bin)
                 try server.run(bin, "pg_ctl", ["start", "-w", "-t", "60", "-D", server.data.path,
@@ -89,7 +96,7 @@ public final class TemporaryPostgresServer: Sendable {
     private var serverOptions: String {
         let socket = root.appendingPathComponent("socket").path
         return "-c listen_addresses=127.0.0.1 -c port=\(port) -c unix_socket_directories=\(socket) "
-            + "-c fsync=off -c max_connections=60"
+            + (durable ? "" : "-c fsync=off ") + "-c max_connections=60"
     }
 
     private func initialize(bin: URL) throws {

@@ -8,7 +8,7 @@ struct Bench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Benchmarks (run a release build).",
         subcommands: [
-            Propagation.self, PropagationPeer.self, Commit.self, Mirror.self, Compare.self, Scale.self, Codec.self,
+            Propagation.self, PropagationPeer.self, Commit.self, Mirror.self, Compare.self, Scale.self, Codec.self, Backends.self,
             RestoreChild.self, MemoryChild.self,
         ]
     )

@@ -132,3 +132,29 @@ struct StorageContractTests {
         await place.fixture.tearDown()
     }
 }
+
+#if Postgres
+/// What a database that cannot be used looks like from the command line:
+/// a typed error and an exit status at once, never a hang.
+@Suite(.timeLimit(.minutes(1)))
+struct DatabaseLocationTests {
+    @Test(arguments: ["mysql://db/x", "postgres://", "postgres://host:notaport/db", "not a url"])
+    func aURLThatCannotBeUsedExits64(_ url: String) throws {
+        let fixture = try SceneStoreFixture()
+        let result = try scenes(["--backend", url, "get", "--scene", "a", "k"], root: fixture.root)
+        #expect(result.status == 64, "\(url): \(result.stderr)")
+        #expect(result.stderr.contains("invalid scene storage"))
+    }
+
+    @Test func aServerThatDoesNotAnswerExits69AtOnce() throws {
+        let fixture = try SceneStoreFixture()
+        let url = "postgres://nobody@127.0.0.1:\(try TemporaryPostgresServer.freePort())/x"
+        let started = ContinuousClock.now
+        let result = try scenes(["--backend", url, "set", "--scene", "a", "k", "--int", "1"], root: fixture.root)
+        let took = ContinuousClock.now - started
+        #expect(result.status == 69, "\(result.stderr)")
+        #expect(result.stderr.contains("is unavailable"))
+        print("a closed port: exit \(result.status) after \(took)")
+    }
+}
+#endif

@@ -1,0 +1,106 @@
+import ArgumentParser
+import Foundation
+import SceneStore
+#if Postgres
+import SceneStorePostgres
+#endif
+import SceneStoreTesting
+import ScenesCLIKit
+
+extension Bench {
+    /// The two storages side by side, measured the same way in one run: a
+    /// durable commit (`set` + `flush`) and its propagation to another
+    /// registry (the change event there), on the file root and on
+    /// PostgreSQL on loopback (a temporary server this command starts, with
+    /// `fsync` on as in production, unless `--database` names one).
+    struct Backends: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Commit and propagation p50/p99: the file root next to PostgreSQL on loopback.")
+
+        @Option(help: "Commits per backend and run.") var commits = 300
+        @Option(help: "Runs; each measures both backends.") var runs = 3
+        @Option(help: "Keys in the scene (each commit changes one).") var keys = 100
+        @Option(help: "An existing database to use (postgres://...) instead of a temporary server.")
+        var database: String?
+        @Flag(help: "A smoke test: few commits, one run.") var quick = false
+
+        struct Row: Encodable {
+            var backend: String
+            var commit: Summary
+            var propagation: Summary
+        }
+
+        func run() async throws {
+            let commits = quick ? 20 : self.commits
+            let runs = quick ? 1 : self.runs
+            let scratch = try makeTemporaryDirectory("backends")
+            defer { try? FileManager.default.removeItem(at: scratch) }
+            var samples: [String: (commit: [Int], propagation: [Int])] = [:]
+            #if Postgres
+            let server = database == nil ? try TemporaryPostgresServer.start(durable: true) : nil
+            defer { server?.destroy() }
+            #endif
+            for run in 0..<runs {
+                let root = scratch.appendingPathComponent("files-\(run)")
+                let files = try await measure(commits: commits) { configuration in
+                    try SceneRegistry(root: root, configuration: configuration)
+                }
+                samples["files", default: ([], [])].commit += files.commit
+                samples["files", default: ([], [])].propagation += files.propagation
+                #if Postgres
+                let url = try database ?? (server?.createDatabase() ?? "")
+                let postgres = try await measure(commits: commits) { configuration in
+                    try SceneRegistry(postgres: url, appID: "bench-\(run)", configuration: configuration)
+                }
+                samples["postgres", default: ([], [])].commit += postgres.commit
+                samples["postgres", default: ([], [])].propagation += postgres.propagation
+                #endif
+            }
+            let rows = ["files", "postgres"].compactMap { name in
+                samples[name].map { Row(backend: name, commit: Summary(nanoseconds: $0.commit), propagation: Summary(nanoseconds: $0.propagation)) }
+            }
+            emit("storages: \(keys)-key scene, \(commits) commits x \(runs) run(s); propagation = commit in one registry until another's change event")
+            emit("backend        commit p50   commit p99     prop. p50    prop. p99")
+            for row in rows {
+                emit(row.backend.padding(toLength: 12, withPad: " ", startingAt: 0)
+                     + [row.commit.p50Ms, row.commit.p99Ms, row.propagation.p50Ms, row.propagation.p99Ms]
+                        .map { String(format: "%10.3f ms", $0).leftPadded(to: 13) }.joined())
+            }
+            #if !Postgres
+            emit("  postgres: not built (swift run --traits Postgres scenes-lab bench backends)")
+            #endif
+            emit(try jsonLine(rows))
+        }
+
+        /// Commits on one registry, each timed until durable and until a
+        /// second registry on the same storage reports it.
+        private func measure(
+            commits: Int, open: (SceneRegistry.Configuration) throws -> SceneRegistry
+        ) async throws -> (commit: [Int], propagation: [Int]) {
+            let writer = try open(.init(savePolicy: .onFlush, watcher: .none))
+            let reader = try open(.init(savePolicy: .onFlush, watcher: .automatic))
+            let store = try writer.store(for: Bench.sceneName)
+            for key in 0..<keys { try store.set(0, forKey: "k\(key)") }
+            try await store.flush()
+            let follower = try reader.store(for: Bench.sceneName)
+            let changes = follower.changes()
+            var commitTimes: [Int] = []
+            var propagationTimes: [Int] = []
+            for index in 0..<(commits + 5) {
+                let stamp = monotonicNanoseconds()
+                try store.set(stamp, forKey: "k\(index % keys)")
+                try await store.flush()
+                let durable = monotonicNanoseconds()
+                let arrived = await changes.first(within: .seconds(10)) { $0.newValue == .int(stamp) }
+                guard arrived != nil else { throw failure("a commit never reached the other registry") }
+                if index >= 5 {
+                    commitTimes.append(durable - stamp)
+                    propagationTimes.append(monotonicNanoseconds() - stamp)
+                }
+            }
+            try await writer.close()
+            try await reader.close()
+            return (commitTimes, propagationTimes)
+        }
+    }
+}
