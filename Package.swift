@@ -141,7 +141,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ReadmeTests",
-            dependencies: ["SceneStore", "SceneNavigation", "SceneStoreTesting"]
+            dependencies: ["SceneStore", "SceneNavigation", "SceneStoreTesting", "SceneStorePostgres"]
         ),
         .testTarget(
             name: "ScenesCLITests",
