@@ -12,7 +12,7 @@ struct PostgresExclusivityTests {
     /// Read, increment, write: a lost update shows as a short count.
     @Test(arguments: [2, 4])
     func transactionsOnOneSceneNeverOverlap(storages count: Int) async throws {
-        let url = try PostgresServer.current().createDatabase()
+        let url = try await PostgresServer.current().newDatabase()
         let storages = try (0..<count).map { _ in try PostgresSceneStorage(testing: url) }
         let id = try SceneID("counter")
         let rounds = 200
@@ -43,7 +43,7 @@ struct PostgresExclusivityTests {
     }
 
     @Test func lockHeldElsewhereGivesLockTimeout() async throws {
-        let url = try PostgresServer.current().createDatabase()
+        let url = try await PostgresServer.current().newDatabase()
         let holder = try PostgresSceneStorage(testing: url)
         let waiter = try PostgresSceneStorage(testing: url, lockTimeout: .milliseconds(400))
         let id = try SceneID("busy")
@@ -85,7 +85,7 @@ struct PostgresExclusivityTests {
     }
 
     @Test func lockOfASceneWithoutRowIsExclusiveToo() async throws {
-        let url = try PostgresServer.current().createDatabase()
+        let url = try await PostgresServer.current().newDatabase()
         let first = try PostgresSceneStorage(testing: url)
         let second = try PostgresSceneStorage(testing: url, lockTimeout: .milliseconds(200))
         let id = try SceneID("new")

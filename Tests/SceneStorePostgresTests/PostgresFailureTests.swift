@@ -5,6 +5,7 @@ import Glibc
 #endif
 import SceneStore
 @testable import SceneStorePostgres
+import SceneStoreTesting
 import Testing
 
 /// A server that cannot be reached gives `.storageUnavailable` within a
@@ -63,14 +64,14 @@ struct PostgresFailureTests {
 
     @Test(.requiresPostgres) func stoppedServerIsStorageUnavailableWithinBoundedTime() async throws {
         try await PostgresServer.with { server in
-            let storage = try PostgresSceneStorage(testing: try server.createDatabase(), requestTimeout: .seconds(2))
+            let storage = try PostgresSceneStorage(testing: try await server.newDatabase(), requestTimeout: .seconds(2))
             let id = try SceneID("main")
             try storage.put(TestDocuments.document("main"), as: id)
-            try server.stop()
+            try await blockingWork { try server.stop() }
             // The kept connections died with the server; new ones are refused.
             try expectUnavailable(within: .seconds(5)) { try storage.put(TestDocuments.document("main", generation: 2), as: id) }
             try expectUnavailable(within: .seconds(5)) { try storage.readBytes(id, skip: nil) }
-            try server.restart()
+            try await blockingWork { try server.restart() }
             #expect(try storage.readBytes(id, skip: nil).bytes == TestDocuments.document("main"))
         }
     }
@@ -79,7 +80,7 @@ struct PostgresFailureTests {
     /// stopped with SIGSTOP) costs the request timeout, not forever.
     @Test(.requiresPostgres) func serverThatDoesNotAnswerIsStorageUnavailableAfterTheTimeout() async throws {
         try await PostgresServer.with { server in
-            let storage = try PostgresSceneStorage(testing: try server.createDatabase(), requestTimeout: .seconds(1))
+            let storage = try PostgresSceneStorage(testing: try await server.newDatabase(), requestTimeout: .seconds(1))
             let id = try SceneID("main")
             try storage.put(TestDocuments.document("main"), as: id)
             let pids = try server.allPIDs()

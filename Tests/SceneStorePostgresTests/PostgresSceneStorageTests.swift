@@ -8,7 +8,7 @@ import Testing
 @Suite(.requiresPostgres, .postgresServer, .timeLimit(.minutes(2)))
 struct PostgresSceneStorageTests {
     @Test func documentRoundTripsThroughTransactionAndRead() async throws {
-        let storage = try PostgresSceneStorage(testing: try PostgresServer.current().createDatabase())
+        let storage = try PostgresSceneStorage(testing: try await PostgresServer.current().newDatabase())
         let id = try SceneID("main")
         #expect(try storage.readBytes(id, skip: nil).isMissing)
 
@@ -29,7 +29,7 @@ struct PostgresSceneStorageTests {
     }
 
     @Test func readSkipsTheVersionItIsToldToSkip() async throws {
-        let storage = try PostgresSceneStorage(testing: try PostgresServer.current().createDatabase())
+        let storage = try PostgresSceneStorage(testing: try await PostgresServer.current().newDatabase())
         let id = try SceneID("main")
         try storage.put(TestDocuments.document("main", generation: 7, incarnation: "abc"), as: id)
 
@@ -39,7 +39,7 @@ struct PostgresSceneStorageTests {
     }
 
     @Test func largeDocumentIsSkippedByItsStoredVersion() async throws {
-        let storage = try PostgresSceneStorage(testing: try PostgresServer.current().createDatabase())
+        let storage = try PostgresSceneStorage(testing: try await PostgresServer.current().newDatabase())
         let id = try SceneID("big")
         let big = TestDocuments.document(
             "big", generation: 3, incarnation: "xyz", values: ["blob": .data(Data(repeating: 7, count: 200_000))]
@@ -51,7 +51,7 @@ struct PostgresSceneStorageTests {
     }
 
     @Test func thrownBodyLeavesNothing() async throws {
-        let storage = try PostgresSceneStorage(testing: try PostgresServer.current().createDatabase())
+        let storage = try PostgresSceneStorage(testing: try await PostgresServer.current().newDatabase())
         let id = try SceneID("main")
         #expect(throws: SceneStoreError.closed(scene: "main")) {
             try storage.transaction(id) { (transaction) throws(SceneStoreError) in
@@ -64,7 +64,7 @@ struct PostgresSceneStorageTests {
     }
 
     @Test func removeSceneAndTombstones() async throws {
-        let storage = try PostgresSceneStorage(testing: try PostgresServer.current().createDatabase())
+        let storage = try PostgresSceneStorage(testing: try await PostgresServer.current().newDatabase())
         let id = try SceneID("main")
         try storage.put(TestDocuments.document("main"), as: id)
 
@@ -86,7 +86,7 @@ struct PostgresSceneStorageTests {
     }
 
     @Test func quarantineMovesTheDocumentAside() async throws {
-        let url = try PostgresServer.current().createDatabase()
+        let url = try await PostgresServer.current().newDatabase()
         let storage = try PostgresSceneStorage(testing: url)
         let id = try SceneID("broken")
         let damaged = Data("not a scene".utf8)
@@ -115,7 +115,7 @@ struct PostgresSceneStorageTests {
     }
 
     @Test func sceneIDsAreSortedAndPerApp() async throws {
-        let url = try PostgresServer.current().createDatabase()
+        let url = try await PostgresServer.current().newDatabase()
         let storage = try PostgresSceneStorage(testing: url, app: "one")
         let other = try PostgresSceneStorage(testing: url, app: "two")
         for name in ["zeta", "alpha", "mid"] {
@@ -129,7 +129,7 @@ struct PostgresSceneStorageTests {
     }
 
     @Test func schemaIsCreatedOnceByConcurrentFirstUsers() async throws {
-        let url = try PostgresServer.current().createDatabase()
+        let url = try await PostgresServer.current().newDatabase()
         let storages = try (0..<4).map { _ in try PostgresSceneStorage(testing: url) }
         let failures = Failures()
         DispatchQueue.concurrentPerform(iterations: storages.count) { index in

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import SceneStore
 @testable import SceneStorePostgres
+import SceneStoreTesting
 import Testing
 
 /// Changes committed by other connections arrive through `LISTEN`, and a
@@ -10,7 +11,7 @@ import Testing
 @Suite(.requiresPostgres, .timeLimit(.minutes(2)))
 struct PostgresWatchTests {
     @Test(.postgresServer) func changeByAnotherStorageArrivesAsChanged() async throws {
-        let url = try PostgresServer.current().createDatabase()
+        let url = try await PostgresServer.current().newDatabase()
         let watching = try PostgresSceneStorage(testing: url)
         let writer = try PostgresSceneStorage(testing: url)
         let otherApp = try PostgresSceneStorage(testing: url, app: "another")
@@ -39,7 +40,7 @@ struct PostgresWatchTests {
     }
 
     @Test(.postgresServer) func noneWatchesNothingAndCancelStopsEvents() async throws {
-        let url = try PostgresServer.current().createDatabase()
+        let url = try await PostgresServer.current().newDatabase()
         let storage = try PostgresSceneStorage(testing: url)
         #expect(storage.watch(.none, logger: Logger(label: "test"), handler: { _ in }) == nil)
 
@@ -53,7 +54,7 @@ struct PostgresWatchTests {
 
     @Test func watcherReconnectsAfterRestartAndRescans() async throws {
         try await PostgresServer.with { server in
-            let url = try server.createDatabase()
+            let url = try await server.newDatabase()
             let watching = try PostgresSceneStorage(testing: url)
             let writer = try PostgresSceneStorage(testing: url)
             let events = EventRecorder()
@@ -63,7 +64,7 @@ struct PostgresWatchTests {
             try writer.put(TestDocuments.document("main"), as: id)
             #expect(events.wait { $0 == .changed(id) })
 
-            try server.restart()
+            try await blockingWork { try server.restart() }
             #expect(events.wait { $0 == .rescan })
 
             // The writer's kept connection died in the restart too: it reconnects.
@@ -74,15 +75,15 @@ struct PostgresWatchTests {
 
     @Test func watchStartedWhileServerIsDownListensOnceItIsUp() async throws {
         try await PostgresServer.with { server in
-            let url = try server.createDatabase()
+            let url = try await server.newDatabase()
             let storage = try PostgresSceneStorage(testing: url, requestTimeout: .seconds(1))
             try storage.put(TestDocuments.document("main"), as: try SceneID("main"))
-            try server.stop()
+            try await blockingWork { try server.stop() }
 
             let events = EventRecorder()
             let watch = try #require(storage.watch(.automatic, logger: Logger(label: "test"), handler: events.handler))
             defer { watch.cancel() }
-            try server.restart()
+            try await blockingWork { try server.restart() }
             #expect(events.wait { $0 == .rescan })
         }
     }

@@ -63,7 +63,7 @@ final class RecordingModel {
 /// until `work` has run to its end on another thread, so that nothing on
 /// the main actor runs meanwhile. Gives up after `timeout`.
 /// - Returns: whether `work` finished in time.
-func blockingMainActor(timeout: Duration = .seconds(20), _ work: @escaping @Sendable () async -> Void) -> Bool {
+func blockingMainActor(timeout: Duration = .seconds(90), _ work: @escaping @Sendable () async -> Void) -> Bool {
     let done = DispatchSemaphore(value: 0)
     Task.detached {
         await work()

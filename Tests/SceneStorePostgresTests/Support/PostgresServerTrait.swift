@@ -19,11 +19,16 @@ struct PostgresServerTrait: SuiteTrait, TestTrait, TestScoping {
     func provideScope(
         for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
     ) async throws {
-        let server = try PostgresServer.start()
-        defer { server.destroy() }
-        try await PostgresServer.$shared.withValue(server) {
-            try await function()
+        let server = try await blockingWork { try PostgresServer.start() }
+        do {
+            try await PostgresServer.$shared.withValue(server) {
+                try await function()
+            }
+        } catch {
+            _ = try? await blockingWork { server.destroy() }
+            throw error
         }
+        _ = try? await blockingWork { server.destroy() }
     }
 }
 
@@ -51,10 +56,22 @@ extension PostgresServer {
     }
 
     /// A server for one test, stopped and deleted when `body` ends.
-    static func with<Result>(_ body: (PostgresServer) async throws -> Result) async throws -> Result {
-        let server = try start()
-        defer { server.destroy() }
-        return try await body(server)
+    static func with<Result: Sendable>(_ body: (PostgresServer) async throws -> Result) async throws -> Result {
+        let server = try await blockingWork { try start() }
+        do {
+            let result = try await body(server)
+            _ = try? await blockingWork { server.destroy() }
+            return result
+        } catch {
+            _ = try? await blockingWork { server.destroy() }
+            throw error
+        }
+    }
+
+    /// A new database (``TemporaryPostgresServer/createDatabase()``), made
+    /// without blocking the tests' shared threads.
+    func newDatabase() async throws -> String {
+        try await blockingWork { try self.createDatabase() }
     }
 
     /// Runs `body` on a connection of its own to `database`.

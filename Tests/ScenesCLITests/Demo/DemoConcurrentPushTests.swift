@@ -9,12 +9,7 @@ import Testing
 struct DemoConcurrentPushTests {
     @Test func twoWindowsPushingWhileTheSceneIsLockedKeepBothElements() async throws {
         let fixture = try SceneStoreFixture()
-        let left = try RunningScenes(["run", "--scene", "main"], root: fixture.root)
-        let right = try RunningScenes(["run", "--scene", "main"], root: fixture.root)
-        left.send("show")
-        right.send("show")
-        #expect(await left.lines.first(within: .seconds(30)) != nil)
-        #expect(await right.lines.first(within: .seconds(30)) != nil)
+        let (left, right) = try await twoDemoWindows(root: fixture.root)
 
         var pushed: [Int] = []
         for round in 1...3 {

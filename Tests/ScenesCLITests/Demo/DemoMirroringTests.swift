@@ -6,13 +6,7 @@ import Testing
 struct DemoMirroringTests {
     @Test func commandsInOneProcessArriveInTheOtherAsExternalLines() async throws {
         let fixture = try SceneStoreFixture()
-        let left = try RunningScenes(["run", "--scene", "main"], root: fixture.root)
-        let right = try RunningScenes(["run", "--scene", "main"], root: fixture.root)
-        // `show` answers once each process has its store open and watched.
-        left.send("show")
-        right.send("show")
-        #expect(await left.lines.first(within: .seconds(30)) != nil)
-        #expect(await right.lines.first(within: .seconds(30)) != nil)
+        let (left, right) = try await twoDemoWindows(root: fixture.root)
 
         let commands = ["push 7", "push seven", "tab library", "open 2", "settings", "tab books", "open 4"]
         for command in commands { left.send(command) }
@@ -35,12 +29,7 @@ struct DemoMirroringTests {
 
     @Test func eachChangeReachesTheOtherProcessPromptly() async throws {
         let fixture = try SceneStoreFixture()
-        let left = try RunningScenes(["run", "--scene", "main"], root: fixture.root)
-        let right = try RunningScenes(["run", "--scene", "main"], root: fixture.root)
-        left.send("show")
-        right.send("show")
-        _ = await left.lines.first(within: .seconds(30))
-        _ = await right.lines.first(within: .seconds(30))
+        let (left, right) = try await twoDemoWindows(root: fixture.root)
 
         var latencies: [Duration] = []
         for value in 1...5 {
@@ -59,4 +48,17 @@ struct DemoMirroringTests {
         _ = await left.exitStatus()
         _ = await right.exitStatus()
     }
+}
+
+/// Two headless demo windows on scene "main" of `root`, each past its first
+/// state line (`show` answers once a window has its store open and watched).
+/// `arguments` go to both (`--backend URL`).
+func twoDemoWindows(root: URL, arguments: [String] = []) async throws -> (left: RunningScenes, right: RunningScenes) {
+    let left = try RunningScenes(["run", "--scene", "main"] + arguments, root: root)
+    let right = try RunningScenes(["run", "--scene", "main"] + arguments, root: root)
+    left.send("show")
+    right.send("show")
+    #expect(await left.lines.first(within: .seconds(30)) != nil)
+    #expect(await right.lines.first(within: .seconds(30)) != nil)
+    return (left, right)
 }

@@ -35,6 +35,17 @@ struct StorageContractTests {
         /// `--backend URL` for a database; files go by `$SCENES_ROOT`.
         var arguments: [String] { databaseURL.map { ["--backend", $0] } ?? [] }
 
+        /// Runs 4 `scenes-lab` processes at once, each with `arguments(index)`
+        /// on this place, and waits for each to succeed.
+        func runWriters(_ arguments: (Int) -> [String]) async throws {
+            let writers = try (0..<4).map { writer in
+                try RunningScenes(arguments(writer) + self.arguments, root: fixture.root, program: .lab)
+            }
+            for writer in writers {
+                #expect(await writer.exitStatus(within: .seconds(150)) == 0)
+            }
+        }
+
         func registry(_ configuration: SceneRegistry.Configuration = .init()) throws -> SceneRegistry {
             #if Postgres
             if let databaseURL { return try SceneRegistry(postgres: databaseURL, appID: "scenes", configuration: configuration) }
@@ -43,32 +54,34 @@ struct StorageContractTests {
         }
     }
 
-    private static let server: TemporaryPostgresServer? = {
-        guard TemporaryPostgresServer.isAvailable else { return nil }
-        return try? TemporaryPostgresServer.start()
-    }()
+    /// The suite's server, started on first use (the suite's tests run
+    /// one at a time) and left to the end of the test process.
+    private static let server = Locked<TemporaryPostgresServer?>(nil)
 
-    private func place(_ backend: Backend) throws -> Place {
+    private func place(_ backend: Backend) async throws -> Place {
         let fixture = try SceneStoreFixture()
         switch backend {
         case .files:
             return Place(fixture: fixture, databaseURL: nil)
         case .postgres:
-            let server = try #require(Self.server, "PostgreSQL is not installed (.ci/deps --test installs it)")
-            return Place(fixture: fixture, databaseURL: try server.createDatabase())
+            try #require(TemporaryPostgresServer.isAvailable, "PostgreSQL is not installed (.ci/deps --test installs it)")
+            let server = try await blockingWork {
+                try Self.server.withLock { server in
+                    if let server { return server }
+                    let started = try TemporaryPostgresServer.start()
+                    server = started
+                    return started
+                }
+            }
+            return Place(fixture: fixture, databaseURL: try await blockingWork { try server.createDatabase() })
         }
     }
 
     @Test(arguments: Backend.allCases)
     func fourProcessesWritingDistinctKeysLoseNone(_ backend: Backend) async throws {
-        let place = try place(backend)
-        let writers = try (0..<4).map { writer in
-            try RunningScenes(
-                ["stress", "--scene", "shared", "--count", "500", "--prefix", "w\(writer)-"] + place.arguments,
-                root: place.fixture.root, program: .lab)
-        }
-        for writer in writers {
-            #expect(await writer.exitStatus(within: .seconds(150)) == 0)
+        let place = try await place(backend)
+        try await place.runWriters { writer in
+            ["stress", "--scene", "shared", "--count", "500", "--prefix", "w\(writer)-"]
         }
         let registry = try place.registry(.init(watcher: .none))
         let store = try registry.store(for: "shared")
@@ -86,15 +99,8 @@ struct StorageContractTests {
 
     @Test(arguments: Backend.allCases)
     func fourProcessesIncrementingOneKeyEndAtThousand(_ backend: Backend) async throws {
-        let place = try place(backend)
-        let writers = try (0..<4).map { _ in
-            try RunningScenes(
-                ["stress", "--scene", "c", "--increment", "count", "--count", "250"] + place.arguments,
-                root: place.fixture.root, program: .lab)
-        }
-        for writer in writers {
-            #expect(await writer.exitStatus(within: .seconds(120)) == 0)
-        }
+        let place = try await place(backend)
+        try await place.runWriters { _ in ["stress", "--scene", "c", "--increment", "count", "--count", "250"] }
         let registry = try place.registry(.init(watcher: .none))
         let count = try registry.store(for: "c").value(forKey: "count", as: Int.self)
         #expect(count == 1000)
@@ -104,19 +110,37 @@ struct StorageContractTests {
     }
 
     @Test(arguments: Backend.allCases)
+    func twoDemoWindowsMirrorEachOther(_ backend: Backend) async throws {
+        let place = try await place(backend)
+        let (left, right) = try await twoDemoWindows(root: place.fixture.root, arguments: place.arguments)
+        for value in [41, 42] {
+            left.send("push \(value)")
+            let mirrored = await right.lines.first(within: .seconds(20)) { line in
+                DemoLine(line).map { $0.origin == "external" && $0.stacks.mixed.last == .number(value) } ?? false
+            }
+            #expect(mirrored != nil, "\(backend): the other window never showed \(value)")
+        }
+        left.send("quit")
+        right.send("quit")
+        #expect(await left.exitStatus() == 0)
+        #expect(await right.exitStatus() == 0)
+        await place.fixture.tearDown()
+    }
+
+    @Test(arguments: Backend.allCases)
     func anotherProcessesWritesAndDiscardArriveAsEvents(_ backend: Backend) async throws {
-        let place = try place(backend)
+        let place = try await place(backend)
         let registry = try place.registry()
         let store = try registry.store(for: "main")
         let events = store.events()
-        #expect(try scenes(["set", "--scene", "main", "tab", "--int", "2"] + place.arguments, root: place.fixture.root).status == 0)
+        #expect(try await blockingWork { try scenes(["set", "--scene", "main", "tab", "--int", "2"] + place.arguments, root: place.fixture.root) }.status == 0)
         let changed = await events.first(within: .seconds(20)) { event in
             if case .changed(let change) = event { change.key == "tab" && change.newValue == .int(2) } else { false }
         }
         #expect(changed != nil, "the other process's set never arrived")
         #expect(store.value(forKey: "tab", default: 0) == 2)
 
-        #expect(try scenes(["discard", "--scene", "main"] + place.arguments, root: place.fixture.root).status == 0)
+        #expect(try await blockingWork { try scenes(["discard", "--scene", "main"] + place.arguments, root: place.fixture.root) }.status == 0)
         let discarded = await events.first(within: .seconds(20)) { event in
             if case .discarded = event { true } else { false }
         }
@@ -126,7 +150,7 @@ struct StorageContractTests {
         // The store goes on: a later set creates the scene again, for everyone.
         try store.set(7, forKey: "tab")
         try await store.flush()
-        let read = try scenes(["get", "--scene", "main", "tab"] + place.arguments, root: place.fixture.root)
+        let read = try await blockingWork { try scenes(["get", "--scene", "main", "tab"] + place.arguments, root: place.fixture.root) }
         #expect(read.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "7")
         try await registry.close()
         await place.fixture.tearDown()
@@ -139,18 +163,18 @@ struct StorageContractTests {
 @Suite(.timeLimit(.minutes(1)))
 struct DatabaseLocationTests {
     @Test(arguments: ["mysql://db/x", "postgres://", "postgres://host:notaport/db", "not a url"])
-    func aURLThatCannotBeUsedExits64(_ url: String) throws {
+    func aURLThatCannotBeUsedExits64(_ url: String) async throws {
         let fixture = try SceneStoreFixture()
-        let result = try scenes(["--backend", url, "get", "--scene", "a", "k"], root: fixture.root)
+        let result = try await blockingWork { try scenes(["--backend", url, "get", "--scene", "a", "k"], root: fixture.root) }
         #expect(result.status == 64, "\(url): \(result.stderr)")
         #expect(result.stderr.contains("invalid scene storage"))
     }
 
-    @Test func aServerThatDoesNotAnswerExits69AtOnce() throws {
+    @Test func aServerThatDoesNotAnswerExits69AtOnce() async throws {
         let fixture = try SceneStoreFixture()
         let url = "postgres://nobody@127.0.0.1:\(try TemporaryPostgresServer.freePort())/x"
         let started = ContinuousClock.now
-        let result = try scenes(["--backend", url, "set", "--scene", "a", "k", "--int", "1"], root: fixture.root)
+        let result = try await blockingWork { try scenes(["--backend", url, "set", "--scene", "a", "k", "--int", "1"], root: fixture.root) }
         let took = ContinuousClock.now - started
         #expect(result.status == 69, "\(result.stderr)")
         #expect(result.stderr.contains("is unavailable"))
