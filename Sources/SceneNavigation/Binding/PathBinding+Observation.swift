@@ -1,5 +1,6 @@
 import Foundation
 import Observation
+import SceneStore
 
 extension PathBinding {
     /// Binds `keyPath` of an `@Observable` model to the scene key: restores
@@ -130,11 +131,34 @@ private final class BoundLink<Model: Observable & AnyObject, Path: Equatable & S
                     bound?.keptAside = stored.dropped
                 }
             } catch {
-                // The edit cannot be saved; keep following the store.
                 bound?.lastError = error
+                if Self.isTransient(error) {
+                    // Not refused, only not saved yet (a lock held too long,
+                    // a disk or server that comes back): the edit stays
+                    // pending and is tried again, never dropped.
+                    synced = base
+                    retryLater()
+                }
+                // Otherwise the edit cannot be saved; keep following the store.
             }
             committing = false
             reconcile()
+        }
+    }
+
+    /// Whether a failed commit may succeed if tried again.
+    private static func isTransient(_ error: any Error) -> Bool {
+        switch error as? SceneStoreError {
+        case .lockTimeout?, .io?, .storageUnavailable?: true
+        default: false
+        }
+    }
+
+    /// Reconciles again in a second (after a transient failure).
+    private func retryLater() {
+        Task { @MainActor [weak self] in
+            try? await Task.sleep(for: .seconds(1))
+            self?.reconcile()
         }
     }
 

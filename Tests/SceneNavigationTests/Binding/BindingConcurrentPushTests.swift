@@ -11,7 +11,7 @@ import Glibc
 /// as the store can tell) pushing at the same moment both keep their
 /// element: a bound model's edit is committed under the scene lock against
 /// the path on disk, never saved over it from a stale copy in memory.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct BindingConcurrentPushTests {
     private let key = "mixed.path"
 
@@ -39,8 +39,8 @@ struct BindingConcurrentPushTests {
             let both: @Sendable (ScenePath) -> Bool = { path in
                 path.count == all.count && Set(path.compactMap { $0 as? Int }) == all
             }
-            #expect(await left.wait(within: .seconds(5), until: both), "round \(round): left shows \(left.path)")
-            #expect(await right.wait(within: .seconds(5), until: both), "round \(round): right shows \(right.path)")
+            #expect(await left.wait(within: .seconds(60), until: both), "round \(round): left shows \(left.path)")
+            #expect(await right.wait(within: .seconds(60), until: both), "round \(round): right shows \(right.path)")
         }
         #expect(leftBound.lastError == nil && rightBound.lastError == nil)
         leftBound.stop()
@@ -51,6 +51,34 @@ struct BindingConcurrentPushTests {
         let restored = try ScenePath.restore(from: data, types: testTypes, policy: .strict).path
         #expect(restored.count == expected.count)
         #expect(Set(restored.compactMap { $0 as? Int }) == Set(expected))
+        await fixture.tearDown()
+    }
+}
+
+extension BindingConcurrentPushTests {
+    /// A push that meets a lock held longer than the lock timeout is not
+    /// refused, only delayed: the binding keeps it pending and saves it
+    /// once the lock is free, instead of dropping it.
+    @Test @MainActor func aPushThatTimesOutOnTheLockIsSavedLater() async throws {
+        let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .writeThrough, lockTimeout: .milliseconds(100)))
+        let store = try fixture.registry.store(for: "main")
+        let model = RecordingModel()
+        let bound = PathBinding(store: store, key: key, codec: .scenePath(types: testTypes)).bind(\.path, on: model)
+
+        let lock = try SceneLockHolder(scene: "main", root: fixture.root)
+        model.path.append(7)
+        // Polled: the binding reports its failures through `lastError` only.
+        let deadline = ContinuousClock.now + .seconds(30)
+        while bound.lastError == nil, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(bound.lastError != nil, "the push should have met the held lock")
+        lock.release()
+
+        let key = self.key
+        let saved = await store.values(forKey: key, default: Data()).first(within: .seconds(30)) { data in
+            (try? ScenePath.restore(from: data, types: testTypes, policy: .strict).path) == scenePath([7])
+        }
+        #expect(saved != nil, "the push was dropped after the lock timeout")
+        bound.stop()
         await fixture.tearDown()
     }
 }
