@@ -12,29 +12,26 @@ import Testing
 struct PostgresWatchTests {
     @Test(.postgresServer) func changeByAnotherStorageArrivesAsChanged() async throws {
         let url = try await PostgresServer.current().newDatabase()
-        let watching = try PostgresSceneStorage(testing: url)
-        let writer = try PostgresSceneStorage(testing: url)
-        let otherApp = try PostgresSceneStorage(testing: url, app: "another")
-        let events = EventRecorder()
-        let watch = try #require(watching.watch(.automatic, logger: Logger(label: "test"), handler: events.handler))
+        let (writer, events, watch) = try watched(url)
         defer { watch.cancel() }
+        let otherApp = try PostgresSceneStorage(testing: url, app: "another")
 
         let id = try SceneID("main")
         try writer.put(TestDocuments.document("main"), as: id)
-        #expect(events.wait { $0 == .changed(id) })
+        #expect(await events.wait { $0 == .changed(id) })
 
         try writer.transaction(id) { (transaction) throws(SceneStoreError) in
             try transaction.writeTombstone(incarnation: "inc-1")
             try transaction.removeScene()
         }
-        #expect(events.wait { $0 == .changed(id) })
+        #expect(await events.wait { $0 == .changed(id) })
 
         // Another app's scenes and transactions that write nothing are not announced.
         try otherApp.put(TestDocuments.document("elsewhere"), as: try SceneID("elsewhere"))
         try writer.transaction(try SceneID("quiet")) { (_) throws(SceneStoreError) in }
         let marker = try SceneID("marker")
         try writer.put(TestDocuments.document("marker"), as: marker)
-        #expect(events.wait { $0 == .changed(marker) })
+        #expect(await events.wait { $0 == .changed(marker) })
         #expect(!events.all.contains(.changed(try SceneID("elsewhere"))))
         #expect(!events.all.contains(.changed(try SceneID("quiet"))))
     }
@@ -49,27 +46,23 @@ struct PostgresWatchTests {
         watch.cancel()
         let id = try SceneID("after")
         try storage.put(TestDocuments.document("after"), as: id)
-        #expect(!events.wait(for: .milliseconds(500)) { _ in true })
+        #expect(await !events.wait(for: .milliseconds(500)) { _ in true })
     }
 
     @Test func watcherReconnectsAfterRestartAndRescans() async throws {
         try await PostgresServer.with { server in
-            let url = try await server.newDatabase()
-            let watching = try PostgresSceneStorage(testing: url)
-            let writer = try PostgresSceneStorage(testing: url)
-            let events = EventRecorder()
-            let watch = try #require(watching.watch(.automatic, logger: Logger(label: "test"), handler: events.handler))
+            let (writer, events, watch) = try watched(try await server.newDatabase())
             defer { watch.cancel() }
             let id = try SceneID("main")
             try writer.put(TestDocuments.document("main"), as: id)
-            #expect(events.wait { $0 == .changed(id) })
+            #expect(await events.wait { $0 == .changed(id) })
 
             try await blockingWork { try server.restart() }
-            #expect(events.wait { $0 == .rescan })
+            #expect(await events.wait { $0 == .rescan })
 
             // The writer's kept connection died in the restart too: it reconnects.
             try writer.put(TestDocuments.document("main", generation: 2), as: id)
-            #expect(events.wait { $0 == .changed(id) })
+            #expect(await events.wait { $0 == .changed(id) })
         }
     }
 
@@ -84,8 +77,19 @@ struct PostgresWatchTests {
             let watch = try #require(storage.watch(.automatic, logger: Logger(label: "test"), handler: events.handler))
             defer { watch.cancel() }
             try await blockingWork { try server.restart() }
-            #expect(events.wait { $0 == .rescan })
+            #expect(await events.wait { $0 == .rescan })
         }
+    }
+}
+
+extension PostgresWatchTests {
+    /// A storage on `url` whose watch records its events, and a second
+    /// storage (its own connections) to write with.
+    func watched(_ url: String) throws -> (writer: PostgresSceneStorage, events: EventRecorder, watch: any SceneStorageWatch) {
+        let watching = try PostgresSceneStorage(testing: url)
+        let events = EventRecorder()
+        let watch = try #require(watching.watch(.automatic, logger: Logger(label: "test"), handler: events.handler))
+        return (try PostgresSceneStorage(testing: url), events, watch)
     }
 }
 #endif

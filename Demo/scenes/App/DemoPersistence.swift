@@ -90,13 +90,16 @@ struct DemoPersistence: Sendable {
     func externalChanges() -> some AsyncSequence<Int32?, Never> {
         // Subscribed now, before the caller loads the state, so that no
         // change falls between the two.
-        store.updates().compactMap { update -> Int32?? in
-            let discarded = update.events.contains { event in
-                if case .discarded = event { true } else { false }
+        store.updates()
+            .filter { update in
+                guard case .external? = update.origin else { return false }
+                let discarded = update.events.contains { event in
+                    if case .discarded = event { true } else { false }
+                }
+                return discarded || update.changes.contains { DemoKeys.all.contains($0.key) }
             }
-            let touched = discarded || update.changes.contains { DemoKeys.all.contains($0.key) }
-            guard touched, case .external(let pid)? = update.origin else { return nil }
-            return .some(pid)
-        }
+            .map { update -> Int32? in
+                if case .external(let pid)? = update.origin { pid } else { nil }
+            }
     }
 }

@@ -1,6 +1,7 @@
 #if Postgres
 import Foundation
 import SceneStore
+import SceneStoreTesting
 import Synchronization
 
 /// Collects a watch's events and lets a test wait for one.
@@ -19,8 +20,15 @@ final class EventRecorder: Sendable {
 
     /// Waits until an event matching `match` arrived (already or later),
     /// at most `timeout`; consumes the events up to it.
+    /// Off the tests' shared threads (the wait blocks one of its own).
     func wait(
-        for timeout: Duration = .seconds(20), _ match: (SceneStorageEvent) -> Bool
+        for timeout: Duration = .seconds(20), _ match: @escaping @Sendable (SceneStorageEvent) -> Bool
+    ) async -> Bool {
+        (try? await blockingWork { self.waitBlocking(for: timeout, match) }) ?? false
+    }
+
+    private func waitBlocking(
+        for timeout: Duration, _ match: (SceneStorageEvent) -> Bool
     ) -> Bool {
         let deadline = ContinuousClock.now + timeout
         while true {
