@@ -4,10 +4,10 @@ import SceneStoreTesting
 import Testing
 
 @Suite struct InspectionCommandTests {
-    @Test func setThenGetInANewProcess() throws {
+    @Test func setThenGetInANewProcess() async throws {
         let fixture = try SceneStoreFixture()
-        #expect(try scenes(["set", "--scene", "a", "k", "--int", "5"], root: fixture.root).status == 0)
-        let result = try scenes(["get", "--scene", "a", "k"], root: fixture.root)
+        #expect(try await scenes(["set", "--scene", "a", "k", "--int", "5"], root: fixture.root).status == 0)
+        let result = try await scenes(["get", "--scene", "a", "k"], root: fixture.root)
         #expect(result.status == 0)
         #expect(result.stdout == "5\n")
     }
@@ -22,16 +22,16 @@ import Testing
         (["--data-base64", "AAEC/w=="], "AAEC/w=="),
         (["--data-base64", ""], ""),
     ])
-    func getPrintsValuesTheWaySetTakesThem(flag: [String], printed: String) throws {
+    func getPrintsValuesTheWaySetTakesThem(flag: [String], printed: String) async throws {
         let fixture = try SceneStoreFixture()
-        let set = try scenes(["set", "--scene", "a", "k"] + flag, root: fixture.root)
+        let set = try await scenes(["set", "--scene", "a", "k"] + flag, root: fixture.root)
         #expect(set.status == 0, "\(set.stderr)")
-        #expect(try scenes(["get", "--scene", "a", "k"], root: fixture.root).stdout == printed + "\n")
+        #expect(try await scenes(["get", "--scene", "a", "k"], root: fixture.root).stdout == printed + "\n")
     }
 
-    @Test func getOfAnAbsentKeyExitsOne() throws {
+    @Test func getOfAnAbsentKeyExitsOne() async throws {
         let fixture = try SceneStoreFixture()
-        let result = try scenes(["get", "--scene", "a", "missing"], root: fixture.root)
+        let result = try await scenes(["get", "--scene", "a", "missing"], root: fixture.root)
         #expect(result.status == 1)
         #expect(result.stderr.contains("missing"))
         #expect(result.stdout.isEmpty)
@@ -54,31 +54,31 @@ import Testing
         ["set", "--scene", "a", "", "--int", "1"],
         ["get", "--scene", "../etc", "k"],
     ])
-    func badInputExitsNonZeroAndCreatesNothing(arguments: [String]) throws {
+    func badInputExitsNonZeroAndCreatesNothing(arguments: [String]) async throws {
         let fixture = try SceneStoreFixture()
         try? FileManager.default.removeItem(at: fixture.root)
-        let result = try scenes(arguments, root: fixture.root)
+        let result = try await scenes(arguments, root: fixture.root)
         #expect(result.status == 64, "\(result.stderr)")
         #expect(!result.stderr.isEmpty)
         #expect(!FileManager.default.fileExists(atPath: fixture.root.path))
     }
 
-    @Test func tooLongKeyIsRefusedAndNothingIsWritten() throws {
+    @Test func tooLongKeyIsRefusedAndNothingIsWritten() async throws {
         let fixture = try SceneStoreFixture()
-        try scenes(["set", "--scene", "a", "keep", "--int", "1"], root: fixture.root)
+        try await scenes(["set", "--scene", "a", "keep", "--int", "1"], root: fixture.root)
         let before = try Data(contentsOf: fixture.root.appendingPathComponent("a.json"))
         let long = String(repeating: "k", count: 257)
-        let result = try scenes(["set", "--scene", "a", long, "--int", "2"], root: fixture.root)
+        let result = try await scenes(["set", "--scene", "a", long, "--int", "2"], root: fixture.root)
         #expect(result.status == 64)
         #expect(result.stderr.contains("256"))
         #expect(try Data(contentsOf: fixture.root.appendingPathComponent("a.json")) == before)
     }
 
-    @Test func showJSONHasSceneGenerationAndTypedValues() throws {
+    @Test func showJSONHasSceneGenerationAndTypedValues() async throws {
         let fixture = try SceneStoreFixture()
-        try scenes(["set", "--scene", "a", "n", "--int", "-5"], root: fixture.root)
-        try scenes(["set", "--scene", "a", "s", "--string", "hi"], root: fixture.root)
-        let result = try scenes(["show", "--scene", "a", "--json"], root: fixture.root)
+        try await scenes(["set", "--scene", "a", "n", "--int", "-5"], root: fixture.root)
+        try await scenes(["set", "--scene", "a", "s", "--string", "hi"], root: fixture.root)
+        let result = try await scenes(["show", "--scene", "a", "--json"], root: fixture.root)
         #expect(result.status == 0)
         #expect(result.stdout.split(separator: "\n").count == 1)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
@@ -90,18 +90,18 @@ import Testing
         #expect(values["s"]?["value"] as? String == "hi")
     }
 
-    @Test func listRemoveAndDiscard() throws {
+    @Test func listRemoveAndDiscard() async throws {
         let fixture = try SceneStoreFixture()
-        try scenes(["set", "--scene", "b", "k", "--int", "1"], root: fixture.root)
-        try scenes(["set", "--scene", "a", "k", "--int", "1"], root: fixture.root)
-        try scenes(["set", "--scene", "a", "j", "--int", "2"], root: fixture.root)
-        #expect(try scenes(["list"], root: fixture.root).stdout == "a\nb\n")
-        #expect(try scenes(["remove", "--scene", "a", "k"], root: fixture.root).status == 0)
-        #expect(try scenes(["get", "--scene", "a", "k"], root: fixture.root).status == 1)
-        #expect(try scenes(["remove", "--scene", "a", "k"], root: fixture.root).status == 1)
-        #expect(try scenes(["discard", "--scene", "b"], root: fixture.root).status == 0)
-        #expect(try scenes(["list"], root: fixture.root).stdout == "a\n")
-        #expect(try scenes(["discard", "--scene", "b"], root: fixture.root).status == 1)
-        #expect(try scenes(["show", "--scene", "b"], root: fixture.root).status == 1)
+        try await scenes(["set", "--scene", "b", "k", "--int", "1"], root: fixture.root)
+        try await scenes(["set", "--scene", "a", "k", "--int", "1"], root: fixture.root)
+        try await scenes(["set", "--scene", "a", "j", "--int", "2"], root: fixture.root)
+        #expect(try await scenes(["list"], root: fixture.root).stdout == "a\nb\n")
+        #expect(try await scenes(["remove", "--scene", "a", "k"], root: fixture.root).status == 0)
+        #expect(try await scenes(["get", "--scene", "a", "k"], root: fixture.root).status == 1)
+        #expect(try await scenes(["remove", "--scene", "a", "k"], root: fixture.root).status == 1)
+        #expect(try await scenes(["discard", "--scene", "b"], root: fixture.root).status == 0)
+        #expect(try await scenes(["list"], root: fixture.root).stdout == "a\n")
+        #expect(try await scenes(["discard", "--scene", "b"], root: fixture.root).status == 1)
+        #expect(try await scenes(["show", "--scene", "b"], root: fixture.root).status == 1)
     }
 }

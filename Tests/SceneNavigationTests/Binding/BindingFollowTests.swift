@@ -78,7 +78,7 @@ struct BindingFollowTests {
                 Issue.record("\(error)")
             }
             let final = try? encodedPath([last])
-            _ = await mine.values(forKey: key, default: Data()).first(within: .seconds(10)) { $0 == final }
+            _ = await mine.values(forKey: key, default: Data()).first(within: .seconds(30)) { $0 == final }
         }
         #expect(landed)
         #expect(await model.wait { $0 == scenePath([last]) })
@@ -102,7 +102,7 @@ struct BindingFollowTests {
         let final = try encodedPath([10])
         #expect(await mine.values(forKey: key, default: Data()).first { $0 == final } != nil)
         // A consumer that comes late sees the latest path first, not [1].
-        let first = await arrivals.first(within: .seconds(10))
+        let first = await arrivals.first(within: .seconds(30))
         #expect(first?.path == scenePath([10]))
         await fixture.tearDown()
     }

@@ -20,7 +20,7 @@ struct BindingLosslessTests {
     private func arrival(of expected: ScenePath, in store: SceneStore) async -> Bool {
         if (try? stored(store)) == expected { return true }
         let key = self.key
-        return await store.values(forKey: key, default: Data()).first(within: .seconds(10)) { data in
+        return await store.values(forKey: key, default: Data()).first(within: .seconds(30)) { data in
             (try? ScenePath.restore(from: data, types: testTypes, policy: .strict).path) == expected
         } != nil
     }
@@ -66,13 +66,13 @@ struct BindingLosslessTests {
 
         // The other process is the real `scenes` binary.
         let written = try encodedPath([1, "kept?"]).base64EncodedString()
-        #expect(try runScenes(["set", "--scene", "main", key, "--data-base64", written], root: fixture.root) == 0)
+        #expect(try await runScenes(["set", "--scene", "main", key, "--data-base64", written], root: fixture.root) == 0)
         #expect(await model.wait { $0 == scenePath([1]) })
         model.path.append(2)
         #expect(await arrival(of: scenePath([1, "kept?", 2]), in: store))
         try await store.flush()
 
-        let printed = try runScenesOutput(["get", "--scene", "main", key], root: fixture.root)
+        let printed = try await runScenesOutput(["get", "--scene", "main", key], root: fixture.root)
         let data = try #require(Data(base64Encoded: printed.trimmingCharacters(in: .whitespacesAndNewlines)))
         #expect(try ScenePath.restore(from: data, types: testTypes, policy: .strict).path == scenePath([1, "kept?", 2]))
         bound.stop()
@@ -150,7 +150,7 @@ struct BindingLosslessTests {
                 Issue.record("\(error)")
             }
             let expected = try? encodedPath([7])
-            _ = await mine.values(forKey: key, default: Data()).first(within: .seconds(10)) { $0 == expected }
+            _ = await mine.values(forKey: key, default: Data()).first(within: .seconds(30)) { $0 == expected }
         }
         #expect(arrived)
         // Meanwhile, this process's user pushes 8 on the root they see.
@@ -239,7 +239,11 @@ extension BindingLosslessTests {
 }
 
 /// Runs the built `scenes` binary and returns what it printed on stdout.
-func runScenesOutput(_ arguments: [String], root: URL, input: String? = nil) throws -> String {
+func runScenesOutput(_ arguments: [String], root: URL, input: String? = nil) async throws -> String {
+    try await blockingWork { try runScenesOutputBlocking(arguments, root: root, input: input) }
+}
+
+private func runScenesOutputBlocking(_ arguments: [String], root: URL, input: String?) throws -> String {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/proc/self/exe")
         .resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("scenes")

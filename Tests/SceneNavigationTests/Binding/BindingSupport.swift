@@ -40,22 +40,8 @@ final class RecordingModel {
 
     /// Waits until `predicate` holds for `path` (checked now, then at each
     /// change), or `timeout` passes.
-    func wait(within timeout: Duration = .seconds(10), until predicate: @escaping @Sendable (ScenePath) -> Bool) async -> Bool {
-        if predicate(path) { return true }
-        let (stream, continuation) = AsyncStream.makeStream(of: ScenePath.self)
-        track(continuation)
-        return await stream.first(within: timeout, where: predicate) != nil
-    }
-
-    private func track(_ continuation: AsyncStream<ScenePath>.Continuation) {
-        withObservationTracking {
-            _ = path
-        } onChange: {
-            Task { @MainActor in
-                if case .terminated = continuation.yield(self.path) { return }
-                self.track(continuation)
-            }
-        }
+    func wait(within timeout: Duration = .seconds(30), until predicate: @escaping @Sendable (ScenePath) -> Bool) async -> Bool {
+        await observedValue({ self.path }, within: timeout, until: predicate) != nil
     }
 }
 

@@ -7,7 +7,7 @@ import Testing
 /// stored that this one cannot show stays in the scene.
 @Suite(.timeLimit(.minutes(1)))
 struct DemoNavigationPersistenceTests {
-    @Test func theDemoKeepsAnElementOfTheMixedPathItCannotShow() throws {
+    @Test func theDemoKeepsAnElementOfTheMixedPathItCannotShow() async throws {
         let fixture = try SceneStoreFixture()
         // A newer demo stored a Date between two numbers.
         let newer = ScenePathTypes([.init(Int.self), .init(String.self), .init(Date.self)])
@@ -16,11 +16,11 @@ struct DemoNavigationPersistenceTests {
         path.append(Date(timeIntervalSinceReferenceDate: 0))
         path.append(2)
         let written = try path.encoded(types: newer).base64EncodedString()
-        #expect(try runScenes(["set", "--scene", "main", "mixed.path", "--data-base64", written], root: fixture.root) == 0)
+        #expect(try await runScenes(["set", "--scene", "main", "mixed.path", "--data-base64", written], root: fixture.root) == 0)
 
-        _ = try runScenesOutput(["run", "--scene", "main", "--headless"], root: fixture.root, input: "push 3\nquit\n")
+        _ = try await runScenesOutput(["run", "--scene", "main", "--headless"], root: fixture.root, input: "push 3\nquit\n")
 
-        let printed = try runScenesOutput(["get", "--scene", "main", "mixed.path"], root: fixture.root)
+        let printed = try await runScenesOutput(["get", "--scene", "main", "mixed.path"], root: fixture.root)
         let data = try #require(Data(base64Encoded: printed.trimmingCharacters(in: .whitespacesAndNewlines)))
         var expected = path
         expected.append(3)

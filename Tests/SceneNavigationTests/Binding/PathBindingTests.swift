@@ -80,7 +80,7 @@ import Testing
             return path
         }()
         let encoded = try pushed.encoded(types: testTypes).base64EncodedString()
-        let result = try runScenes(["set", "--scene", "main", "mixed.path", "--data-base64", encoded], root: fixture.root)
+        let result = try await runScenes(["set", "--scene", "main", "mixed.path", "--data-base64", encoded], root: fixture.root)
         #expect(result == 0)
 
         let arrived = await arrivals.first { $0.path == pushed }
@@ -143,7 +143,11 @@ final class NavigationModel {
 }
 
 /// Runs the built `scenes` binary (next to the test bundle) and returns its status.
-func runScenes(_ arguments: [String], root: URL) throws -> Int32 {
+func runScenes(_ arguments: [String], root: URL) async throws -> Int32 {
+    try await blockingWork { try runScenesBlocking(arguments, root: root) }
+}
+
+private func runScenesBlocking(_ arguments: [String], root: URL) throws -> Int32 {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/proc/self/exe")
         .resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("scenes")

@@ -14,10 +14,10 @@ extension WindowModel {
     /// The bound properties as one line: `"2 dune 1.5"`.
     var line: String { "\(selectedTab) \(query) \(zoom.map { "\($0)" } ?? "nil")" }
 
-    /// The line as Observation reports it: now, then after each change —
-    /// what any observer of the model sees.
-    var observedLines: Observations<String, Never> {
-        Observations { self.line }
+    /// Whether the model comes to show `expected`, as any observer of it
+    /// sees it: read now, then after each change Observation reports.
+    func shows(_ expected: String) async -> Bool {
+        await observedValue({ self.line }, until: { $0 == expected }) != nil
     }
 }
 
@@ -65,14 +65,12 @@ extension WindowModel {
         let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .onFlush, watcher: .automatic))
         let model = WindowModel()
         let bound = bindAll(try fixture.registry.store(for: "main"), model)
-        let lines = model.observedLines
-
         let other = try fixture.otherRegistry().store(for: "main")
         try other.set(5, forKey: "selectedTab")
         try other.set("hail mary", forKey: "query")
         try await other.flush()
 
-        #expect(await lines.first { $0 == "5 hail mary nil" } != nil)
+        #expect(await model.shows("5 hail mary nil"))
         #expect(model.line == "5 hail mary nil")
         _ = bound
         await fixture.tearDown()
@@ -86,7 +84,7 @@ extension WindowModel {
         let bound = bindAll(store, model)
         #expect(model.selectedTab == 4)
         try await fixture.registry.discard("main")
-        #expect(await model.observedLines.first { $0 == "0  nil" } != nil)
+        #expect(await model.shows("0  nil"))
         _ = bound
         await fixture.tearDown()
     }
@@ -120,7 +118,7 @@ extension WindowModel {
         model.query = "ok"
         _ = await store.changes().first { $0.key == "query" }
         model.query = "much too long"
-        #expect(await model.observedLines.first { $0 == "0 ok nil" } != nil)
+        #expect(await model.shows("0 ok nil"))
         #expect(bound.lastError == .valueTooLarge(key: "query", size: 13, limit: 4))
         #expect(log.warnings().contains { $0.contains("query") })
         #expect(store.snapshot["query"] == .string("ok"))
@@ -139,7 +137,7 @@ extension WindowModel {
         try store.set("later", forKey: "query")
         // The witness shows the change: the main actor has run past the
         // stopped binding's turn, which neither saved nor showed anything.
-        #expect(await witness.observedLines.first { $0 == "0 later nil" } != nil)
+        #expect(await witness.shows("0 later nil"))
         #expect(model.line == "9  nil")
         #expect(store.snapshot["selectedTab"] == nil)
         second.stop()
@@ -154,7 +152,7 @@ extension WindowModel {
         let bound = bindAll(store, model)
         @SceneStored("selectedTab", store: store) var selectedTab = 0
         selectedTab = 2
-        #expect(await model.observedLines.first { $0 == "2  nil" } != nil)
+        #expect(await model.shows("2  nil"))
         model.selectedTab = 1
         _ = await store.changes().first { $0.key == "selectedTab" }
         #expect(selectedTab == 1)

@@ -50,7 +50,7 @@ import Testing
         let writer = try fixture.otherRegistry(configuration: .testing)
         try writer.store(for: "main").set(9, forKey: "k")
         try await writer.store(for: "main").flush()
-        #expect(await values.first(within: .seconds(10)) { $0 == 9 } == 9)
+        #expect(await values.first(within: .seconds(30)) { $0 == 9 } == 9)
         #expect(store.value(forKey: "k", default: 0) == 9)
         await fixture.tearDown()
     }
@@ -78,7 +78,7 @@ import Testing
             let recovered = await withTaskGroup(of: Bool.self) { group in
                 for events in recoveries {
                     group.addTask {
-                        await events.first(within: .seconds(10)) {
+                        await events.first(within: .seconds(30)) {
                             if case .recovered = $0 { true } else { false }
                         } != nil
                     }

@@ -124,7 +124,7 @@ final class EventRecorder: Sendable {
     /// those already received, within `timeout`.
     func wait(
         count: Int = 1,
-        timeout: Duration = .seconds(10),
+        timeout: Duration = .seconds(30),
         for predicate: @escaping @Sendable (FileWatchEvent) -> Bool
     ) async -> Bool {
         await withCheckedContinuation { continuation in
@@ -143,7 +143,7 @@ final class EventRecorder: Sendable {
         }
     }
 
-    func wait(for event: FileWatchEvent, count: Int = 1, timeout: Duration = .seconds(10)) async -> Bool {
+    func wait(for event: FileWatchEvent, count: Int = 1, timeout: Duration = .seconds(30)) async -> Bool {
         await wait(count: count, timeout: timeout) { $0 == event }
     }
 }

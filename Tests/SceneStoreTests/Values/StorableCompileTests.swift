@@ -1,4 +1,5 @@
 import Foundation
+import SceneStoreTesting
 import Testing
 
 /// Only the six kinds (and Optional / raw-value wrappers of them) can be
@@ -6,15 +7,15 @@ import Testing
 /// real compiler on a snippet against the built SceneStore module.
 @Suite struct StorableCompileTests {
     @Test(arguments: notStorable)
-    func nonStorableTypesDoNotCompile(expression: String) throws {
-        let result = try typecheck(expression)
+    func nonStorableTypesDoNotCompile(expression: String) async throws {
+        let result = try await typecheck(expression)
         #expect(result.status != 0, "`store.set(\(expression), ...)` compiled")
         #expect(result.output.contains("SceneStorable"), "\(result.output)")
     }
 
     @Test(arguments: storable)
-    func storableTypesCompile(expression: String) throws {
-        let result = try typecheck(expression)
+    func storableTypesCompile(expression: String) async throws {
+        let result = try await typecheck(expression)
         #expect(result.status == 0, "\(result.output)")
     }
 
@@ -26,21 +27,21 @@ import Testing
 
     /// `@SceneStored` accepts exactly what `set` accepts.
     @Test(arguments: notStorable)
-    func propertyWrapperRejectsNonStorableTypes(expression: String) throws {
-        let result = try typecheck(wrapping: expression)
+    func propertyWrapperRejectsNonStorableTypes(expression: String) async throws {
+        let result = try await typecheck(wrapping: expression)
         #expect(result.status != 0, "`@SceneStored(...) var v = \(expression)` compiled")
         #expect(result.output.contains("SceneStorable"), "\(result.output)")
     }
 
     @Test(arguments: storable)
-    func propertyWrapperAcceptsStorableTypes(expression: String) throws {
-        let result = try typecheck(wrapping: expression)
+    func propertyWrapperAcceptsStorableTypes(expression: String) async throws {
+        let result = try await typecheck(wrapping: expression)
         #expect(result.status == 0, "\(result.output)")
     }
 
     /// `SceneProperty` (model binding) accepts exactly what `set` accepts.
-    @Test func modelPropertyRejectsNonStorableTypes() throws {
-        let result = try typecheck(body: """
+    @Test func modelPropertyRejectsNonStorableTypes() async throws {
+        let result = try await typecheck(body: """
             final class Model { var ratio: Float = 1 }
             _ = SceneProperty(\\Model.ratio, forKey: "k")
             """)
@@ -48,18 +49,32 @@ import Testing
         #expect(result.output.contains("SceneStorable"), "\(result.output)")
     }
 
-    private func typecheck(_ expression: String) throws -> (status: Int32, output: String) {
-        try typecheck(body: "try store.set(\(expression), forKey: \"k\")")
+    private func typecheck(_ expression: String) async throws -> (status: Int32, output: String) {
+        try await typecheck(body: "try store.set(\(expression), forKey: \"k\")")
     }
 
-    private func typecheck(wrapping expression: String) throws -> (status: Int32, output: String) {
-        try typecheck(body: """
+    private func typecheck(wrapping expression: String) async throws -> (status: Int32, output: String) {
+        try await typecheck(body: """
             @SceneStored("k", store: store) var value = \(expression)
             value = \(expression)
             """)
     }
 
-    private func typecheck(body: String) throws -> (status: Int32, output: String) {
+    /// Runs the compiler on its own thread, one snippet at a time: a test
+    /// that held one of the few shared test threads for the seconds a
+    /// compile takes (or ran a compiler per core) would starve the tests
+    /// running beside it.
+    private func typecheck(body: String) async throws -> (status: Int32, output: String) {
+        try await blockingWork {
+            Self.compiler.wait()
+            defer { Self.compiler.signal() }
+            return try Self.typecheckBlocking(body: body)
+        }
+    }
+
+    private static let compiler = DispatchSemaphore(value: 1)
+
+    private static func typecheckBlocking(body: String) throws -> (status: Int32, output: String) {
         let snippet = """
             import Foundation
             import SceneStore

@@ -4,18 +4,18 @@ import Testing
 
 @Suite(.timeLimit(.minutes(2)))
 struct DemoCatalogTests {
-    @Test func itemRemovedFromTheCatalogIsDroppedAtRestoreAndTheRestStays() throws {
+    @Test func itemRemovedFromTheCatalogIsDroppedAtRestoreAndTheRestStays() async throws {
         let fixture = try SceneStoreFixture()
         // Library: Teardrop, Heroes (also liked), Stalker (also liked).
-        let first = try headless(["tab library", "open 3", "open 1", "open 1", "push 9"], root: fixture.root)
+        let first = try await headless(["tab library", "open 3", "open 1", "open 1", "push 9"], root: fixture.root)
         let before = try #require(first.lines.last)
         #expect(before.stacks.library == [["song": .title("Teardrop")], ["song": .title("Heroes")], ["movie": .title("Stalker")]])
 
-        let removal = try scenes(["catalog", "remove", "--song", "Heroes"], root: fixture.root)
+        let removal = try await scenes(["catalog", "remove", "--song", "Heroes"], root: fixture.root)
         #expect(removal.status == 0, "\(removal.stderr)")
-        #expect(try !scenes(["catalog", "list"], root: fixture.root).stdout.contains("Heroes"))
+        #expect(try await !scenes(["catalog", "list"], root: fixture.root).stdout.contains("Heroes"))
 
-        let relaunched = try headless(["show"], root: fixture.root)
+        let relaunched = try await headless(["show"], root: fixture.root)
         let after = try #require(relaunched.lines.first)
         #expect(after.stacks.library == [["song": .title("Teardrop")], ["movie": .title("Stalker")]])
         #expect(after.stacks.mixed == before.stacks.mixed)
@@ -25,18 +25,18 @@ struct DemoCatalogTests {
         #expect(relaunched.stderr.contains("song #4"))
 
         // The cleaned path was saved: the next launch has nothing to drop.
-        let again = try headless(["show"], root: fixture.root)
+        let again = try await headless(["show"], root: fixture.root)
         #expect(again.lines.first?.navigation == after.navigation)
         #expect(again.stderr.isEmpty)
     }
 
-    @Test func removingAnUnknownTitleFailsAndKeepsTheCatalog() throws {
+    @Test func removingAnUnknownTitleFailsAndKeepsTheCatalog() async throws {
         let fixture = try SceneStoreFixture()
-        let listed = try scenes(["catalog", "list"], root: fixture.root).stdout
-        let result = try scenes(["catalog", "remove", "--movie", "No Such Movie"], root: fixture.root)
+        let listed = try await scenes(["catalog", "list"], root: fixture.root).stdout
+        let result = try await scenes(["catalog", "remove", "--movie", "No Such Movie"], root: fixture.root)
         #expect(result.status == 1)
         #expect(result.stderr.contains("No Such Movie"))
-        #expect(try scenes(["catalog", "list"], root: fixture.root).stdout == listed)
-        #expect(try scenes(["catalog", "remove", "--song", "a", "--book", "b"], root: fixture.root).status != 0)
+        #expect(try await scenes(["catalog", "list"], root: fixture.root).stdout == listed)
+        #expect(try await scenes(["catalog", "remove", "--song", "a", "--book", "b"], root: fixture.root).status != 0)
     }
 }

@@ -25,7 +25,7 @@ struct DemoConcurrentPushTests {
             pushed += [values.0, values.1]
             let all = Set(pushed.map(MixedElement.number))
             for window in [left, right] {
-                let converged = await window.lines.first(within: .seconds(10)) { line in
+                let converged = await window.lines.first(within: .seconds(30)) { line in
                     DemoLine(line).map { Set($0.stacks.mixed) == all } ?? false
                 }
                 #expect(converged != nil, "round \(round): a window never showed all of \(pushed)")

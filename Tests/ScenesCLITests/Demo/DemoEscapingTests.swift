@@ -8,7 +8,7 @@ import Testing
 struct DemoEscapingTests {
     @Test func storedEscapeSequencesArePrintedNotObeyed() async throws {
         let fixture = try SceneStoreFixture()
-        let pushed = try headless(["push A\u{1B}[7mB\u{1B}[0m"], root: fixture.root)
+        let pushed = try await headless(["push A\u{1B}[7mB\u{1B}[0m"], root: fixture.root)
         #expect(pushed.status == 0, "\(pushed.stderr)")
 
         let pane = try TmuxPane()

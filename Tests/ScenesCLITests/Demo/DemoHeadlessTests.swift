@@ -13,9 +13,9 @@ struct DemoHeadlessTests {
         "tab 2",
     ]
 
-    @Test func everyCommandPrintsOneSingleLineJSONState() throws {
+    @Test func everyCommandPrintsOneSingleLineJSONState() async throws {
         let fixture = try SceneStoreFixture()
-        let run = try headless(Self.script, root: fixture.root)
+        let run = try await headless(Self.script, root: fixture.root)
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.lines.count == Self.script.count)
         #expect(run.lines.allSatisfy { $0.origin == "local" && $0.scene == "main" })
@@ -30,34 +30,34 @@ struct DemoHeadlessTests {
         #expect(last.screen.links.contains("Back to first book"))
     }
 
-    @Test func relaunchRestoresTabAndEveryStack() throws {
+    @Test func relaunchRestoresTabAndEveryStack() async throws {
         let fixture = try SceneStoreFixture()
-        let first = try headless(Self.script + ["quit"], root: fixture.root)
+        let first = try await headless(Self.script + ["quit"], root: fixture.root)
         let before = try #require(first.lines.last)
-        let relaunched = try headless(["show"], root: fixture.root)
+        let relaunched = try await headless(["show"], root: fixture.root)
         let after = try #require(relaunched.lines.first)
         #expect(relaunched.lines.count == 1)
         #expect(after.navigation == before.navigation)
         #expect(after.screen == before.screen)
     }
 
-    @Test func secondSceneIsUnaffected() throws {
+    @Test func secondSceneIsUnaffected() async throws {
         let fixture = try SceneStoreFixture()
-        let main = try headless(Self.script, root: fixture.root)
-        let work = try headless(["show", "push 1", "tab library", "open 1"], scene: "work", root: fixture.root)
+        let main = try await headless(Self.script, root: fixture.root)
+        let work = try await headless(["show", "push 1", "tab library", "open 1"], scene: "work", root: fixture.root)
         let fresh = try #require(work.lines.first)
         #expect(fresh.tab == "mixed")
         #expect(fresh.stacks == DemoLine.Stacks(mixed: [], books: [], library: []))
         #expect(work.lines.last?.stacks.library == [["song": .title("Blue in Green")]])
-        let mainAgain = try headless(["show"], root: fixture.root)
+        let mainAgain = try await headless(["show"], root: fixture.root)
         #expect(mainAgain.lines.first?.navigation == main.lines.last?.navigation)
-        let workAgain = try headless(["show"], scene: "work", root: fixture.root)
+        let workAgain = try await headless(["show"], scene: "work", root: fixture.root)
         #expect(workAgain.lines.first?.navigation == work.lines.last?.navigation)
     }
 
-    @Test func backRootAndBackToFirstBookNavigate() throws {
+    @Test func backRootAndBackToFirstBookNavigate() async throws {
         let fixture = try SceneStoreFixture()
-        let run = try headless([
+        let run = try await headless([
             "push 1", "push 2", "push 3", "back", "root",
             "tab books", "open 1", "open 1", "open 1", "open 3", "back", "root",
         ], root: fixture.root)
@@ -69,9 +69,9 @@ struct DemoHeadlessTests {
                           ["Dune"], [], []])
     }
 
-    @Test func unknownCommandsAreRefusedOnStderrAndChangeNothing() throws {
+    @Test func unknownCommandsAreRefusedOnStderrAndChangeNothing() async throws {
         let fixture = try SceneStoreFixture()
-        let run = try headless(
+        let run = try await headless(
             ["push 4", "bogus", "tab nowhere", "open 0", "open 99", "tab books", "push 5", "show"],
             root: fixture.root)
         #expect(run.status == 0)

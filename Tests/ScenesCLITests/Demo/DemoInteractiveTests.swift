@@ -70,7 +70,7 @@ struct DemoInteractiveTests {
         try pane.typeLine(Self.sttyProbe)
         #expect(try await pane.waitFor(Self.saneTerminal) != nil, "terminal left raw: \(pane.screen)")
 
-        let after = try headless(["show"], root: fixture.root)
+        let after = try await headless(["show"], root: fixture.root)
         let line = try #require(after.lines.first)
         #expect(line.tab == "library")
         #expect(line.stacks.library == [["settings": .flag(true)]])

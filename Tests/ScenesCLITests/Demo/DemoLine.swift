@@ -68,8 +68,8 @@ enum LibraryValue: Decodable, Equatable, Sendable {
 
 /// Runs `scenes run --scene <scene>` headless with `commands` on stdin and
 /// returns its state lines (the process exits at the end of its input).
-func headless(_ commands: [String], scene: String = "main", root: URL) throws -> (lines: [DemoLine], stderr: String, status: Int32) {
-    let result = try scenes(["run", "--scene", scene], root: root, stdin: commands.map { $0 + "\n" }.joined())
+func headless(_ commands: [String], scene: String = "main", root: URL) async throws -> (lines: [DemoLine], stderr: String, status: Int32) {
+    let result = try await scenes(["run", "--scene", scene], root: root, stdin: commands.map { $0 + "\n" }.joined())
     let lines = result.stdout.split(separator: "\n").map(String.init)
     return (lines.compactMap(DemoLine.init), result.stderr, result.status)
 }

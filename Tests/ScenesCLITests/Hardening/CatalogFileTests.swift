@@ -11,22 +11,22 @@ struct CatalogFileTests {
         return info.st_mode & 0o777
     }
 
-    @Test func writtenPrivatelyAndAtomically() throws {
+    @Test func writtenPrivatelyAndAtomically() async throws {
         let fixture = try SceneStoreFixture()
         let folder = fixture.root.appendingPathComponent("catalog")
-        #expect(try scenes(["catalog", "reset"], root: fixture.root).status == 0)
+        #expect(try await scenes(["catalog", "reset"], root: fixture.root).status == 0)
         #expect(Self.mode(folder) == 0o700)
         #expect(Self.mode(folder.appendingPathComponent("library.json")) == 0o600)
-        #expect(try scenes(["catalog", "remove", "--song", "Heroes"], root: fixture.root).status == 0)
+        #expect(try await scenes(["catalog", "remove", "--song", "Heroes"], root: fixture.root).status == 0)
         #expect(Self.mode(folder.appendingPathComponent("library.json")) == 0o600)
         #expect(treeListing(folder) == ["library.json"], "temp files left behind")
-        #expect(try !scenes(["catalog", "list"], root: fixture.root).stdout.contains("Heroes"))
+        #expect(try await !scenes(["catalog", "list"], root: fixture.root).stdout.contains("Heroes"))
     }
 
-    @Test func listingAMissingCatalogWritesNothing() throws {
+    @Test func listingAMissingCatalogWritesNothing() async throws {
         let fixture = try SceneStoreFixture()
         let root = fixture.directory.appendingPathComponent("absent")
-        let list = try scenes(["catalog", "list"], root: root)
+        let list = try await scenes(["catalog", "list"], root: root)
         #expect(list.status == 0)
         #expect(list.stdout.contains("Blue in Green"))
         #expect(!FileManager.default.fileExists(atPath: root.path))
@@ -35,7 +35,7 @@ struct CatalogFileTests {
     /// A symlink in place of the catalog (or its folder) is an error for
     /// every command that touches it, and nothing is written through it.
     @Test(arguments: [false, true])
-    func aSymlinkIsNeverFollowed(folderIsTheLink: Bool) throws {
+    func aSymlinkIsNeverFollowed(folderIsTheLink: Bool) async throws {
         let fixture = try SceneStoreFixture()
         let outside = fixture.directory.appendingPathComponent("outside")
         try FileManager.default.createDirectory(at: outside, withIntermediateDirectories: true)
@@ -54,7 +54,7 @@ struct CatalogFileTests {
             ["catalog", "reset"], ["catalog", "remove", "--song", "Heroes"], ["catalog", "list"],
             ["run", "--headless", "--scene", "a"],
         ] {
-            let result = try scenes(arguments, root: fixture.root, stdin: "show\n")
+            let result = try await scenes(arguments, root: fixture.root, stdin: "show\n")
             #expect(result.status == 1, "\(arguments): \(result.stderr)")
             #expect(result.stderr.contains("symbolic link"), "\(arguments): \(result.stderr)")
             #expect(result.stdout.isEmpty, "\(arguments): \(result.stdout)")

@@ -43,7 +43,7 @@ struct HeadlessPipeTests {
         #expect(status.0 == .exit, "killed by signal \(status.1) before flushing")
         #expect(status.1 == 141)
 
-        let get = try scenes(["get", "--scene", "p", "tab"], root: fixture.root)
+        let get = try await scenes(["get", "--scene", "p", "tab"], root: fixture.root)
         #expect(get.stdout == "library\n", "on disk: \(get.stdout) \(get.stderr)")
     }
 }

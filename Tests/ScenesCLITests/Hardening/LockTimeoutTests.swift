@@ -6,9 +6,9 @@ import Testing
 /// name the holder and exit 75 (EX_TEMPFAIL) with nothing written.
 @Suite(.timeLimit(.minutes(2)), .enabled(if: LockHolder.isAvailable, "needs util-linux flock"))
 struct LockTimeoutTests {
-    @Test func setGivesUpOnAStoppedHolder() throws {
+    @Test func setGivesUpOnAStoppedHolder() async throws {
         let fixture = try SceneStoreFixture()
-        #expect(try scenes(["set", "--scene", "a", "k", "--int", "1"], root: fixture.root).status == 0)
+        #expect(try await scenes(["set", "--scene", "a", "k", "--int", "1"], root: fixture.root).status == 0)
         let file = fixture.root.appendingPathComponent("a.json")
         let before = try Data(contentsOf: file)
 
@@ -16,7 +16,7 @@ struct LockTimeoutTests {
         defer { holder.release() }
         holder.stop()
         let start = ContinuousClock.now
-        let result = try scenes(["--lock-timeout", "0.5", "set", "--scene", "a", "k", "--int", "2"], root: fixture.root)
+        let result = try await scenes(["--lock-timeout", "0.5", "set", "--scene", "a", "k", "--int", "2"], root: fixture.root)
         let waited = ContinuousClock.now - start
         #expect(result.status == 75, "\(result.stderr)")
         #expect(result.stderr.contains("locked by pid \(holder.pid)"), "\(result.stderr)")
@@ -27,15 +27,15 @@ struct LockTimeoutTests {
 
         // After the holder lets go, the same command works.
         holder.release()
-        #expect(try scenes(["--lock-timeout", "0.5", "set", "--scene", "a", "k", "--int", "2"], root: fixture.root).status == 0)
-        #expect(try scenes(["get", "--scene", "a", "k"], root: fixture.root).stdout == "2\n")
+        #expect(try await scenes(["--lock-timeout", "0.5", "set", "--scene", "a", "k", "--int", "2"], root: fixture.root).status == 0)
+        #expect(try await scenes(["get", "--scene", "a", "k"], root: fixture.root).stdout == "2\n")
     }
 
     @Test(arguments: ["-1", "nan", "inf", "abc", "100000"])
-    func badTimeoutsAreUsageErrors(value: String) throws {
+    func badTimeoutsAreUsageErrors(value: String) async throws {
         let fixture = try SceneStoreFixture()
         let root = fixture.directory.appendingPathComponent("absent")
-        let result = try scenes(["--lock-timeout", value, "set", "--scene", "a", "k", "--int", "1"], root: root)
+        let result = try await scenes(["--lock-timeout", value, "set", "--scene", "a", "k", "--int", "1"], root: root)
         #expect(result.status == 64, "\(result.stderr)")
         #expect(!FileManager.default.fileExists(atPath: root.path))
     }

@@ -29,32 +29,32 @@ struct NumberParsingTests {
         ("--double", "inf", .double(.infinity)), ("--double", "-inf", .double(-.infinity)),
     ]
 
-    @Test func refusedFormsAreUsageErrorsAndWriteNothing() throws {
+    @Test func refusedFormsAreUsageErrorsAndWriteNothing() async throws {
         let fixture = try SceneStoreFixture()
         let root = fixture.directory.appendingPathComponent("absent")
         for (flag, text) in Self.refused {
-            let result = try scenes(["set", "--scene", "a", "k", flag, text], root: root)
+            let result = try await scenes(["set", "--scene", "a", "k", flag, text], root: root)
             #expect(result.status == 64, "\(flag) \(text.debugDescription) was accepted: \(result.stderr)")
             #expect(result.stderr.contains(text.debugDescription), "\(flag) \(text.debugDescription): \(result.stderr)")
         }
         #expect(!FileManager.default.fileExists(atPath: root.path))
     }
 
-    @Test func acceptedFormsStoreWhatWasWritten() throws {
+    @Test func acceptedFormsStoreWhatWasWritten() async throws {
         let fixture = try SceneStoreFixture()
         for (index, (flag, text, value)) in Self.accepted.enumerated() {
             let key = "k\(index)"
-            let set = try scenes(["set", "--scene", "a", key, flag, text], root: fixture.root)
+            let set = try await scenes(["set", "--scene", "a", key, flag, text], root: fixture.root)
             #expect(set.status == 0, "\(flag) \(text): \(set.stderr)")
-            let get = try scenes(["get", "--json", "--scene", "a", key], root: fixture.root)
+            let get = try await scenes(["get", "--json", "--scene", "a", key], root: fixture.root)
             #expect(decodeJSON(SceneValue.self, from: get.stdout) == value, "\(flag) \(text) stored \(get.stdout)")
         }
     }
 
-    @Test func exactlyNanIsAccepted() throws {
+    @Test func exactlyNanIsAccepted() async throws {
         let fixture = try SceneStoreFixture()
-        #expect(try scenes(["set", "--scene", "a", "k", "--double", "nan"], root: fixture.root).status == 0)
-        let get = try scenes(["get", "--json", "--scene", "a", "k"], root: fixture.root)
+        #expect(try await scenes(["set", "--scene", "a", "k", "--double", "nan"], root: fixture.root).status == 0)
+        let get = try await scenes(["get", "--json", "--scene", "a", "k"], root: fixture.root)
         guard case .double(let stored)? = decodeJSON(SceneValue.self, from: get.stdout) else {
             Issue.record("stored \(get.stdout)")
             return

@@ -14,30 +14,30 @@ struct OneShotCommandTests {
         ["remove", "--scene", "a", "k"],
         ["discard", "--scene", "a"],
     ])
-    func aMissingRootStaysMissing(arguments: [String]) throws {
+    func aMissingRootStaysMissing(arguments: [String]) async throws {
         let fixture = try SceneStoreFixture()
         let root = fixture.directory.appendingPathComponent("absent")
-        let result = try scenes(arguments, root: root)
+        let result = try await scenes(arguments, root: root)
         #expect(result.status == 1, "\(result.stderr)")
         #expect(result.stderr.contains(#"no key "k""#) || result.stderr.contains(#"no scene "a""#), "\(result.stderr)")
         #expect(!FileManager.default.fileExists(atPath: root.path))
     }
 
-    @Test func listOfAMissingRootIsEmptyAndCreatesNothing() throws {
+    @Test func listOfAMissingRootIsEmptyAndCreatesNothing() async throws {
         let fixture = try SceneStoreFixture()
         let root = fixture.directory.appendingPathComponent("absent")
-        let plain = try scenes(["list"], root: root)
+        let plain = try await scenes(["list"], root: root)
         #expect(plain.status == 0 && plain.stdout.isEmpty, "\(plain)")
-        let json = try scenes(["list", "--json"], root: root)
+        let json = try await scenes(["list", "--json"], root: root)
         #expect(json.status == 0 && json.stdout == "[]\n", "\(json)")
         #expect(!FileManager.default.fileExists(atPath: root.path))
     }
 
     /// Reading an existing scene leaves the root exactly as it was: no lock
     /// file, no quarantine, even for a damaged scene file.
-    @Test func readingCreatesNoFileInAnExistingRoot() throws {
+    @Test func readingCreatesNoFileInAnExistingRoot() async throws {
         let fixture = try SceneStoreFixture()
-        #expect(try scenes(["set", "--scene", "a", "k", "--int", "1"], root: fixture.root).status == 0)
+        #expect(try await scenes(["set", "--scene", "a", "k", "--int", "1"], root: fixture.root).status == 0)
         try FileManager.default.removeItem(at: fixture.root.appendingPathComponent(".a~lock"))
         try Data("not a scene".utf8).write(to: fixture.root.appendingPathComponent("broken.json"))
         let before = treeListing(fixture.root)
@@ -45,10 +45,10 @@ struct OneShotCommandTests {
             ["get", "--scene", "a", "k"], ["show", "--scene", "a"], ["list"], ["list", "--json"],
             ["get", "--scene", "b", "k"], ["show", "--scene", "broken"], ["get", "--scene", "broken", "k"],
         ] {
-            _ = try scenes(arguments, root: fixture.root)
+            _ = try await scenes(arguments, root: fixture.root)
         }
         #expect(treeListing(fixture.root) == before)
-        #expect(try scenes(["get", "--scene", "a", "k"], root: fixture.root).stdout == "1\n")
+        #expect(try await scenes(["get", "--scene", "a", "k"], root: fixture.root).stdout == "1\n")
     }
 
     /// Caught with the registry open (stdout full), the process has no
@@ -60,7 +60,7 @@ struct OneShotCommandTests {
     ])
     func readingCommandsStartNoWatcher(arguments: [String]) async throws {
         let fixture = try SceneStoreFixture()
-        #expect(try scenes(["set", "--scene", "a", "k", "--int", "1"], root: fixture.root).status == 0)
+        #expect(try await scenes(["set", "--scene", "a", "k", "--int", "1"], root: fixture.root).status == 0)
         let held = try HeldScenes.blockedOnStdout(arguments, root: fixture.root)
         #expect(await held.wait { held.isBlockedWritingStdout }, "never blocked writing its output")
         #expect(held.watcherTraces == [], "threads \(held.threadNames), fds \(held.fdTargets)")
@@ -76,7 +76,7 @@ struct OneShotCommandTests {
     ])
     func writingCommandsStartNoWatcher(arguments: [String]) async throws {
         let fixture = try SceneStoreFixture()
-        #expect(try scenes(["set", "--scene", "a", "k", "--int", "1"], root: fixture.root).status == 0)
+        #expect(try await scenes(["set", "--scene", "a", "k", "--int", "1"], root: fixture.root).status == 0)
         let holder = try LockHolder(scene: "a", root: fixture.root)
         let held = try HeldScenes.waitingForLock(["--lock-timeout", "60"] + arguments, root: fixture.root)
         #expect(await held.wait { held.hasOpen(suffix: "/.a~lock") }, "never waited for the lock")

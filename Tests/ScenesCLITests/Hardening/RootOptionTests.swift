@@ -18,41 +18,44 @@ struct RootOptionTests {
         ["run", "--root", "", "--scene", "a"],
         ["catalog", "reset", "--root", ""],
     ])
-    func emptyRootIsAUsageError(arguments: [String]) throws {
+    func emptyRootIsAUsageError(arguments: [String]) async throws {
         let fixture = try SceneStoreFixture()
         let workingDirectory = fixture.directory.appendingPathComponent("cwd")
         try FileManager.default.createDirectory(at: workingDirectory, withIntermediateDirectories: false)
         let process = scenesProcess(arguments, root: fixture.root)
         process.currentDirectoryURL = workingDirectory
-        let err = try cloexecPipe()
-        process.standardError = err.write
-        process.standardOutput = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        try err.write.close()
-        let stderr = String(decoding: err.read.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 64, "\(stderr)")
+        let (status, stderr) = try await blockingWork {
+            let err = try cloexecPipe()
+            process.standardError = err.write
+            process.standardOutput = FileHandle.nullDevice
+            process.standardInput = FileHandle.nullDevice
+            try process.run()
+            try err.write.close()
+            let stderr = String(decoding: err.read.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            return (process.terminationStatus, stderr)
+        }
+        #expect(status == 64, "\(stderr)")
         #expect(stderr.contains("--root must name a directory"), "\(stderr)")
         #expect(treeListing(workingDirectory) == [])
     }
 
     /// A root that group or others may read gets one warning per command,
     /// however many scenes the command opens.
-    @Test func looseRootIsReportedOnceOnStderr() throws {
+    @Test func looseRootIsReportedOnceOnStderr() async throws {
         let fixture = try SceneStoreFixture()
         for scene in ["a", "b", "c"] {
-            #expect(try scenes(["set", "--scene", scene, "k", "--int", "1"], root: fixture.root).status == 0)
+            #expect(try await scenes(["set", "--scene", scene, "k", "--int", "1"], root: fixture.root).status == 0)
         }
         #expect(chmod(fixture.root.path, 0o755) == 0)
         let warning = "scene root is accessible to other users"
         for arguments in [["list", "--json"], ["show", "--scene", "a"], ["set", "--scene", "a", "k", "--int", "2"]] {
-            let result = try scenes(arguments, root: fixture.root)
+            let result = try await scenes(arguments, root: fixture.root)
             #expect(result.status == 0, "\(arguments): \(result.stderr)")
             #expect(result.stderr.components(separatedBy: warning).count - 1 == 1, "\(arguments): \(result.stderr)")
             #expect(result.stderr.contains("755"))
         }
         #expect(chmod(fixture.root.path, 0o700) == 0)
-        #expect(try scenes(["list", "--json"], root: fixture.root).stderr.isEmpty)
+        #expect(try await scenes(["list", "--json"], root: fixture.root).stderr.isEmpty)
     }
 }

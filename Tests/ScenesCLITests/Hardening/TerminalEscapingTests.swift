@@ -26,23 +26,23 @@ struct TerminalEscapingTests {
         return true
     }
 
-    @Test func getAndShowEscapeAndJSONIsExact() throws {
+    @Test func getAndShowEscapeAndJSONIsExact() async throws {
         let fixture = try SceneStoreFixture()
-        let set = try scenes(["set", "--scene", "a", Self.hostileKey, "--string", Self.hostile], root: fixture.root)
+        let set = try await scenes(["set", "--scene", "a", Self.hostileKey, "--string", Self.hostile], root: fixture.root)
         #expect(set.status == 0, "\(set.stderr)")
 
-        let get = try scenes(["get", "--scene", "a", Self.hostileKey], root: fixture.root)
+        let get = try await scenes(["get", "--scene", "a", Self.hostileKey], root: fixture.root)
         #expect(get.stdout == Self.escaped + "\n")
 
-        let getJSON = try scenes(["get", "--json", "--scene", "a", Self.hostileKey], root: fixture.root)
+        let getJSON = try await scenes(["get", "--json", "--scene", "a", Self.hostileKey], root: fixture.root)
         #expect(Self.isTerminalSafe(getJSON.stdout), "\(getJSON.stdout.debugDescription)")
         #expect(decodeJSON(SceneValue.self, from: getJSON.stdout) == .string(Self.hostile))
 
-        let show = try scenes(["show", "--scene", "a"], root: fixture.root)
+        let show = try await scenes(["show", "--scene", "a"], root: fixture.root)
         #expect(Self.isTerminalSafe(show.stdout), "\(show.stdout.debugDescription)")
         #expect(show.stdout.contains("  \(Self.escapedKey)  string  \(Self.escaped)\n"), "\(show.stdout)")
 
-        let showJSON = try scenes(["show", "--json", "--scene", "a"], root: fixture.root)
+        let showJSON = try await scenes(["show", "--json", "--scene", "a"], root: fixture.root)
         #expect(Self.isTerminalSafe(showJSON.stdout), "\(showJSON.stdout.debugDescription)")
         struct Dump: Decodable { let values: [String: SceneValue] }
         #expect(decodeJSON(Dump.self, from: showJSON.stdout)?.values == [Self.hostileKey: .string(Self.hostile)])
@@ -53,28 +53,28 @@ struct TerminalEscapingTests {
         let watch = try RunningScenes(["watch", "--scene", "w"], root: fixture.root)
         let log = LineLog(watch)
         #expect(await log.next { $0.hasPrefix("watching scene w") } != nil)
-        #expect(try scenes(["set", "--scene", "w", Self.hostileKey, "--string", Self.hostile], root: fixture.root).status == 0)
+        #expect(try await scenes(["set", "--scene", "w", Self.hostileKey, "--string", Self.hostile], root: fixture.root).status == 0)
         let line = try #require(await log.next { $0.contains("->") })
         #expect(Self.isTerminalSafe(line), "\(line.debugDescription)")
         #expect(line.contains("\(Self.escapedKey): (none) -> \(Self.escaped)"), "\(line)")
         watch.kill(SIGTERM)
-        _ = await watch.exitStatus(within: .seconds(10))
+        _ = await watch.exitStatus(within: .seconds(30))
     }
 
-    @Test func catalogListEscapesTitles() throws {
+    @Test func catalogListEscapesTitles() async throws {
         let fixture = try SceneStoreFixture()
-        #expect(try scenes(["catalog", "reset"], root: fixture.root).status == 0)
+        #expect(try await scenes(["catalog", "reset"], root: fixture.root).status == 0)
         let file = fixture.root.appendingPathComponent("catalog/library.json")
         var catalog = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])
         var songs = try #require(catalog["songs"] as? [[String: Any]])
         songs[0]["title"] = Self.hostile
         catalog["songs"] = songs
         try JSONSerialization.data(withJSONObject: catalog).write(to: file)
-        let list = try scenes(["catalog", "list"], root: fixture.root)
+        let list = try await scenes(["catalog", "list"], root: fixture.root)
         #expect(list.status == 0, "\(list.stderr)")
         #expect(Self.isTerminalSafe(list.stdout), "\(list.stdout.debugDescription)")
         #expect(list.stdout.contains("song   \(Self.escaped) - "))
-        let json = try scenes(["catalog", "list", "--json"], root: fixture.root)
+        let json = try await scenes(["catalog", "list", "--json"], root: fixture.root)
         #expect(Self.isTerminalSafe(json.stdout), "\(json.stdout.debugDescription)")
         #expect(json.stdout.contains(#"red\u001b[2J"#))
     }

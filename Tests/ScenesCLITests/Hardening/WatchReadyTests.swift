@@ -10,12 +10,12 @@ struct WatchReadyTests {
     @Test(arguments: [[], ["--json"]])
     func aChangeRightAfterReadyIsPrinted(format: [String]) async throws {
         let fixture = try SceneStoreFixture()
-        #expect(try scenes(["set", "--scene", "w", "color", "--string", "red"], root: fixture.root).status == 0)
+        #expect(try await scenes(["set", "--scene", "w", "color", "--string", "red"], root: fixture.root).status == 0)
         // Stdout full: watch blocks writing its ready line, with the store open.
         let held = try HeldScenes.blockedOnStdout(["watch", "--scene", "w"] + format, root: fixture.root)
         #expect(await held.wait { held.isBlockedWritingStdout }, "never blocked writing its ready line")
-        #expect(try scenes(["set", "--scene", "w", "color", "--string", "blue"], root: fixture.root).status == 0)
-        let output = try #require(held.readUntil(within: .seconds(10)) { $0.contains("blue") })
+        #expect(try await scenes(["set", "--scene", "w", "color", "--string", "blue"], root: fixture.root).status == 0)
+        let output = try #require(held.readUntil(within: .seconds(30)) { $0.contains("blue") })
         #expect(output.contains("blue"), "the change was lost: \(output.suffix(300))")
         kill(held.pid, SIGTERM)
         _ = await held.release()

@@ -8,10 +8,11 @@ import Testing
     var selectedTab = 0
     var query = ""
 
-    /// `"<selectedTab> <query>"`, as Observation reports it: now, then
-    /// after each change — what any observer of the model sees.
-    var observedLines: Observations<String, Never> {
-        Observations { "\(self.selectedTab) \(self.query)" }
+    /// Whether the model comes to show `expected` as `"<selectedTab>
+    /// <query>"`, as any observer of it sees it: read now, then after each
+    /// change Observation reports.
+    func shows(_ expected: String) async -> Bool {
+        await observedValue({ "\(self.selectedTab) \(self.query)" }, until: { $0 == expected }) != nil
     }
 }
 
@@ -27,18 +28,16 @@ extension CrossProcessSync {
                 SceneProperty(\.selectedTab, forKey: "selectedTab"),
                 SceneProperty(\.query, forKey: "query"),
             ], on: model)
-            let lines = model.observedLines
-
-            let result = try scenes(["set", "--scene", "S", "selectedTab", "--int", "5"], root: fixture.root)
+            let result = try await scenes(["set", "--scene", "S", "selectedTab", "--int", "5"], root: fixture.root)
             #expect(result.status == 0, "\(result.stderr)")
-            #expect(await lines.first { $0 == "5 " } != nil)
+            #expect(await model.shows("5 "))
             #expect(model.selectedTab == 5)
 
             // And back: the model's edit, flushed, is what the other process reads.
             model.query = "dune"
             _ = await store.changes().first { $0.key == "query" }
             try await store.flush()
-            let read = try scenes(["get", "--scene", "S", "query"], root: fixture.root)
+            let read = try await scenes(["get", "--scene", "S", "query"], root: fixture.root)
             #expect(read.stdout.trimmingCharacters(in: .newlines) == "dune")
 
             // Relaunched, a new model starts where both processes left the scene.

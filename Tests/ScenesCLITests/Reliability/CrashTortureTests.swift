@@ -44,7 +44,7 @@ extension CrossProcessSync {
                     writer.process.kill()
                     _ = await writer.process.exitStatus()
                     let death = monotonicNow()
-                    while await writer.log.next(within: .seconds(10)) != nil {}
+                    while await writer.log.next(within: .seconds(30)) != nil {}
                     let lines = writer.log.lines
                     if let last = lines.last, last.hasPrefix("begin") { midOperation += 1 }
                     try ledger.record(writer: writer.name, lines: lines, death: death)

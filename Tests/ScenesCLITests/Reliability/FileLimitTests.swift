@@ -16,7 +16,7 @@ import Testing
 
     @Test func runningOutOfDescriptorsFailsTypedAndLosesNothing() async throws {
         let fixture = try SceneStoreFixture()
-        let result = try scenes(["probe", "file-limit"], root: fixture.root, program: .lab)
+        let result = try await scenes(["probe", "file-limit"], root: fixture.root, program: .lab)
         #expect(result.status == 0, "\(result.stderr)")
         let line = result.stdout.split(separator: "\n").last.map(String.init) ?? ""
         let report = try #require(decodeJSON(Report.self, from: line), "\(result.stdout)")

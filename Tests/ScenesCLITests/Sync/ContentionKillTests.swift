@@ -35,7 +35,7 @@ extension CrossProcessSync {
 
                 // A new writer gets the lock while the survivor keeps saving.
                 let newcomer = try RunningScenes(["set", "--scene", "s", "newcomer", "--int", "\(round)"], root: fixture.root)
-                let status = await newcomer.exitStatus(within: .seconds(10))
+                let status = await newcomer.exitStatus(within: .seconds(30))
                 #expect(status == 0, "round \(round): a new writer did not get the lock (status \(String(describing: status)))")
 
                 let survivor = victims[2]

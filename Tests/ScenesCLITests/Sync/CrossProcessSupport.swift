@@ -59,7 +59,7 @@ final class LineLog: Sendable {
     /// The first line not taken yet that matches `predicate`; it and the
     /// lines before it are taken. `nil` if the process's stdout ended or
     /// `timeout` passed first. `predicate` runs outside every lock.
-    func next(within timeout: Duration = .seconds(10), where predicate: (String) -> Bool = { _ in true }) async -> String? {
+    func next(within timeout: Duration = .seconds(30), where predicate: (String) -> Bool = { _ in true }) async -> String? {
         let deadline = ContinuousClock.now + timeout
         // Wakes the wait below at the deadline.
         let alarm = Task { [weak self] in
@@ -96,7 +96,7 @@ final class LineLog: Sendable {
 
     /// The next line starting with `prefix`, decoded from the JSON after it.
     func next<T: Decodable>(
-        _ type: T.Type, prefix: String = "", within timeout: Duration = .seconds(10),
+        _ type: T.Type, prefix: String = "", within timeout: Duration = .seconds(30),
         where predicate: (T) -> Bool = { _ in true }
     ) async -> T? {
         let line = await next(within: timeout) { line in
@@ -174,8 +174,8 @@ func onDisk(_ scene: String, root: URL) throws -> (generation: UInt64, values: [
 }
 
 /// Runs a `scenes-lab probe` in a fresh process and decodes its JSON line.
-func probe<T: Decodable>(_ type: T.Type, _ arguments: [String]) throws -> T {
-    let result = try scenes(["probe"] + arguments, root: FileManager.default.temporaryDirectory, program: .lab)
+func probe<T: Decodable>(_ type: T.Type, _ arguments: [String]) async throws -> T {
+    let result = try await scenes(["probe"] + arguments, root: FileManager.default.temporaryDirectory, program: .lab)
     #expect(result.status == 0, "probe \(arguments): \(result.stderr)")
     let line = result.stdout.split(separator: "\n").last.map(String.init) ?? ""
     guard let value = decodeJSON(T.self, from: line) else {

@@ -17,14 +17,14 @@ extension CrossProcessSync {
             let events = store.events()
             let values = store.values(forKey: "a", default: 0)
 
-            let discard = try scenes(["discard", "--scene", "d"], root: fixture.root)
+            let discard = try await scenes(["discard", "--scene", "d"], root: fixture.root)
             #expect(discard.status == 0, "\(discard.stderr)")
 
-            let received = await events.first(within: .seconds(10))
+            let received = await events.first(within: .seconds(30))
             #expect(received == .discarded(origin: .external(writerPID: nil)))
             // Latest-only buffering: the current value may be replaced by
             // the default before it is read; the stream reaches the default.
-            #expect(await values.first(within: .seconds(10)) { $0 == 0 } == 0)
+            #expect(await values.first(within: .seconds(30)) { $0 == 0 } == 0)
             #expect(store.snapshot.isEmpty)
             #expect(store.generation == 0)
             #expect(try fixture.registry.sceneIDs().isEmpty)
@@ -34,12 +34,12 @@ extension CrossProcessSync {
             let later = store.changes()
             try store.set(5, forKey: "a")
             try await store.flush()
-            #expect(await later.first(within: .seconds(10)) { $0.key == "a" }?.newValue == .int(5))
-            #expect(await values.first(within: .seconds(10)) { $0 == 5 } == 5)
+            #expect(await later.first(within: .seconds(30)) { $0.key == "a" }?.newValue == .int(5))
+            #expect(await values.first(within: .seconds(30)) { $0 == 5 } == 5)
             #expect(try fixture.registry.sceneIDs().map(\.rawValue) == ["d"])
-            let get = try scenes(["get", "--scene", "d", "a"], root: fixture.root)
+            let get = try await scenes(["get", "--scene", "d", "a"], root: fixture.root)
             #expect(get.status == 0 && get.stdout == "5\n")
-            #expect(try scenes(["get", "--scene", "d", "b"], root: fixture.root).status == 1)
+            #expect(try await scenes(["get", "--scene", "d", "b"], root: fixture.root).status == 1)
             await fixture.tearDown()
         }
 
@@ -62,13 +62,13 @@ extension CrossProcessSync {
             try await store.flush()
             let recreated = try #require(await log.next(WatchEvent.self) { $0.event == "changed" })
             #expect(recreated.key == "y" && recreated.new == .int(2) && recreated.origin == "external")
-            let show = try scenes(["show", "--json", "--scene", "d"], root: fixture.root)
+            let show = try await scenes(["show", "--json", "--scene", "d"], root: fixture.root)
             struct Dump: Decodable { let generation: UInt64; let values: [String: SceneValue] }
             let dump = try #require(decodeJSON(Dump.self, from: show.stdout))
             #expect(dump.values == ["y": .int(2)])
             #expect(dump.generation == 1, "a new incarnation starts at generation 1")
             watch.kill(SIGTERM)
-            _ = await watch.exitStatus(within: .seconds(10))
+            _ = await watch.exitStatus(within: .seconds(30))
             await fixture.tearDown()
         }
     }

@@ -33,7 +33,7 @@ extension CrossProcessSync {
         /// land where its `select()` aborts: inotify is refused and the
         /// automatic watcher polls (checked in a fresh process).
         @Test(.timeLimit(.minutes(1)))
-        func descriptorAbove1023FallsBackToPolling() throws {
+        func descriptorAbove1023FallsBackToPolling() async throws {
             struct Report: Decodable {
                 let filledUpTo: Int32
                 let inotifyOnly: String?
@@ -41,7 +41,7 @@ extension CrossProcessSync {
                 let inotifyFDs: Int
                 let fallbackSawChange: Bool
             }
-            let report = try probe(Report.self, ["high-fd"])
+            let report = try await probe(Report.self, ["high-fd"])
             #expect(report.filledUpTo >= 1023)
             #expect(report.inotifyOnly == nil, "inotify only: refused, the registry runs without a watcher")
             #expect(report.automatic == FileWatcherKind.polling(interval: .milliseconds(250)).description)

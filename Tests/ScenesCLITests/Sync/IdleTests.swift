@@ -16,8 +16,8 @@ extension CrossProcessSync {
         }
 
         @Test(.timeLimit(.minutes(1)))
-        func tenOpenScenesIdleForTenSecondsUseNoCPU() throws {
-            let report = try probe(Report.self, ["idle", "--scenes", "10", "--seconds", "10"])
+        func tenOpenScenesIdleForTenSecondsUseNoCPU() async throws {
+            let report = try await probe(Report.self, ["idle", "--scenes", "10", "--seconds", "10"])
             #expect(report.watcher == "inotify")
             #expect(report.changesSeen == 0)
             // Clock ticks are 10 ms: allow a few for the sleep's own wake-up.

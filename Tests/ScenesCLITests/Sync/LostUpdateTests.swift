@@ -65,21 +65,21 @@ func checkDistinctKeysSurvive(
     for (index, log) in logs.enumerated() {
         var view: StressView? = lastViews[index]
         if view?.keys != total {
-            view = await log.next(StressView.self, prefix: "view ", within: .seconds(10)) { $0.keys == total }
+            view = await log.next(StressView.self, prefix: "view ", within: .seconds(30)) { $0.keys == total }
         }
         let converged = try #require(view, "writer \(index) never saw all \(total) keys: \(log.lines.suffix(2))")
         #expect(converged.generation == disk.generation)
         convergence.append(milliseconds(max(0, converged.at - lastSave)))
     }
     if observer.snapshot.count < total {
-        _ = await changes.first(within: .seconds(10)) { _ in observer.snapshot.count >= total }
+        _ = await changes.first(within: .seconds(30)) { _ in observer.snapshot.count >= total }
     }
     #expect(observer.snapshot == disk.values, "the observing registry has \(observer.snapshot.count) keys")
 
     for (process, log) in zip(processes, logs) {
         process.closeInput()
         #expect(await log.next { $0.hasPrefix("done ") } == "done \(saves)")
-        #expect(await process.exitStatus(within: .seconds(10)) == 0)
+        #expect(await process.exitStatus(within: .seconds(30)) == 0)
     }
     print("""
         lost updates (\(watcherArguments.isEmpty ? "inotify" : watcherArguments.joined(separator: " "))): \
@@ -124,21 +124,21 @@ func checkSameKeyConverges(
     for (index, log) in logs.enumerated() {
         var view: StressView? = lastViews[index]
         if view?.value != winner {
-            view = await log.next(StressView.self, prefix: "view ", within: .seconds(10)) { $0.value == winner }
+            view = await log.next(StressView.self, prefix: "view ", within: .seconds(30)) { $0.value == winner }
         }
         let converged = try #require(view, "writer \(index) never saw \(winner): \(log.lines.suffix(2))")
         let lag = milliseconds(max(0, converged.at - lastSave))
         #expect(lag <= 1000, "writer \(index) converged \(lag) ms after the last save")
         convergence.append(lag)
     }
-    let observed = await observer.values(forKey: "k", default: "").first(within: .seconds(10)) { $0 == winner }
+    let observed = await observer.values(forKey: "k", default: "").first(within: .seconds(30)) { $0 == winner }
     #expect(observed == winner)
     let observerLag = milliseconds(max(0, monotonicNow() - lastSave))
 
     for (process, log) in zip(processes, logs) {
         process.closeInput()
         #expect(await log.next { $0.hasPrefix("done ") } == "done \(saves)")
-        #expect(await process.exitStatus(within: .seconds(10)) == 0)
+        #expect(await process.exitStatus(within: .seconds(30)) == 0)
     }
     print("""
         same key (\(watcherArguments.isEmpty ? "inotify" : watcherArguments.joined(separator: " "))): \

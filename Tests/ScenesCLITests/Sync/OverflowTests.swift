@@ -53,7 +53,7 @@ extension CrossProcessSync {
                 #expect(seen, "\(scene) in the follower never matched the disk (generation \(disk.generation))")
             }
             follower.closeInput()
-            #expect(await follower.exitStatus(within: .seconds(10)) == 0)
+            #expect(await follower.exitStatus(within: .seconds(30)) == 0)
             print("overflow: \(flood) events queued against a limit of \(limit) while the follower was stopped; all \(scenes.count) open scenes ended equal to disk")
             await fixture.tearDown()
         }
@@ -64,6 +64,6 @@ extension LineLog {
     /// Whether `probe follow` printed `expected`, so far or within 10 s.
     func printed(_ expected: FollowedScene) async -> Bool {
         if lines.contains(where: { decodeJSON(FollowedScene.self, from: $0) == expected }) { return true }
-        return await next(FollowedScene.self, within: .seconds(10)) { $0 == expected } != nil
+        return await next(FollowedScene.self, within: .seconds(30)) { $0 == expected } != nil
     }
 }

@@ -17,7 +17,7 @@ extension CrossProcessSync {
             let writer = try RunningScenes(["stress", "--scene", "main", "--count", "100", "--prefix", "k"], root: fixture.root, program: .lab)
             #expect(await writer.exitStatus(within: .seconds(30)) == 0)
 
-            let received = await changes.prefix(100, within: .seconds(10))
+            let received = await changes.prefix(100, within: .seconds(30))
             #expect(Set(received.map(\.key)) == Set((0..<100).map { "k\($0)" }))
             #expect(received.allSatisfy { $0.origin == .external(writerPID: writer.process.processIdentifier) })
             #expect(received.allSatisfy { change in change.newValue == .int(Int(change.key.dropFirst()) ?? -1) })
@@ -27,9 +27,9 @@ extension CrossProcessSync {
 
         /// The benchmark runs end to end (its numbers mean something only in
         /// a release build: `swift run -c release scenes-lab bench propagation`).
-        @Test func benchmarkReportsStoreAndFloorPercentiles() throws {
+        @Test func benchmarkReportsStoreAndFloorPercentiles() async throws {
             let scratch = FileManager.default.temporaryDirectory
-            let result = try scenes(["bench", "propagation", "--changes", "30", "--warmup", "5"], root: scratch, program: .lab)
+            let result = try await scenes(["bench", "propagation", "--changes", "30", "--warmup", "5"], root: scratch, program: .lab)
             #expect(result.status == 0, "\(result.stderr)")
             struct Summary: Decodable { let count: Int; let p50Ms: Double; let p99Ms: Double; let meanMs: Double }
             struct Ratio: Decodable { let p50: Double; let p99: Double }
@@ -52,10 +52,10 @@ func checkSetReachesChangeStream(configuration: SceneRegistry.Configuration) asy
     let changes = store.changes()
     let setter = try RunningScenes(["set", "--scene", "main", "tab", "--int", "3"], root: fixture.root)
     let setterPID = setter.process.processIdentifier
-    #expect(await setter.exitStatus(within: .seconds(10)) == 0)
+    #expect(await setter.exitStatus(within: .seconds(30)) == 0)
     let durable = monotonicNow()
 
-    let change = try #require(await changes.first(within: .seconds(10)) { $0.key == "tab" })
+    let change = try #require(await changes.first(within: .seconds(30)) { $0.key == "tab" })
     let lag = milliseconds(monotonicNow() - durable)
     #expect(change.newValue == .int(3))
     #expect(change.oldValue == nil)

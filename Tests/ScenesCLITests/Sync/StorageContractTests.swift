@@ -133,14 +133,14 @@ struct StorageContractTests {
         let registry = try place.registry()
         let store = try registry.store(for: "main")
         let events = store.events()
-        #expect(try await blockingWork { try scenes(["set", "--scene", "main", "tab", "--int", "2"] + place.arguments, root: place.fixture.root) }.status == 0)
+        #expect(try await scenes(["set", "--scene", "main", "tab", "--int", "2"] + place.arguments, root: place.fixture.root).status == 0)
         let changed = await events.first(within: .seconds(20)) { event in
             if case .changed(let change) = event { change.key == "tab" && change.newValue == .int(2) } else { false }
         }
         #expect(changed != nil, "the other process's set never arrived")
         #expect(store.value(forKey: "tab", default: 0) == 2)
 
-        #expect(try await blockingWork { try scenes(["discard", "--scene", "main"] + place.arguments, root: place.fixture.root) }.status == 0)
+        #expect(try await scenes(["discard", "--scene", "main"] + place.arguments, root: place.fixture.root).status == 0)
         let discarded = await events.first(within: .seconds(20)) { event in
             if case .discarded = event { true } else { false }
         }
@@ -150,7 +150,7 @@ struct StorageContractTests {
         // The store goes on: a later set creates the scene again, for everyone.
         try store.set(7, forKey: "tab")
         try await store.flush()
-        let read = try await blockingWork { try scenes(["get", "--scene", "main", "tab"] + place.arguments, root: place.fixture.root) }
+        let read = try await scenes(["get", "--scene", "main", "tab"] + place.arguments, root: place.fixture.root)
         #expect(read.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "7")
         try await registry.close()
         await place.fixture.tearDown()
@@ -165,7 +165,7 @@ struct DatabaseLocationTests {
     @Test(arguments: ["mysql://db/x", "postgres://", "postgres://host:notaport/db", "not a url"])
     func aURLThatCannotBeUsedExits64(_ url: String) async throws {
         let fixture = try SceneStoreFixture()
-        let result = try await blockingWork { try scenes(["--backend", url, "get", "--scene", "a", "k"], root: fixture.root) }
+        let result = try await scenes(["--backend", url, "get", "--scene", "a", "k"], root: fixture.root)
         #expect(result.status == 64, "\(url): \(result.stderr)")
         #expect(result.stderr.contains("invalid scene storage"))
     }
@@ -174,7 +174,7 @@ struct DatabaseLocationTests {
         let fixture = try SceneStoreFixture()
         let url = "postgres://nobody@127.0.0.1:\(try TemporaryPostgresServer.freePort())/x"
         let started = ContinuousClock.now
-        let result = try await blockingWork { try scenes(["--backend", url, "set", "--scene", "a", "k", "--int", "1"], root: fixture.root) }
+        let result = try await scenes(["--backend", url, "set", "--scene", "a", "k", "--int", "1"], root: fixture.root)
         let took = ContinuousClock.now - started
         #expect(result.status == 69, "\(result.stderr)")
         #expect(result.stderr.contains("is unavailable"))

@@ -25,7 +25,7 @@ extension CrossProcessSync {
             #expect(ready.watcher == expectedWatcher)
 
             let setter = try RunningScenes(["set", "--scene", "w", "color", "--string", "blue"], root: fixture.root)
-            #expect(await setter.exitStatus(within: .seconds(10)) == 0)
+            #expect(await setter.exitStatus(within: .seconds(30)) == 0)
             let durable = monotonicNow()
             let line = try #require(await log.next(WatchEvent.self) { $0.event == "changed" && $0.key == "color" })
             let lag = milliseconds(monotonicNow() - durable)
@@ -35,7 +35,7 @@ extension CrossProcessSync {
             #expect(line.pid == setter.process.processIdentifier)
             print("watch --json (\(expectedWatcher)): shown \(String(format: "%.1f", lag)) ms after `scenes set` exited")
             watch.kill(SIGTERM)
-            _ = await watch.exitStatus(within: .seconds(10))
+            _ = await watch.exitStatus(within: .seconds(30))
             await fixture.tearDown()
         }
     }

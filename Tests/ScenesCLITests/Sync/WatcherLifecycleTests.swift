@@ -38,8 +38,8 @@ extension CrossProcessSync {
         }
 
         @Test(.timeLimit(.minutes(2)))
-        func thousandOpenCloseCyclesLeakNothing() throws {
-            let report = try probe(Report.self, ["lifecycle", "--cycles", "1000"])
+        func thousandOpenCloseCyclesLeakNothing() async throws {
+            let report = try await probe(Report.self, ["lifecycle", "--cycles", "1000"])
             #expect(report.cycles == 1000)
             let baseline = report.baseline
             // Every close stops the watcher: its thread, descriptor and watches go.
