@@ -30,20 +30,12 @@ package struct Checksum {
         values.keys.sorted(by: utf8Precedes)
     }
 
-    /// Whether `checksum` is right for `values`: in today's key order
-    /// (`order` when the caller knows it, such as the order of a file
-    /// written sorted), or in `String` order, which files written before
-    /// the byte order used (the same for ASCII keys; only checked when the
-    /// first one fails).
-    static func matches(_ checksum: String, _ values: [String: SceneValue], order: [String]? = nil) -> Bool {
-        let sorted = order.flatMap { isSorted($0) && $0.count == values.count ? $0 : nil } ?? sortedKeys(of: values)
-        return checksum == of(values, sortedKeys: sorted)
+    /// Whether `checksum` is right for `values`: in today's key order, or
+    /// in `String` order, which files written before the byte order used
+    /// (the same for ASCII keys; only checked when the first one fails).
+    static func matches(_ checksum: String, _ values: [String: SceneValue]) -> Bool {
+        checksum == of(values, sortedKeys: sortedKeys(of: values))
             || checksum == of(values, sortedKeys: values.keys.sorted())
-    }
-
-    /// Whether `keys` are in strictly increasing UTF-8 byte order.
-    static func isSorted(_ keys: [String]) -> Bool {
-        zip(keys, keys.dropFirst()).allSatisfy { utf8Precedes($0, $1) }
     }
 
     /// The checksum when the caller has the keys sorted already.

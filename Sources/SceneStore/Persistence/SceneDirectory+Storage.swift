@@ -4,9 +4,9 @@ import Logging
 /// The file root as a ``SceneStorage``: the scene's `flock` is the
 /// transaction's lock, and each write is an atomic, durable rename.
 extension SceneDirectory: SceneStorage {
-    var location: String { root.path }
+    var location: String { rootPath }
 
-    func location(of id: SceneID) -> String { sceneURL(id).path }
+    func location(of id: SceneID) -> String { scenePath(id) }
 
     func transaction<Result>(
         _ id: SceneID, _ body: (any SceneStorageTransaction) throws(SceneStoreError) -> Result

@@ -25,6 +25,9 @@ struct SceneDirectory: Sendable {
     static let separator = "~"
 
     let root: URL
+    /// `root.path`, taken once: the paths of every save are built from it
+    /// by concatenation (building a `URL` costs microseconds each time).
+    let rootPath: String
     /// What a loaded file must respect, like a `set`.
     let limits: SceneRegistry.Limits
     /// Files larger than this are damaged without being read: the largest
@@ -36,23 +39,32 @@ struct SceneDirectory: Sendable {
 
     init(root: URL, limits: SceneRegistry.Limits = .init(), lockTimeout: Duration = .seconds(10)) {
         self.root = root
+        self.rootPath = root.path
         self.limits = limits
         self.maxFileBytes = limits.maxSceneBytes.multipliedReportingOverflow(by: 24).partialValue + (64 << 10)
         self.lockTimeout = lockTimeout
     }
 
-    func sceneURL(_ id: SceneID) -> URL {
-        root.appendingPathComponent(id.rawValue + Self.sceneSuffix, isDirectory: false)
+    func scenePath(_ id: SceneID) -> String {
+        rootPath + "/" + id.rawValue + Self.sceneSuffix
     }
 
-    private func sideURL(_ id: SceneID, _ suffix: String) -> URL {
-        root.appendingPathComponent("." + id.rawValue + Self.separator + suffix, isDirectory: false)
+    private func sidePath(_ id: SceneID, _ suffix: String) -> String {
+        rootPath + "/." + id.rawValue + Self.separator + suffix
     }
 
-    func lockURL(_ id: SceneID) -> URL { sideURL(id, "lock") }
-    func tempURL(_ id: SceneID, token: String) -> URL { sideURL(id, "tmp-" + token) }
-    func previousURL(_ id: SceneID, token: String) -> URL { sideURL(id, "prev-" + token) }
-    func tombstoneURL(_ id: SceneID) -> URL { sideURL(id, "discarded") }
+    func lockPath(_ id: SceneID) -> String { sidePath(id, "lock") }
+    func tempPath(_ id: SceneID, token: String) -> String { sidePath(id, "tmp-" + token) }
+    func previousPath(_ id: SceneID, token: String) -> String { sidePath(id, "prev-" + token) }
+    func tombstonePath(_ id: SceneID) -> String { sidePath(id, "discarded") }
+
+    func sceneURL(_ id: SceneID) -> URL { URL(fileURLWithPath: scenePath(id), isDirectory: false) }
+    func lockURL(_ id: SceneID) -> URL { URL(fileURLWithPath: lockPath(id), isDirectory: false) }
+    func tempURL(_ id: SceneID, token: String) -> URL { URL(fileURLWithPath: tempPath(id, token: token), isDirectory: false) }
+    func previousURL(_ id: SceneID, token: String) -> URL {
+        URL(fileURLWithPath: previousPath(id, token: token), isDirectory: false)
+    }
+    func tombstoneURL(_ id: SceneID) -> URL { URL(fileURLWithPath: tombstonePath(id), isDirectory: false) }
 
     /// The scene a root entry belongs to, if it is a scene file.
     static func sceneID(forFileNamed name: String) -> SceneID? {
@@ -109,7 +121,7 @@ struct SceneDirectory: Sendable {
     /// - Throws: ``SceneStoreError/lockTimeout(scene:holderPID:waited:)``
     ///   after `timeout` (the directory's ``lockTimeout`` by default).
     func lock(_ id: SceneID, timeout: Duration? = nil) throws(SceneStoreError) -> SceneLock {
-        let path = lockURL(id).path
+        let path = lockPath(id)
         let timeout = timeout ?? lockTimeout
         do {
             return try SceneLock(path: path, scene: id, timeout: timeout)
@@ -147,7 +159,7 @@ struct SceneDirectory: Sendable {
     ///   scene. The rest comes from the same descriptor, so it is the same
     ///   file either way.
     func readBytes(_ id: SceneID, skip: ((DiskVersion) -> Bool)? = nil) throws(SceneStoreError) -> StoredDocument {
-        let path = sceneURL(id).path
+        let path = scenePath(id)
         let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         if fd == -1 {
             switch errno {
@@ -165,16 +177,20 @@ struct SceneDirectory: Sendable {
         guard info.st_size <= maxFileBytes else {
             return .notADocument("\(info.st_size) bytes, larger than any scene the limits allow (\(maxFileBytes))")
         }
-        var data = Data()
-        data.reserveCapacity(Int(info.st_size) + 1)
-        // A small file is read whole at once (fewer system calls than two
-        // steps); a large one header first, the rest only if needed.
-        if let skip, info.st_size > Self.wholeReadBytes {
-            try read(fd, path: path, into: &data, upTo: Self.headerBytes)
-            if let version = SceneFile.peekVersion(data), skip(version) { return .skipped }
+        // The file is never written in place (saves rename a new one over
+        // it), so its size now is its size: read exactly that, straight
+        // into the result. A small file is read in one call; a large one
+        // header first when `skip` may spare the rest.
+        let size = Int(info.st_size)
+        var data = Data(count: size)
+        var filled = 0
+        if let skip, size > Self.wholeReadBytes {
+            filled = try read(fd, path: path, into: &data, from: 0, upTo: Self.headerBytes)
+            if let version = SceneFile.peekVersion(data.prefix(filled)), skip(version) { return .skipped }
         }
-        try read(fd, path: path, into: &data, upTo: nil)
-        if let skip, info.st_size <= Self.wholeReadBytes, let version = SceneFile.peekVersion(data), skip(version) {
+        filled = try read(fd, path: path, into: &data, from: filled, upTo: size)
+        if filled < size { data.removeSubrange(filled...) }  // shrunk meanwhile: damage, judged by the parser
+        if let skip, size <= Self.wholeReadBytes, let version = SceneFile.peekVersion(data), skip(version) {
             return .skipped
         }
         return .bytes(data)
@@ -186,18 +202,22 @@ struct SceneDirectory: Sendable {
     /// header may be needed.
     private static let wholeReadBytes = 64 * 1024
 
-    /// Appends what `fd` holds from its offset on, until its end or until
-    /// `data` holds `limit` bytes.
-    private func read(_ fd: Int32, path: String, into data: inout Data, upTo limit: Int?) throws(SceneStoreError) {
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.wholeReadBytes + 1, alignment: 1)
-        defer { buffer.deallocate() }
-        while true {
-            let wanted = limit.map { min($0 - data.count, buffer.count) } ?? buffer.count
-            if wanted <= 0 { return }
-            let count = try syscall("read", path: path) { Glibc.read(fd, buffer.baseAddress, wanted) }
-            if count == 0 { return }
-            data.append(contentsOf: buffer[0..<count])
+    /// Fills `data[offset..<limit]` from `fd`, stopping early at its end.
+    /// - Returns: the offset up to which `data` now holds the file.
+    private func read(_ fd: Int32, path: String, into data: inout Data, from offset: Int, upTo limit: Int) throws(SceneStoreError) -> Int {
+        var offset = offset
+        while offset < limit {
+            let count = data.withUnsafeMutableBytes { raw in
+                Glibc.read(fd, raw.baseAddress.map { $0 + offset }, limit - offset)
+            }
+            if count == -1 {
+                if errno == EINTR { continue }
+                throw .io(syscall: "read", path: path, errno: errno)
+            }
+            if count == 0 { break }
+            offset += count
         }
+        return offset
     }
 
     // MARK: Writing
@@ -209,15 +229,14 @@ struct SceneDirectory: Sendable {
     ///
     /// - Returns: the link to the previous version, for the caller to
     ///   unlink after releasing the lock (``discardPrevious(_:)``).
-    func write(_ bytes: Data, for id: SceneID) throws(SceneStoreError) -> URL? {
-        try write(bytes, to: sceneURL(id), of: id)
+    func write(_ bytes: Data, for id: SceneID) throws(SceneStoreError) -> String? {
+        try write(bytes, to: scenePath(id), of: id)
     }
 
-    /// Replaces `file` (the scene's file or one of its side files) the same way.
-    private func write(_ bytes: Data, to file: URL, of id: SceneID) throws(SceneStoreError) -> URL? {
-        let target = file.path
+    /// Replaces `target` (the scene's file or one of its side files) the same way.
+    private func write(_ bytes: Data, to target: String, of id: SceneID) throws(SceneStoreError) -> String? {
         let token = randomToken()
-        let temp = tempURL(id, token: token).path
+        let temp = tempPath(id, token: token)
         let fd = try syscall("open", path: temp) {
             open(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         }
@@ -230,13 +249,13 @@ struct SceneDirectory: Sendable {
             unlink(temp)
             throw error
         }
-        let previous = previousURL(id, token: token)
-        let linked = link(target, previous.path) == 0
+        let previous = previousPath(id, token: token)
+        let linked = link(target, previous) == 0
         do {
             try syscall("rename", path: target) { rename(temp, target) }
         } catch {
             unlink(temp)
-            if linked { unlink(previous.path) }
+            if linked { unlink(previous) }
             throw error
         }
         try syncDirectory()
@@ -246,9 +265,9 @@ struct SceneDirectory: Sendable {
     /// Unlinks the previous version's link, away from the caller's path: on
     /// ext4 with online discard, freeing the old blocks costs about a
     /// millisecond that no save needs to wait for.
-    static func discardPrevious(_ previous: URL?) {
+    static func discardPrevious(_ previous: String?) {
         guard let previous else { return }
-        cleanupQueue.async { unlink(previous.path) }
+        cleanupQueue.async { unlink(previous) }
     }
 
     private static let cleanupQueue = DispatchQueue(label: "SceneStore.cleanup", qos: .utility)
@@ -270,14 +289,14 @@ struct SceneDirectory: Sendable {
     }
 
     func syncDirectory() throws(SceneStoreError) {
-        let fd = try syscall("open", path: root.path) { open(root.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+        let fd = try syscall("open", path: rootPath) { open(rootPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
         defer { close(fd) }
-        try syscall("fsync", path: root.path) { fsync(fd) }
+        try syscall("fsync", path: rootPath) { fsync(fd) }
     }
 
     /// Removes the scene file (a discard). Call with the scene lock held.
     func removeScene(_ id: SceneID) throws(SceneStoreError) {
-        let path = sceneURL(id).path
+        let path = scenePath(id)
         if unlink(path) == -1 && errno != ENOENT {
             throw .io(syscall: "unlink", path: path, errno: errno)
         }
@@ -316,21 +335,21 @@ struct SceneDirectory: Sendable {
     /// atomically and durably. Call with the scene lock held, before
     /// removing the scene file.
     func writeTombstone(_ id: SceneID, incarnation: String) throws(SceneStoreError) {
-        let previous = try write(Data((incarnation + "\n").utf8), to: tombstoneURL(id), of: id)
+        let previous = try write(Data((incarnation + "\n").utf8), to: tombstonePath(id), of: id)
         Self.discardPrevious(previous)
     }
 
     /// Whether the scene has a tombstone (anything at its name counts).
     func hasTombstone(_ id: SceneID) -> Bool {
         var status = stat()
-        return lstat(tombstoneURL(id).path, &status) == 0
+        return lstat(tombstonePath(id), &status) == 0
     }
 
     /// Removes the tombstone once a new incarnation is on disk. Call with
     /// the scene lock held. Best effort: a tombstone left behind only makes
     /// a later deletion of the file by hand read as a discard.
     func removeTombstone(_ id: SceneID) {
-        unlink(tombstoneURL(id).path)
+        unlink(tombstonePath(id))
     }
 
     /// Deletes temp files and previous-version links that crashed writers

@@ -83,7 +83,7 @@ package struct SceneFile: Equatable {
         guard generation <= maxGeneration else {
             return .failure(.malformed("generation \(generation) is out of range"))
         }
-        guard Checksum.matches(checksum, values, order: fields.keyOrder) else {
+        guard checksum == fields.checksumInFileOrder || Checksum.matches(checksum, values) else {
             return .failure(.badChecksum)
         }
         return .success(SceneFile(

@@ -25,8 +25,12 @@ struct SceneFileParser {
         var token: String?
         var checksum: String?
         var values: [String: SceneValue]?
-        /// The keys of `values` in the order the file has them.
-        var keyOrder: [String] = []
+        /// The checksum of `values` hashed in the file's key order, as
+        /// they were read; `nil` unless that order is strictly increasing
+        /// UTF-8 byte order (the order of the checksum, and of every file
+        /// SceneStore writes), when a full ``Checksum/matches(_:_:)``
+        /// is needed instead.
+        var checksumInFileOrder: String?
     }
 
     static func parse(_ data: Data) throws(SceneFile.Problem) -> Fields {
@@ -78,7 +82,7 @@ struct SceneFileParser {
                     default: try parser.skipValue(depth: 1)
                     }
                 }
-            case "values": (fields.values, fields.keyOrder) = try parser.values()
+            case "values": (fields.values, fields.checksumInFileOrder) = try parser.values()
             default: try parser.skipValue(depth: 1)
             }
         }
@@ -91,40 +95,151 @@ struct SceneFileParser {
         "format", "version", "scene", "generation", "incarnation", "checksum", "writer", "values",
     ]
 
-    private mutating func values() throws(SceneFile.Problem) -> ([String: SceneValue], [String]) {
+    /// The values, and their checksum when the file has them in checksum
+    /// order (hashed as they are read: no second pass, no lookups).
+    private mutating func values() throws(SceneFile.Problem) -> ([String: SceneValue], String?) {
         var values: [String: SceneValue] = [:]
-        var order: [String] = []
+        var checksum = Checksum()
+        var previous: String?
+        var sorted = true
         try object { (parser, key) throws(SceneFile.Problem) in
             let value = try parser.value(forKey: key)
             guard values.updateValue(value, forKey: key) == nil else {
                 throw parser.failure("key \(key.debugDescription) appears twice")
             }
-            order.append(key)
+            if sorted {
+                sorted = previous.map { utf8Precedes($0, key) } ?? true
+                checksum.add(key: key, value: value)
+                previous = key
+            }
         }
-        return (values, order)
+        return (values, sorted ? checksum.text : nil)
     }
 
-    /// `{"type": KIND, "value": V}`, in either order.
+    /// `{"type": KIND, "value": V}`, in either order. The writer puts
+    /// `type` first; then the value is converted as it is read.
     private mutating func value(forKey key: String) throws(SceneFile.Problem) -> SceneValue {
         var kind: SceneValue.Kind?
         var raw: Raw?
-        try object { (parser, field) throws(SceneFile.Problem) in
-            switch field {
-            case "type":
-                let name = try parser.string()
-                guard let known = SceneValue.Kind(rawValue: name) else {
-                    throw parser.failure("unknown type \(name.debugDescription) for key \(key.debugDescription)")
+        var converted: SceneValue?
+        try expect(UInt8(ascii: "{"))
+        skipWhitespace()
+        if peek() == UInt8(ascii: "}") {
+            index += 1
+        } else {
+            while true {
+                switch try valueField() {
+                case .type:
+                    try expect(UInt8(ascii: ":"))
+                    kind = try kindName(forKey: key)
+                case .value:
+                    try expect(UInt8(ascii: ":"))
+                    if let kind {
+                        converted = try value(of: kind, forKey: key)
+                    } else {
+                        raw = try rawValue()
+                    }
+                case .other:
+                    try expect(UInt8(ascii: ":"))
+                    try skipValue(depth: 3)
                 }
-                kind = known
-            case "value": raw = try parser.rawValue()
-            default: try parser.skipValue(depth: 3)
+                skipWhitespace()
+                guard index < bytes.count else { throw failure("unterminated object") }
+                let next = bytes[index]
+                index += 1
+                if next == UInt8(ascii: "}") { break }
+                guard next == UInt8(ascii: ",") else { throw failure("',' or '}' expected") }
             }
         }
+        if let converted { return converted }
         guard let kind, let raw else { throw failure("key \(key.debugDescription) lacks a type or a value") }
         guard let value = raw.value(as: kind) else {
             throw failure("key \(key.debugDescription) does not hold a valid \(kind.rawValue)")
         }
         return value
+    }
+
+    private enum ValueField { case type, value, other }
+
+    /// The name of a field of a value object, matched on its bytes.
+    private mutating func valueField() throws(SceneFile.Problem) -> ValueField {
+        skipWhitespace()
+        if consume(Self.quotedType) { return .type }
+        if consume(Self.quotedValue) { return .value }
+        _ = try string()
+        return .other
+    }
+
+    /// A value's `type`, matched on its bytes.
+    private mutating func kindName(forKey key: String) throws(SceneFile.Problem) -> SceneValue.Kind {
+        skipWhitespace()
+        for (kind, quoted) in Self.quotedKindNames where consume(quoted) {
+            return kind
+        }
+        let name = try string()  // escaped, or unknown
+        guard let known = SceneValue.Kind(rawValue: name) else {
+            throw failure("unknown type \(name.debugDescription) for key \(key.debugDescription)")
+        }
+        return known
+    }
+
+    private static let quotedType = Array(#""type""#.utf8)
+    private static let quotedValue = Array(#""value""#.utf8)
+    private static let quotedKindNames = SceneValue.Kind.allCases.map { ($0, Array("\"\($0.rawValue)\"".utf8)) }
+
+    /// A `value` whose kind is known: an integer of plain digits is
+    /// converted from the bytes; anything else as ``rawValue()`` reads it.
+    private mutating func value(of kind: SceneValue.Kind, forKey key: String) throws(SceneFile.Problem) -> SceneValue {
+        if kind == .int, let int = plainInteger() { return .int(int) }
+        guard let value = try rawValue().value(as: kind) else {
+            throw failure("key \(key.debugDescription) does not hold a valid \(kind.rawValue)")
+        }
+        return value
+    }
+
+    /// `-?[0-9]+` that ends the number and fits an `Int`, consumed; `nil`
+    /// (nothing consumed) for any other number, left to the full reading.
+    private mutating func plainInteger() -> Int? {
+        skipWhitespace()
+        var cursor = index
+        let negative = cursor < bytes.count && bytes[cursor] == UInt8(ascii: "-")
+        if negative { cursor += 1 }
+        let digits = cursor
+        var magnitude: UInt64 = 0
+        while cursor < bytes.count, bytes[cursor] &- UInt8(ascii: "0") < 10 {
+            let (times, overflow) = magnitude.multipliedReportingOverflow(by: 10)
+            let (sum, carry) = times.addingReportingOverflow(UInt64(bytes[cursor] &- UInt8(ascii: "0")))
+            guard !overflow, !carry else { return nil }
+            magnitude = sum
+            cursor += 1
+        }
+        guard cursor > digits else { return nil }
+        if cursor < bytes.count {
+            switch bytes[cursor] {
+            case UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E"), UInt8(ascii: "+"), UInt8(ascii: "-"): return nil
+            default: break
+            }
+        }
+        let value: Int
+        if negative {
+            guard magnitude <= UInt64(Int.max) + 1 else { return nil }
+            value = magnitude == UInt64(Int.max) + 1 ? Int.min : -Int(magnitude)
+        } else {
+            guard magnitude <= UInt64(Int.max) else { return nil }
+            value = Int(magnitude)
+        }
+        index = cursor
+        return value
+    }
+
+    /// Consumes `token` if the bytes at the cursor are exactly it.
+    private mutating func consume(_ token: [UInt8]) -> Bool {
+        guard index + token.count <= bytes.count, let base = bytes.baseAddress else { return false }
+        let equal = token.withUnsafeBytes { token in
+            token.baseAddress.map { memcmp(base + index, $0, token.count) == 0 } ?? true
+        }
+        if equal { index += token.count }
+        return equal
     }
 
     /// A value before its kind is known.
