@@ -23,7 +23,7 @@ extension Bench {
 
         @Option(help: "Measured changes per run and per side.") var changes = 1000
         @Option(help: "Keys in the scene (each change sets one of them).") var keys = 100
-        @Option(help: "Runs; each measures SceneStore, then the floor.") var runs = 1
+        @Option(help: "Runs; each alternates a SceneStore change and a floor change.") var runs = 1
         @Option(help: "Unmeasured changes before each measurement.") var warmup = 50
         @Option(help: "Where to create the benchmark's temporary directory (default: the temporary directory).")
         var directory: String?
@@ -150,71 +150,68 @@ extension Bench {
         }
 
         /// Latencies of SceneStore and of the floor, and the writer's flush
-        /// times, in nanoseconds.
+        /// times, in nanoseconds. The two alternate, one change each, so
+        /// that both meet the same disk: this machine's fsync time drifts
+        /// by tens of percent over seconds, which would otherwise show up
+        /// in the ratio. After each change the file system settles (see
+        /// ``settle(_:)``), so neither side's fsync commits what the other
+        /// left in the journal: each change is an isolated one.
         func measure(in directory: URL) async throws -> (sceneStore: [Int], floor: [Int], flushes: [Int]) {
-            let (store, flushes, fileSize) = try await measureSceneStore(in: directory.appendingPathComponent("scenes"))
-            let floor = try measureFloor(in: directory.appendingPathComponent("raw"), fileSize: fileSize)
-            return (store, floor, flushes)
-        }
-
-        /// Latencies of SceneStore changes, the writer's flush times, and
-        /// the size of the scene file.
-        private func measureSceneStore(in root: URL) async throws -> ([Int], [Int], Int) {
+            let root = directory.appendingPathComponent("scenes")
             let registry = try SceneRegistry(root: root, configuration: .init(savePolicy: .onFlush))
             let store = try registry.store(for: Bench.sceneName)
             for key in 0..<keys { try store.set(0, forKey: "k\(key)") }
             try await store.flush()
-            let peer = try PeerProcess(["bench", "propagation-peer", "--mode", "store", "--directory", root.path])
-            defer { peer.stop() }
-            try expectReady(peer)
+            let storePeer = try PeerProcess(["bench", "propagation-peer", "--mode", "store", "--directory", root.path])
+            defer { storePeer.stop() }
+            try expectReady(storePeer)
+
+            var info = stat()
+            let scenePath = root.appendingPathComponent("\(Bench.sceneName).json").path
+            let fileSize = stat(scenePath, &info) == 0 ? Int(info.st_size) : 4096
+            let floor = try RawFloor(directory: directory.appendingPathComponent("raw"), fileSize: fileSize)
+            let floorPeer = try PeerProcess(["bench", "propagation-peer", "--mode", "raw", "--directory", floor.directory])
+            defer { floorPeer.stop() }
+            try expectReady(floorPeer)
 
             var latencies: [Int] = []
             var flushes: [Int] = []
-            latencies.reserveCapacity(changes)
+            var floorLatencies: [Int] = []
             for index in 0..<(warmup + changes) {
                 let stamp = monotonicNanoseconds()
                 try store.set(stamp, forKey: "k\(index % keys)")
                 try await store.flush()
                 let flushed = monotonicNanoseconds() - stamp
-                let latency = try acknowledgement(from: peer, change: index)
+                let latency = try acknowledgement(from: storePeer, change: index)
+                try await settle(root)
+                try floor.replace(stamp: monotonicNanoseconds())
+                let floorLatency = try acknowledgement(from: floorPeer, change: index)
+                try await settle(root)
                 if index >= warmup {
                     latencies.append(latency)
                     flushes.append(flushed)
+                    floorLatencies.append(floorLatency)
                 }
             }
             try await registry.close()
-            var info = stat()
-            let size = stat(root.appendingPathComponent("\(Bench.sceneName).json").path, &info) == 0 ? Int(info.st_size) : 4096
-            return (latencies, flushes, size)
+            return (latencies, floorLatencies, flushes)
         }
 
-        /// Latencies of the floor: plain write + fsync + rename, raw inotify, read.
-        private func measureFloor(in directory: URL, fileSize: Int) throws -> [Int] {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            let peer = try PeerProcess(["bench", "propagation-peer", "--mode", "raw", "--directory", directory.path])
-            defer { peer.stop() }
-            try expectReady(peer)
-
-            let target = directory.appendingPathComponent(Bench.rawFileName).path
-            let temp = directory.appendingPathComponent("." + Bench.rawFileName + ".tmp").path
-            var latencies: [Int] = []
-            latencies.reserveCapacity(changes)
-            for index in 0..<(warmup + changes) {
-                let stamp = monotonicNanoseconds()
-                var bytes = Array("\(stamp)\n".utf8)
-                bytes += [UInt8](repeating: UInt8(ascii: "x"), count: max(fileSize - bytes.count, 0))
-                let fd = try syscall("open", path: temp) { open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600) }
-                let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-                guard written == bytes.count, fsync(fd) == 0 else {
-                    close(fd)
-                    throw failure("writing \(temp) failed: errno \(errno)")
-                }
-                close(fd)
-                try syscall("rename", path: target) { rename(temp, target) }
-                let latency = try acknowledgement(from: peer, change: index)
-                if index >= warmup { latencies.append(latency) }
+        /// Waits, unmeasured, until the store has unlinked the previous
+        /// version's link (it does so after a save, off the save's path),
+        /// then commits the file system's journal (an fsync does, for the
+        /// whole file system on ext4): what a save or a rename left to free
+        /// is not charged to the next change, store or floor.
+        private func settle(_ root: URL) async throws {
+            let deadline = ContinuousClock.now + .seconds(1)
+            while ContinuousClock.now < deadline,
+                  let names = try? FileManager.default.contentsOfDirectory(atPath: root.path),
+                  names.contains(where: { $0.contains("~prev-") }) {
+                try await Task.sleep(for: .microseconds(50))
             }
-            return latencies
+            let fd = try syscall("open", path: root.path) { open(root.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+            defer { close(fd) }
+            try syscall("fsync", path: root.path) { fsync(fd) }
         }
 
         private func expectReady(_ peer: PeerProcess) throws {
@@ -229,6 +226,36 @@ extension Bench {
                 throw failure("the benchmark peer did not acknowledge change \(index) within 10 s")
             }
             return latency
+        }
+    }
+
+    /// The floor's writer: plain write + fsync + rename of a file of the
+    /// scene file's size, whose first line is the stamp.
+    struct RawFloor {
+        let directory: String
+        let target: String
+        let temp: String
+        let fileSize: Int
+
+        init(directory: URL, fileSize: Int) throws {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            self.directory = directory.path
+            target = directory.appendingPathComponent(Bench.rawFileName).path
+            temp = directory.appendingPathComponent("." + Bench.rawFileName + ".tmp").path
+            self.fileSize = fileSize
+        }
+
+        func replace(stamp: Int) throws {
+            var bytes = Array("\(stamp)\n".utf8)
+            bytes += [UInt8](repeating: UInt8(ascii: "x"), count: max(fileSize - bytes.count, 0))
+            let fd = try syscall("open", path: temp) { open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600) }
+            let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            guard written == bytes.count, fsync(fd) == 0 else {
+                close(fd)
+                throw failure("writing \(temp) failed: errno \(errno)")
+            }
+            close(fd)
+            try syscall("rename", path: target) { rename(temp, target) }
         }
     }
 
