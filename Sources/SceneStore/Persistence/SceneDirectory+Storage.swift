@@ -8,6 +8,10 @@ extension SceneDirectory: SceneStorage {
 
     func location(of id: SceneID) -> String { scenePath(id) }
 
+    func readBytesIfQuick(_ id: SceneID) throws(SceneStoreError) -> StoredDocument? {
+        try readBytes(id, skip: nil, sizeLimit: Self.wholeReadBytes)
+    }
+
     func transaction<Result>(
         _ id: SceneID, _ body: (any SceneStorageTransaction) throws(SceneStoreError) -> Result
     ) throws(SceneStoreError) -> Result {

@@ -159,6 +159,13 @@ struct SceneDirectory: Sendable {
     ///   scene. The rest comes from the same descriptor, so it is the same
     ///   file either way.
     func readBytes(_ id: SceneID, skip: ((DiskVersion) -> Bool)? = nil) throws(SceneStoreError) -> StoredDocument {
+        // Without a size limit there is always a result.
+        try readBytes(id, skip: skip, sizeLimit: nil) ?? .missing
+    }
+
+    /// ``readBytes(_:skip:)``, or `nil` without reading for a file larger
+    /// than `sizeLimit`.
+    func readBytes(_ id: SceneID, skip: ((DiskVersion) -> Bool)?, sizeLimit: Int?) throws(SceneStoreError) -> StoredDocument? {
         let path = scenePath(id)
         let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         if fd == -1 {
@@ -182,6 +189,7 @@ struct SceneDirectory: Sendable {
         // into the result. A small file is read in one call; a large one
         // header first when `skip` may spare the rest.
         let size = Int(info.st_size)
+        if let sizeLimit, size > sizeLimit { return nil }
         var data = Data(count: size)
         var filled = 0
         if let skip, size > Self.wholeReadBytes {
@@ -200,7 +208,7 @@ struct SceneDirectory: Sendable {
     private static let headerBytes = 1024
     /// Files up to this size are read in one step even when only their
     /// header may be needed.
-    private static let wholeReadBytes = 64 * 1024
+    static let wholeReadBytes = 64 * 1024
 
     /// Fills `data[offset..<limit]` from `fd`, stopping early at its end.
     /// - Returns: the offset up to which `data` now holds the file.

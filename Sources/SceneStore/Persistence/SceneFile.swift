@@ -57,10 +57,10 @@ package struct SceneFile: Equatable {
         case newerVersion(Int)
     }
 
-    package static func decode(_ data: Data) -> Result<SceneFile, Problem> {
+    package static func decode(_ data: Data, expectedKeys: Int = 0) -> Result<SceneFile, Problem> {
         let fields: SceneFileParser.Fields
         do throws(Problem) {
-            fields = try SceneFileParser.parse(data)
+            fields = try SceneFileParser.parse(data, expectedKeys: expectedKeys)
         } catch {
             // Tell a newer format (refused, kept) from damage (quarantined).
             if let header = try? JSONDecoder().decode(Header.self, from: data),
@@ -126,15 +126,16 @@ package struct SceneFile: Equatable {
         peekHeader(data).map { DiskVersion(incarnation: $0.incarnation, generation: $0.generation) }
     }
 
-    /// The incarnation and generation behind ``peekVersion(_:)``.
+    /// The incarnation, generation and writer token behind
+    /// ``peekVersion(_:)``.
     ///
     /// Only the exact header ``encoded()`` writes is read — the fields in
-    /// its order and spacing, the scene id, generation and incarnation
-    /// without escapes — so a file laid out any other way (another field
-    /// first, a field twice) is never taken for a version it does not hold:
-    /// it gets a full decode.
-    package static func peekHeader(_ data: Data) -> (incarnation: String, generation: UInt64)? {
-        data.withUnsafeBytes { raw -> (incarnation: String, generation: UInt64)? in
+    /// its order and spacing, the scene id, generation, incarnation and
+    /// token without escapes — so a file laid out any other way (another
+    /// field first, a field twice) is never taken for a version it does not
+    /// hold: it gets a full decode.
+    package static func peekHeader(_ data: Data) -> (incarnation: String, generation: UInt64, writerToken: String)? {
+        data.withUnsafeBytes { raw -> (incarnation: String, generation: UInt64, writerToken: String)? in
             var reader = HeaderReader(bytes: raw.bindMemory(to: UInt8.self))
             guard reader.expect("{\n  \"format\": \"\(magic)\",\n  \"version\": 1,\n  \"scene\": \""),
                   reader.plainString() != nil,
@@ -142,9 +143,13 @@ package struct SceneFile: Equatable {
                   let generation = reader.number(),
                   reader.expect(",\n  \"incarnation\": \""),
                   let incarnation = reader.plainString(),
-                  reader.expect(",\n  \"writer\": ")
+                  reader.expect(",\n  \"writer\": {\"pid\": "),
+                  reader.number() != nil,
+                  reader.expect(", \"token\": \""),
+                  let token = reader.plainString(),
+                  reader.expect("},\n")
             else { return nil }
-            return (incarnation, generation)
+            return (incarnation, generation, token)
         }
     }
 

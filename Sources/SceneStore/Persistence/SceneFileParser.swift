@@ -33,9 +33,12 @@ struct SceneFileParser {
         var checksumInFileOrder: String?
     }
 
-    static func parse(_ data: Data) throws(SceneFile.Problem) -> Fields {
+    /// - Parameter expectedKeys: room made in `values` at once (a reader
+    ///   expects about as many keys as the version it holds), sparing the
+    ///   dictionary's growth and rehashing.
+    static func parse(_ data: Data, expectedKeys: Int = 0) throws(SceneFile.Problem) -> Fields {
         let result: Result<Fields, SceneFile.Problem> = data.withUnsafeBytes { raw in
-            var parser = SceneFileParser(bytes: raw.bindMemory(to: UInt8.self))
+            var parser = SceneFileParser(bytes: raw.bindMemory(to: UInt8.self), expectedKeys: expectedKeys)
             do throws(SceneFile.Problem) {
                 return .success(try parser.document())
             } catch {
@@ -45,8 +48,12 @@ struct SceneFileParser {
         return try result.get()
     }
 
-    private init(bytes: UnsafeBufferPointer<UInt8>) {
+    private let expectedKeys: Int
+
+    private init(bytes: UnsafeBufferPointer<UInt8>, expectedKeys: Int) {
         self.bytes = bytes
+        // Never more than the bytes could hold (a key and its value take 30 at least).
+        self.expectedKeys = min(max(expectedKeys, 0), bytes.count / 30)
     }
 
     // MARK: Structure
@@ -98,7 +105,7 @@ struct SceneFileParser {
     /// The values, and their checksum when the file has them in checksum
     /// order (hashed as they are read: no second pass, no lookups).
     private mutating func values() throws(SceneFile.Problem) -> ([String: SceneValue], String?) {
-        var values: [String: SceneValue] = [:]
+        var values = [String: SceneValue](minimumCapacity: expectedKeys)
         var checksum = Checksum()
         var previous: String?
         var sorted = true

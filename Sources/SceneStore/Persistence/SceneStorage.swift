@@ -45,6 +45,13 @@ package protocol SceneStorage: Sendable {
     ///   bytes (a reader that already has that version).
     func readBytes(_ id: SceneID, skip: ((DiskVersion) -> Bool)?) throws(SceneStoreError) -> StoredDocument
 
+    /// ``readBytes(_:skip:)`` when reading is quick and waits on nothing
+    /// but the local disk (a file of up to 64 KiB), else `nil`: for the
+    /// watcher's thread, which applies a small change where it hears of it
+    /// instead of waking the store's queue. `nil` unless a storage says
+    /// otherwise.
+    func readBytesIfQuick(_ id: SceneID) throws(SceneStoreError) -> StoredDocument?
+
     /// Runs `body` holding the exclusive lock of scene `id`; see the
     /// contract above.
     func transaction<Result>(
@@ -130,6 +137,8 @@ extension SceneStorage {
 
     package func release() {}
 
+    package func readBytesIfQuick(_ id: SceneID) throws(SceneStoreError) -> StoredDocument? { nil }
+
     /// The document of `id` read and checked as scene `id` within
     /// ``limits``; without the lock.
     func read(_ id: SceneID) throws(SceneStoreError) -> SceneReadResult {
@@ -162,8 +171,10 @@ package enum SceneReadResult: Sendable {
     }
 
     /// Decodes `data` as the document of scene `id`, checked like a `set`.
-    init(interpreting data: Data, as id: SceneID, limits: SceneRegistry.Limits) {
-        switch SceneFile.decode(data) {
+    /// - Parameter expectedKeys: how many keys the caller expects (the
+    ///   version it holds has that many): room for them is made at once.
+    init(interpreting data: Data, as id: SceneID, limits: SceneRegistry.Limits, expectedKeys: Int = 0) {
+        switch SceneFile.decode(data, expectedKeys: expectedKeys) {
         case .success(let file):
             if let problem = file.problem(asScene: id, limits: limits) {
                 self = .damaged(problem)

@@ -201,12 +201,13 @@ public final class SceneRegistry: Sendable {
     }
 
     /// Runs on the watcher's thread: hands the event to the store it is
-    /// about, which re-reads its file on its own queue.
+    /// about, which applies a small change at once and re-reads anything
+    /// else on its own queue.
     private static func route(_ event: SceneStorageEvent, to state: Locked<State>, logger: Logger) {
         switch event {
         case .changed(let id):
             guard let store = state.withLock({ $0.stores[id] }) else { return }
-            store.scheduleReload()
+            store.reloadFromWatcher()
         case .rescan:
             for store in state.withLock({ Array($0.stores.values) }) {
                 store.scheduleReload()

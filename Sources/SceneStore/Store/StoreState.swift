@@ -45,7 +45,13 @@ struct StoreState: Sendable {
     private(set) var pending: [String: PendingEdit] = [:]
     private var nextSequence: UInt64 = 0
     /// The scene file as this store last read or wrote it.
-    private(set) var diskFile: SceneFile?
+    private(set) var diskFile: SceneFile? {
+        didSet { diskChanges &+= 1 }
+    }
+    /// Counts every change of ``diskFile``: a reading that began at one
+    /// count may be applied only while the count is the same (see
+    /// ``adoptIfUnchanged(_:since:)``).
+    private(set) var diskChanges: UInt64 = 0
     var disk: DiskVersion { diskFile?.version ?? .none }
     /// When to save next.
     var saves: SaveSchedule
@@ -98,11 +104,19 @@ struct StoreState: Sendable {
         // Find the differences first (one lookup per key), then sort only
         // them: another process's save usually changes one key of many.
         var differing: [String] = []
-        for (key, new) in incoming where values[key] != new && pending[key] == nil {
-            differing.append(key)
+        var shared = 0
+        for (key, new) in incoming {
+            let old = values[key]
+            if old != nil { shared += 1 }
+            if old != new && (pending.isEmpty || pending[key] == nil) {
+                differing.append(key)
+            }
         }
-        for key in values.keys where incoming[key] == nil && pending[key] == nil {
-            differing.append(key)
+        // Keys the file no longer has; none when it has every key held.
+        if shared < values.count {
+            for key in values.keys where incoming[key] == nil && pending[key] == nil {
+                differing.append(key)
+            }
         }
         var changes: [SceneEvent] = []
         for key in differing.sorted() {
@@ -118,6 +132,20 @@ struct StoreState: Sendable {
             lastExternalChange = (file?.writer.pid, ContinuousClock.now)
         }
         broadcast.enqueue(changes)
+    }
+
+    /// Adopts `file`, another process's save read outside the store's
+    /// queue, if nothing changed the store's view of the disk since the
+    /// reading began (`changes` was ``diskChanges`` then) and the store is
+    /// open: a reading that a discard, a save or another reload overtook
+    /// (the file it read may be gone, or older) is never applied.
+    /// - Returns: whether it was applied, or found to be a version already held.
+    mutating func adoptIfUnchanged(_ file: SceneFile, since changes: UInt64) -> Bool {
+        guard phase == .open, diskChanges == changes else { return false }
+        if disk.isOlder(than: file.version) {
+            adopt(file, origin: .external(writerPID: file.writer.pid))
+        }
+        return true
     }
 
     /// Takes `file` as the state the scene opens with: nothing changed, so

@@ -12,13 +12,13 @@ import SceneStore
 ///   memory (its insertion order, capacity or hash seed): checksums and key
 ///   order are functions of the keys' UTF-8 bytes.
 /// * The header of a written file is read back by the fast path: the same
-///   incarnation and generation, or `nil` only when the incarnation or the
-///   scene needed escaping (then a full decode follows, which is slower but
-///   right).
+///   incarnation, generation and writer token, or `nil` only when one of
+///   them or the scene needed escaping (then a full decode follows, which
+///   is slower but right).
 /// * The fast path never disagrees with a full read: whenever any input
 ///   decodes and ``SceneFile/peekHeader(_:)`` reads a header from it, both
-///   name the same incarnation and generation (a store that skips decoding
-///   a version it has never skips one it lacks).
+///   name the same incarnation, generation and writer (a store that skips
+///   decoding a version it has, or its own save, never skips one it lacks).
 package enum SceneFileCheck {
     package static func check(_ data: Data) throws(FuzzFailure) {
         _ = SceneFile.peekHeader(data)
@@ -33,8 +33,8 @@ package enum SceneFileCheck {
             return
         case .success(let decoded):
             file = decoded
-            if let quick = SceneFile.peekHeader(data),
-               quick.incarnation != file.incarnation || quick.generation != file.generation {
+            if let quick = SceneFile.peekHeader(data), quick.incarnation != file.incarnation
+                || quick.generation != file.generation || quick.writerToken != file.writer.token {
                 throw FuzzFailure("the quick header read \(quick), the full read \(file.incarnation.debugDescription) \(file.generation)")
             }
         }
@@ -74,10 +74,11 @@ package enum SceneFileCheck {
 
         let header = SceneFile.peekHeader(encoded)
         if let header {
-            guard header.incarnation == file.incarnation, header.generation == file.generation else {
+            guard header.incarnation == file.incarnation, header.generation == file.generation,
+                  header.writerToken == file.writer.token else {
                 throw FuzzFailure("header read as \(header), file has \(file.incarnation.debugDescription) \(file.generation)")
             }
-        } else if !(file.incarnation + file.scene).utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+        } else if !(file.incarnation + file.scene + file.writer.token).utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
             throw FuzzFailure("header of a written file not read, incarnation \(file.incarnation.debugDescription)\n\(text(encoded))")
         }
     }

@@ -140,7 +140,7 @@ import Testing
 
     @Test func theWritersLayoutIsRead() {
         let data = Data((header + "\n  \"checksum\": \"x\",\n  \"values\": {}\n}\n").utf8)
-        #expect(SceneFile.peekHeader(data).map { "\($0.incarnation) \($0.generation)" } == "0123456789abcdef 5")
+        #expect(SceneFile.peekHeader(data).map { "\($0.incarnation) \($0.generation) \($0.writerToken)" } == "0123456789abcdef 5 t")
     }
 
     @Test(arguments: [
