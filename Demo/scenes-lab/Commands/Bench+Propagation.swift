@@ -198,7 +198,7 @@ extension Bench {
         }
 
         /// Waits, unmeasured, until the store has unlinked the previous
-        /// version's link (it does so after a save, off the save's path),
+        /// version (it does so after a save, off the save's path),
         /// then commits the file system's journal (an fsync does, for the
         /// whole file system on ext4): what a save or a rename left to free
         /// is not charged to the next change, store or floor.
@@ -206,7 +206,7 @@ extension Bench {
             let deadline = ContinuousClock.now + .seconds(1)
             while ContinuousClock.now < deadline,
                   let names = try? FileManager.default.contentsOfDirectory(atPath: root.path),
-                  names.contains(where: { $0.contains("~prev-") }) {
+                  names.contains(where: { $0.contains("~prev-") || $0.contains("~tmp-") }) {
                 try await Task.sleep(for: .microseconds(50))
             }
             let fd = try syscall("open", path: root.path) { open(root.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }

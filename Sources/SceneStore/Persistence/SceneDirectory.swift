@@ -1,3 +1,4 @@
+internal import CInotifyTools
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -6,11 +7,13 @@ import Glibc
 /// The files of a registry's root directory, and every system call made on
 /// them. Layout:
 ///
-/// * `<id>.json` — the scene file (0600), replaced only by `rename`;
+/// * `<id>.json` — the scene file (0600), replaced only by an atomic
+///   exchange or `rename`;
 /// * `.<id>~lock` — the scene's lock file for `flock`;
-/// * `.<id>~tmp-<token>` — a save in progress;
+/// * `.<id>~tmp-<token>` — a save in progress, then (once exchanged with
+///   the scene file) the previous version, unlinked off the critical path;
 /// * `.<id>~prev-<token>` — the previous version, kept alive by a hard
-///   link across the rename and unlinked after it, off the critical path;
+///   link across a `rename` where the file system cannot exchange;
 /// * `.<id>~discarded` — the tombstone of the last discard (it holds the
 ///   incarnation it ended), removed when a new incarnation is written: a
 ///   missing scene file with a tombstone was discarded, without one it
@@ -231,12 +234,18 @@ struct SceneDirectory: Sendable {
     // MARK: Writing
 
     /// Writes `bytes` as the scene file atomically and durably: a new temp
-    /// file (`O_CREAT|O_EXCL|O_NOFOLLOW`, 0600), all bytes, `fsync`, a hard
-    /// link keeping the old version alive, `rename` over the scene file,
-    /// `fsync` of the directory. Call with the scene lock held.
+    /// file (`O_CREAT|O_EXCL|O_NOFOLLOW`, 0600), all bytes, `fsync`, an
+    /// atomic exchange with the scene file (`renameat2(RENAME_EXCHANGE)`;
+    /// where the file system cannot, or on the first save, a hard link
+    /// keeping the old version alive and `rename`), `fsync` of the
+    /// directory. Call with the scene lock held.
     ///
-    /// - Returns: the link to the previous version, for the caller to
-    ///   unlink after releasing the lock (``discardPrevious(_:)``).
+    /// Freeing the old version's blocks is what a plain rename over it
+    /// would wait for (~1 ms with online discard); the exchange frees
+    /// nothing, in one system call where link + rename take two.
+    ///
+    /// - Returns: the name now holding the previous version, for the caller
+    ///   to unlink after releasing the lock (``discardPrevious(_:)``).
     func write(_ bytes: Data, for id: SceneID) throws(SceneStoreError) -> String? {
         try write(bytes, to: scenePath(id), of: id)
     }
@@ -256,6 +265,15 @@ struct SceneDirectory: Sendable {
             close(fd)
             unlink(temp)
             throw error
+        }
+        if scenestore_exchange(temp, target) == 0 {
+            try syncDirectory()
+            return temp
+        }
+        guard errno == ENOENT || errno == EINVAL || errno == ENOSYS else {
+            let code = errno
+            unlink(temp)
+            throw .io(syscall: "renameat2", path: target, errno: code)
         }
         let previous = previousPath(id, token: token)
         let linked = link(target, previous) == 0
