@@ -154,8 +154,8 @@ extension Bench {
         /// that both meet the same disk: this machine's fsync time drifts
         /// by tens of percent over seconds, which would otherwise show up
         /// in the ratio. After each change the file system settles (see
-        /// ``settle(_:)``), so neither side's fsync commits what the other
-        /// left in the journal: each change is an isolated one.
+        /// ``settle(_:floor:)``), so neither side's fsync writes what the other
+        /// left dirty: each change is an isolated one.
         func measure(in directory: URL) async throws -> (sceneStore: [Int], floor: [Int], flushes: [Int]) {
             let root = directory.appendingPathComponent("scenes")
             let registry = try SceneRegistry(root: root, configuration: .init(savePolicy: .onFlush))
@@ -183,10 +183,10 @@ extension Bench {
                 try await store.flush()
                 let flushed = monotonicNanoseconds() - stamp
                 let latency = try acknowledgement(from: storePeer, change: index)
-                try await settle(root)
+                try await settle(root, floor: floor.directory)
                 try floor.replace(stamp: monotonicNanoseconds())
                 let floorLatency = try acknowledgement(from: floorPeer, change: index)
-                try await settle(root)
+                try await settle(root, floor: floor.directory)
                 if index >= warmup {
                     latencies.append(latency)
                     flushes.append(flushed)
@@ -198,20 +198,22 @@ extension Bench {
         }
 
         /// Waits, unmeasured, until the store has unlinked the previous
-        /// version (it does so after a save, off the save's path),
-        /// then commits the file system's journal (an fsync does, for the
-        /// whole file system on ext4): what a save or a rename left to free
-        /// is not charged to the next change, store or floor.
-        private func settle(_ root: URL) async throws {
+        /// version (it does so after a save, off the save's path), then
+        /// fsyncs both directories: the metadata that unlink (or the floor's
+        /// rename over its old file) dirtied is not written by the next
+        /// change's fsync, store or floor.
+        private func settle(_ root: URL, floor: String) async throws {
             let deadline = ContinuousClock.now + .seconds(1)
             while ContinuousClock.now < deadline,
                   let names = try? FileManager.default.contentsOfDirectory(atPath: root.path),
                   names.contains(where: { $0.contains("~prev-") || $0.contains("~tmp-") }) {
                 try await Task.sleep(for: .microseconds(50))
             }
-            let fd = try syscall("open", path: root.path) { open(root.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
-            defer { close(fd) }
-            try syscall("fsync", path: root.path) { fsync(fd) }
+            for directory in [root.path, floor] {
+                let fd = try syscall("open", path: directory) { open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+                defer { close(fd) }
+                try syscall("fsync", path: directory) { fsync(fd) }
+            }
         }
 
         private func expectReady(_ peer: PeerProcess) throws {

