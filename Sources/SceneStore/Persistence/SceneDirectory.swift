@@ -302,6 +302,11 @@ struct SceneDirectory: Sendable {
 
     private static let cleanupQueue = DispatchQueue(label: "SceneStore.cleanup", qos: .utility)
 
+    /// Returns once every unlink ``discardPrevious(_:)`` queued is done.
+    static func finishCleanup() {
+        cleanupQueue.sync {}
+    }
+
     private func writeAll(_ bytes: Data, to fd: Int32, path: String) throws(SceneStoreError) {
         let failure: Int32? = bytes.withUnsafeBytes { raw in
             var offset = 0

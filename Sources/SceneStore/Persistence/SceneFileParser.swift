@@ -129,12 +129,8 @@ struct SceneFileParser {
         var kind: SceneValue.Kind?
         var raw: Raw?
         var converted: SceneValue?
-        try expect(UInt8(ascii: "{"))
-        skipWhitespace()
-        if peek() == UInt8(ascii: "}") {
-            index += 1
-        } else {
-            while true {
+        if try opens(UInt8(ascii: "{"), closedBy: UInt8(ascii: "}")) {
+            repeat {
                 switch try valueField() {
                 case .type:
                     try expect(UInt8(ascii: ":"))
@@ -150,13 +146,7 @@ struct SceneFileParser {
                     try expect(UInt8(ascii: ":"))
                     try skipValue(depth: 3)
                 }
-                skipWhitespace()
-                guard index < bytes.count else { throw failure("unterminated object") }
-                let next = bytes[index]
-                index += 1
-                if next == UInt8(ascii: "}") { break }
-                guard next == UInt8(ascii: ",") else { throw failure("',' or '}' expected") }
-            }
+            } while try !closes(UInt8(ascii: "}"), "object")
         }
         if let converted { return converted }
         guard let kind, let raw else { throw failure("key \(key.debugDescription) lacks a type or a value") }
@@ -267,23 +257,34 @@ struct SceneFileParser {
     private mutating func object(
         _ member: (inout SceneFileParser, String) throws(SceneFile.Problem) -> Void
     ) throws(SceneFile.Problem) {
-        try expect(UInt8(ascii: "{"))
-        skipWhitespace()
-        if peek() == UInt8(ascii: "}") {
-            index += 1
-            return
-        }
-        while true {
+        guard try opens(UInt8(ascii: "{"), closedBy: UInt8(ascii: "}")) else { return }
+        repeat {
             let key = try string()
             try expect(UInt8(ascii: ":"))
             try member(&self, key)
-            skipWhitespace()
-            guard index < bytes.count else { throw failure("unterminated object") }
-            let next = bytes[index]
-            index += 1
-            if next == UInt8(ascii: "}") { return }
-            guard next == UInt8(ascii: ",") else { throw failure("',' or '}' expected") }
-        }
+        } while try !closes(UInt8(ascii: "}"), "object")
+    }
+
+    /// Consumes `opener`; if `closer` follows at once, consumes it too.
+    /// - Returns: whether members follow (the object or array is not empty).
+    private mutating func opens(_ opener: UInt8, closedBy closer: UInt8) throws(SceneFile.Problem) -> Bool {
+        try expect(opener)
+        skipWhitespace()
+        guard peek() == closer else { return true }
+        index += 1
+        return false
+    }
+
+    /// After a member or element: consumes `,` (`false`: another follows)
+    /// or `closer` (`true`: the object or array ends).
+    private mutating func closes(_ closer: UInt8, _ what: String) throws(SceneFile.Problem) -> Bool {
+        skipWhitespace()
+        guard index < bytes.count else { throw failure("unterminated \(what)") }
+        let next = bytes[index]
+        index += 1
+        if next == closer { return true }
+        guard next == UInt8(ascii: ",") else { throw failure("',' or '\(Character(Unicode.Scalar(closer)))' expected") }
+        return false
     }
 
     /// Skips any JSON value (fields a newer writer may add).
@@ -294,21 +295,10 @@ struct SceneFileParser {
         case UInt8(ascii: "{"):
             try object { (parser, _) throws(SceneFile.Problem) in try parser.skipValue(depth: depth + 1) }
         case UInt8(ascii: "["):
-            index += 1
-            skipWhitespace()
-            if peek() == UInt8(ascii: "]") {
-                index += 1
-                return
-            }
-            while true {
+            guard try opens(UInt8(ascii: "["), closedBy: UInt8(ascii: "]")) else { return }
+            repeat {
                 try skipValue(depth: depth + 1)
-                skipWhitespace()
-                guard index < bytes.count else { throw failure("unterminated array") }
-                let next = bytes[index]
-                index += 1
-                if next == UInt8(ascii: "]") { return }
-                guard next == UInt8(ascii: ",") else { throw failure("',' or ']' expected") }
-            }
+            } while try !closes(UInt8(ascii: "]"), "array")
         case UInt8(ascii: "n"): try literal("null")
         default: _ = try rawValue()
         }

@@ -22,21 +22,9 @@ struct RootOptionTests {
         let fixture = try SceneStoreFixture()
         let workingDirectory = fixture.directory.appendingPathComponent("cwd")
         try FileManager.default.createDirectory(at: workingDirectory, withIntermediateDirectories: false)
-        let process = scenesProcess(arguments, root: fixture.root)
-        process.currentDirectoryURL = workingDirectory
-        let (status, stderr) = try await blockingWork {
-            let err = try cloexecPipe()
-            process.standardError = err.write
-            process.standardOutput = FileHandle.nullDevice
-            process.standardInput = FileHandle.nullDevice
-            try process.run()
-            try err.write.close()
-            let stderr = String(decoding: err.read.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            return (process.terminationStatus, stderr)
-        }
-        #expect(status == 64, "\(stderr)")
-        #expect(stderr.contains("--root must name a directory"), "\(stderr)")
+        let result = try await scenes(arguments, root: fixture.root, workingDirectory: workingDirectory)
+        #expect(result.status == 64, "\(result.stderr)")
+        #expect(result.stderr.contains("--root must name a directory"), "\(result.stderr)")
         #expect(treeListing(workingDirectory) == [])
     }
 

@@ -38,17 +38,25 @@ func scenesProcess(_ arguments: [String], root: URL, program: ScenesProgram = .s
     return process
 }
 
-/// Runs `scenes` with `arguments` against `root` and waits for it to exit,
-/// on a thread of its own: the test's task waits without holding one of
-/// the few threads (or the main actor) that every test shares.
+/// Runs `scenes` with `arguments` against `root` (in `workingDirectory`
+/// when given) and waits for it to exit, on a thread of its own: the
+/// test's task waits without holding one of the few threads (or the main
+/// actor) that every test shares.
 @discardableResult
-func scenes(_ arguments: [String], root: URL, stdin: String? = nil, program: ScenesProgram = .scenes) async throws -> ScenesResult {
-    try await blockingWork { try scenesBlocking(arguments, root: root, stdin: stdin, program: program) }
+func scenes(
+    _ arguments: [String], root: URL, stdin: String? = nil, program: ScenesProgram = .scenes,
+    workingDirectory: URL? = nil
+) async throws -> ScenesResult {
+    try await blockingWork {
+        try scenesBlocking(arguments, root: root, stdin: stdin, program: program, workingDirectory: workingDirectory)
+    }
 }
 
-/// `scenes(_:root:stdin:program:)` for code that runs on a thread of its own.
-func scenesBlocking(_ arguments: [String], root: URL, stdin: String? = nil, program: ScenesProgram = .scenes) throws -> ScenesResult {
+private func scenesBlocking(
+    _ arguments: [String], root: URL, stdin: String?, program: ScenesProgram, workingDirectory: URL?
+) throws -> ScenesResult {
     let process = scenesProcess(arguments, root: root, program: program)
+    if let workingDirectory { process.currentDirectoryURL = workingDirectory }
     // Close-on-exec pipes, closed here once the child has its copies: no
     // child that a parallel test spawns meanwhile holds an end open, so
     // the end of output really is this process's exit.
