@@ -144,7 +144,7 @@ package struct SceneFile: Equatable {
                   reader.expect(",\n  \"incarnation\": \""),
                   let incarnation = reader.plainString(),
                   reader.expect(",\n  \"writer\": {\"pid\": "),
-                  reader.number() != nil,
+                  reader.signedNumber(),
                   reader.expect(", \"token\": \""),
                   let token = reader.plainString(),
                   reader.expect("},\n")
@@ -204,6 +204,13 @@ private struct HeaderReader {
             index += 1
         }
         return index > start ? value : nil
+    }
+
+    /// Digits after an optional `-` (a writer's pid as any file may spell it).
+    /// - Returns: whether there were digits.
+    mutating func signedNumber() -> Bool {
+        _ = expect("-")
+        return number() != nil
     }
 
     /// The rest of a string literal whose opening quote was consumed, up
