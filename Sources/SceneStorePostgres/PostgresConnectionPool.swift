@@ -79,21 +79,25 @@ final class PostgresConnectionPool: Sendable {
     ) throws(SceneStoreError) -> Result {
         let (session, reused) = try checkout()
         do {
+            return try lend(session, to: body)
+        } catch {
+            guard reused, session.lostConnection else { throw error }
+            logger.debug("a kept connection had closed; retrying on a new one", metadata: ["error": "\(error)"])
+        }
+        return try lend(try checkout(fresh: true).session, to: body)
+    }
+
+    /// Runs `body` on `session`, then takes the session back: kept when
+    /// `body` returned, closed when it threw.
+    private func lend<Result>(
+        _ session: PostgresSession, to body: (PostgresSession) throws(SceneStoreError) -> Result
+    ) throws(SceneStoreError) -> Result {
+        do {
             let result = try body(session)
             checkin(session, healthy: true)
             return result
         } catch {
             checkin(session, healthy: false)
-            guard reused, session.lostConnection else { throw error }
-            logger.debug("a kept connection had closed; retrying on a new one", metadata: ["error": "\(error)"])
-        }
-        let (retry, _) = try checkout(fresh: true)
-        do {
-            let result = try body(retry)
-            checkin(retry, healthy: true)
-            return result
-        } catch {
-            checkin(retry, healthy: false)
             throw error
         }
     }

@@ -1,0 +1,87 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Reading a scene file: never through a symlink, never blocking on a
+/// FIFO, never more than the limits allow.
+extension SceneDirectory {
+    /// The scene file's bytes. Never follows a symlink and never blocks on
+    /// a FIFO.
+    ///
+    /// - Parameter skip: when given, only the start of the file is read
+    ///   first, and if its header (``SceneFile/peekVersion(_:)``) names a
+    ///   version `skip` accepts, the result is ``StoredDocument/skipped``: a store
+    ///   reading back its own save reads a few hundred bytes, not the
+    ///   scene. The rest comes from the same descriptor, so it is the same
+    ///   file either way.
+    func readBytes(_ id: SceneID, skip: ((DiskVersion) -> Bool)? = nil) throws(SceneStoreError) -> StoredDocument {
+        // Without a size limit there is always a result.
+        try readBytes(id, skip: skip, sizeLimit: nil) ?? .missing
+    }
+
+    /// ``readBytes(_:skip:)``, or `nil` without reading for a file larger
+    /// than `sizeLimit`.
+    func readBytes(_ id: SceneID, skip: ((DiskVersion) -> Bool)?, sizeLimit: Int?) throws(SceneStoreError) -> StoredDocument? {
+        let path = scenePath(id)
+        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        if fd == -1 {
+            switch errno {
+            case ENOENT: return .missing
+            case ELOOP: return .notADocument("a symbolic link, not followed")
+            default: throw .io(syscall: "open", path: path, errno: errno)
+            }
+        }
+        defer { close(fd) }
+        var info = stat()
+        try syscall("fstat", path: path) { fstat(fd, &info) }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            return .notADocument("not a regular file")
+        }
+        guard info.st_size <= maxFileBytes else {
+            return .notADocument("\(info.st_size) bytes, larger than any scene the limits allow (\(maxFileBytes))")
+        }
+        // The file is never written in place (saves rename a new one over
+        // it), so its size now is its size: read exactly that, straight
+        // into the result. A small file is read in one call; a large one
+        // header first when `skip` may spare the rest.
+        let size = Int(info.st_size)
+        if let sizeLimit, size > sizeLimit { return nil }
+        var data = Data(count: size)
+        var filled = 0
+        if let skip, size > Self.wholeReadBytes {
+            filled = try read(fd, path: path, into: &data, from: 0, upTo: Self.headerBytes)
+            if let version = SceneFile.peekVersion(data.prefix(filled)), skip(version) { return .skipped }
+        }
+        filled = try read(fd, path: path, into: &data, from: filled, upTo: size)
+        if filled < size { data.removeSubrange(filled...) }  // shrunk meanwhile: damage, judged by the parser
+        if let skip, size <= Self.wholeReadBytes, let version = SceneFile.peekVersion(data), skip(version) {
+            return .skipped
+        }
+        return .bytes(data)
+    }
+
+    /// More than any header ``SceneFile/encoded()`` writes.
+    private static let headerBytes = 1024
+    /// Files up to this size are read in one step even when only their
+    /// header may be needed.
+    static let wholeReadBytes = 64 * 1024
+
+    /// Fills `data[offset..<limit]` from `fd`, stopping early at its end.
+    /// - Returns: the offset up to which `data` now holds the file.
+    private func read(_ fd: Int32, path: String, into data: inout Data, from offset: Int, upTo limit: Int) throws(SceneStoreError) -> Int {
+        var offset = offset
+        while offset < limit {
+            let count = data.withUnsafeMutableBytes { raw in
+                Glibc.read(fd, raw.baseAddress.map { $0 + offset }, limit - offset)
+            }
+            if count == -1 {
+                if errno == EINTR { continue }
+                throw .io(syscall: "read", path: path, errno: errno)
+            }
+            if count == 0 { break }
+            offset += count
+        }
+        return offset
+    }
+}
