@@ -149,6 +149,11 @@ extension SceneStore {
         // Taken after reading the file: a recovery there marks every value pending.
         let edits = state.withLock { $0.pending }
         guard !edits.isEmpty else { return nil }
+        // Edits the disk already holds (a set equal to a value this store
+        // showed, which was current after all) need no new version.
+        guard edits.contains(where: { key, edit in base?.values[key] != edit.value }) else {
+            return SavedWrite(edits: edits, file: nil, base: base)
+        }
         var values = base?.values ?? [:]
         for (key, edit) in edits {
             values[key] = edit.value
@@ -171,8 +176,12 @@ extension SceneStore {
     /// Memory catches up with a write its transaction made durable.
     func record(_ written: SavedWrite?) {
         guard let written else { return }
-        encoder.withLock { $0.written(written.file.version) }
-        state.withLock { $0.saved(written.edits, as: written.file, over: written.base) }
+        if let file = written.file {
+            encoder.withLock { $0.written(file.version) }
+            state.withLock { $0.saved(written.edits, as: file, over: written.base) }
+        } else {
+            state.withLock { $0.confirmed(written.edits, current: written.base) }
+        }
         state.deliver(\.broadcast)
     }
 
@@ -326,6 +335,7 @@ extension SceneStore {
 /// once the transaction has ended and the write is durable.
 struct SavedWrite {
     let edits: [String: PendingEdit]
-    let file: SceneFile
+    /// The version written; `nil` when `base` already held every edit.
+    let file: SceneFile?
     let base: SceneFile?
 }

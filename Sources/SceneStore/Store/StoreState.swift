@@ -75,23 +75,31 @@ struct StoreState: Sendable {
         return key.utf8.count + value.byteCount
     }
 
-    /// Applies a local set or remove.
-    /// - Returns: `false` if nothing changed (same value, or removing an absent key).
+    /// Applies a local set or remove: an intent to write, whatever this
+    /// store believes the disk holds. Its view of a key may be stale
+    /// (another process's save it has not seen yet), so a value equal to
+    /// the one it shows is still an edit to save; the save writes nothing
+    /// when the disk turns out to hold it already. Only an edit equal to
+    /// one this store has pending is skipped: that one is on its way.
+    /// - Returns: `false` if there is nothing new to save.
     mutating func applyLocal(key: String, value: SceneValue?, sceneLimit: Int, scene: SceneID) throws(SceneStoreError) -> Bool {
         guard phase == .open else { throw .closed(scene: scene.rawValue) }
         let value = value?.canonical
         let old = values[key]
-        guard old != value else { return false }
-        let newCount = byteCount - Self.cost(key: key, value: old) + Self.cost(key: key, value: value)
-        if value != nil && newCount > sceneLimit {
-            throw .sceneTooLarge(scene: scene.rawValue, key: key, size: newCount, limit: sceneLimit)
+        if old == value {
+            guard pending[key] == nil else { return false }
+        } else {
+            let newCount = byteCount - Self.cost(key: key, value: old) + Self.cost(key: key, value: value)
+            if value != nil && newCount > sceneLimit {
+                throw .sceneTooLarge(scene: scene.rawValue, key: key, size: newCount, limit: sceneLimit)
+            }
+            values[key] = value
+            byteCount = newCount
+            broadcast.enqueue([.changed(SceneChange(
+                key: key, oldValue: old, newValue: value, origin: .local, generation: nil))])
         }
-        values[key] = value
-        byteCount = newCount
         nextSequence += 1
         pending[key] = PendingEdit(value: value, sequence: nextSequence)
-        broadcast.enqueue([.changed(SceneChange(
-            key: key, oldValue: old, newValue: value, origin: .local, generation: nil))])
         return true
     }
 
@@ -165,15 +173,30 @@ struct StoreState: Sendable {
 
     /// Records that `file`, which includes `edits`, is now on disk.
     mutating func saved(_ edits: [String: PendingEdit], as file: SceneFile, over base: SceneFile?) {
-        for (key, edit) in edits where pending[key]?.sequence == edit.sequence {
-            pending[key] = nil
-        }
+        clear(edits)
         if let base, base.version == disk {
             // Written over the version this store held: memory already is
             // that version plus the edits, so there is nothing to compare.
             diskFile = file
         } else {
             adopt(file, origin: .external(writerPID: base?.writer.pid))
+        }
+    }
+
+    /// Records that `edits` needed no write: `current`, the scene as it is
+    /// on disk (`nil`: no file), already holds every one of them.
+    mutating func confirmed(_ edits: [String: PendingEdit], current: SceneFile?) {
+        clear(edits)
+        if let current, disk.isOlder(than: current.version) {
+            adopt(current, origin: .external(writerPID: current.writer.pid))
+        }
+    }
+
+    /// Clears the pending edits a save took care of, unless the key was
+    /// edited again since.
+    private mutating func clear(_ edits: [String: PendingEdit]) {
+        for (key, edit) in edits where pending[key]?.sequence == edit.sequence {
+            pending[key] = nil
         }
     }
 
