@@ -20,11 +20,13 @@ struct Torture: AsyncParsableCommand {
     @Option(help: "Keys per scene this writer uses.") var keys = 4
     @Option(help: "Percent of operations that remove a key.") var removePercent = 10
     @Option(help: "Percent of operations that discard the scene.") var discardPercent = 2
+    @Option(help: "Percent of sets that write again the value this writer last set on the key (a set equal to a view that another writer's discard or save may have made stale).")
+    var repeatPercent = 0
     @Option(help: "Operations before exiting (0: until killed).") var count = 0
 
     func validate() throws {
         guard keys >= 1, (0...100).contains(removePercent), (0...100).contains(discardPercent),
-              removePercent + discardPercent <= 100 else {
+              removePercent + discardPercent <= 100, (0...100).contains(repeatPercent) else {
             throw ValidationError("need --keys >= 1 and percentages that add up to at most 100")
         }
         _ = try sceneIDs()
@@ -41,8 +43,9 @@ struct Torture: AsyncParsableCommand {
         let registry = try watcherOption.openRegistry(rootOptions, savePolicy: .onFlush)
         let stores = try ids.map { try registry.store(for: $0) }
         emit("ready \(getpid())")
-        // Values only grow, so an older value on disk is a lost update.
+        // Values never shrink, so an older value on disk is a lost update.
         var sequence = 0
+        var lastSet: [String: Int] = [:]
         while count == 0 || sequence < count {
             sequence += 1
             let index = Int.random(in: 0..<stores.count)
@@ -58,9 +61,12 @@ struct Torture: AsyncParsableCommand {
                 store.removeValue(forKey: key)
                 try await store.flush()
             } else {
-                emit("begin \(sequence) \(monotonicNanoseconds()) set \(scene) \(key) \(sequence)")
-                try store.set(sequence, forKey: key)
+                let again = lastSet["\(scene)/\(key)"].flatMap { Int.random(in: 0..<100) < repeatPercent ? $0 : nil }
+                let value = again ?? sequence
+                emit("begin \(sequence) \(monotonicNanoseconds()) set \(scene) \(key) \(value)")
+                try store.set(value, forKey: key)
                 try await store.flush()
+                lastSet["\(scene)/\(key)"] = value
             }
             emit("ack \(sequence) \(monotonicNanoseconds())")
         }

@@ -31,7 +31,7 @@ extension CrossProcessSync {
                     let watcher = index == 2
                         ? ["--watcher", "polling", "--poll-interval-ms", "40"] : ["--watcher", "inotify"]
                     let process = try RunningScenes(
-                        ["torture", "--name", name, "--scenes", Self.scenes.joined(separator: ",")] + watcher,
+                        ["torture", "--name", name, "--scenes", Self.scenes.joined(separator: ","), "--repeat-percent", "30"] + watcher,
                         root: fixture.root, program: .lab)
                     return (name: name, process: process, log: LineLog(process))
                 }

@@ -127,6 +127,39 @@ struct StorageContractTests {
         await place.fixture.tearDown()
     }
 
+    /// A, B, A again on one key: A's third write equals what A last saw,
+    /// not what the storage holds (B's write, which A never heard of: no
+    /// watcher). It is written all the same, and so is a remove of a key A
+    /// has not seen. B is a real `scenes` process.
+    @Test(arguments: Backend.allCases)
+    func aWriteEqualToAStaleViewIsStillWritten(_ backend: Backend) async throws {
+        let place = try await place(backend)
+        let registry = try place.registry(.init(savePolicy: .onFlush, watcher: .none))
+        let a = try registry.store(for: "main")
+        var lost: [String] = []
+        for round in 0..<10 {
+            try a.set("a\(round)", forKey: "k")
+            try await a.flush()
+            let b = try await scenes(["set", "--scene", "main", "k", "--string", "b\(round)"] + place.arguments, root: place.fixture.root)
+            #expect(b.status == 0, "\(b.stderr)")
+            try a.set("a\(round)", forKey: "k")
+            try await a.flush()
+            let afterSet = try await scenes(["get", "--scene", "main", "k"] + place.arguments, root: place.fixture.root)
+            if afterSet.stdout.trimmingCharacters(in: .newlines) != "a\(round)" { lost.append("set \(round)") }
+
+            let c = try await scenes(["set", "--scene", "main", "other", "--int", "\(round)"] + place.arguments, root: place.fixture.root)
+            #expect(c.status == 0, "\(c.stderr)")
+            a.removeValue(forKey: "other")
+            try await a.flush()
+            let afterRemove = try await scenes(["get", "--scene", "main", "other"] + place.arguments, root: place.fixture.root)
+            if afterRemove.status == 0 { lost.append("remove \(round)") }
+        }
+        #expect(lost.isEmpty, "\(backend): lost \(lost)")
+        print("storage contract, \(backend): stale-view writes lost \(lost.count) of 20")
+        try await registry.close()
+        await place.fixture.tearDown()
+    }
+
     @Test(arguments: Backend.allCases)
     func anotherProcessesWritesAndDiscardArriveAsEvents(_ backend: Backend) async throws {
         let place = try await place(backend)
