@@ -12,6 +12,16 @@ import Glibc
 /// the descriptor (also by the kernel when a holder dies) releases the
 /// lock, so a killed writer never wedges the scene; a *stopped* one
 /// (SIGSTOP, a debugger) makes waiters give up after the timeout.
+///
+/// A lock file deleted while a writer holds it (a cleaner, `rm .*~*`)
+/// must not let a second writer in. A missing lock file is created
+/// already locked (`O_TMPFILE`, `flock`, then `linkat` into place), so
+/// nobody can lock it before its creator has looked around; the creator
+/// then enters only if no process holds a lock on a deleted file of the
+/// same path (``holderOfDeletedVersion(of:fd:)``). Otherwise it unlinks
+/// its file again, lets go and retries: whoever was inside under the
+/// deleted file finishes first, and anyone who locked the creator's file
+/// meanwhile finds it gone from the path and starts over.
 final class SceneLock {
     private var fd: Int32
     let path: String
@@ -20,47 +30,124 @@ final class SceneLock {
     ///
     /// Tries `flock(LOCK_EX | LOCK_NB)` and, while another process holds
     /// the lock, tries again after a pause that grows from 50 µs to 2 ms.
+    /// The file is opened without blocking and must be a regular file: a
+    /// FIFO, a device or a directory at the path is refused at once.
     /// - Throws: ``SceneStoreError/lockTimeout(scene:holderPID:waited:)``
-    ///   naming the holder's pid when `/proc/locks` tells it, or an I/O error.
+    ///   naming the holder's pid when `/proc/locks` tells it,
+    ///   ``SceneStoreError/notARegularFile(path:found:)``, or an I/O error.
     init(path: String, scene: SceneID, timeout: Duration) throws(SceneStoreError) {
         self.path = path
-        let clock = ContinuousClock()
-        let start = clock.now
-        var pause = 50
+        var wait = LockWait(scene: scene, timeout: timeout)
         while true {
-            // Read-only: flock needs no write access, so a scene on a
-            // read-only file system still loads (its saves fail with EROFS).
-            let fd = try syscall("open", path: path) {
-                open(path, O_RDONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+            let fd: Int32
+            let created: Bool
+            switch try Self.open(path) {
+            case .again:
+                continue
+            case .existing(let opened):
+                fd = opened
+                created = false
+                try Self.lock(fd, path: path, wait: &wait)
+            case .created(let opened, let locked):
+                fd = opened
+                created = true
+                if !locked { try Self.lock(fd, path: path, wait: &wait) }
             }
-            var locked = false
-            while !locked {
-                if flock(fd, LOCK_EX | LOCK_NB) == 0 {
-                    locked = true
-                } else if errno == EINTR {
-                    continue
-                } else if errno != EWOULDBLOCK {
-                    let code = errno
-                    close(fd)
-                    throw .io(syscall: "flock", path: path, errno: code)
-                } else if clock.now - start >= timeout {
-                    let holder = Self.holderPID(of: fd)
-                    close(fd)
-                    throw .lockTimeout(scene: scene.rawValue, holderPID: holder, waited: timeout)
-                } else {
-                    usleep(UInt32(pause))
-                    pause = min(pause * 2, 2000)
-                }
+            guard Self.isAtPath(fd, path) else {
+                close(fd)  // the file was unlinked while we waited
+                continue
             }
-            var held = stat()
-            var current = stat()
-            if fstat(fd, &held) == 0, lstat(path, &current) == 0,
-               held.st_ino == current.st_ino, held.st_dev == current.st_dev {
-                self.fd = fd
-                return
+            if created, let holder = Self.holderOfDeletedVersion(of: path, fd: fd) {
+                // Someone may be inside under a deleted lock file: give way.
+                if Self.isAtPath(fd, path) { unlink(path) }
+                close(fd)
+                try wait.pause { holder }
+                continue
             }
-            close(fd)  // the file was unlinked while we waited
+            self.fd = fd
+            return
         }
+    }
+
+    /// What opening the lock file found.
+    private enum Opened {
+        case existing(Int32)
+        /// This call made the file; `locked` when it was locked before
+        /// it appeared at the path.
+        case created(Int32, locked: Bool)
+        /// The file vanished or appeared in between: try again.
+        case again
+    }
+
+    /// Opens the lock file without blocking (a FIFO would block `open`
+    /// forever), creating it, locked, when it is missing.
+    private static func open(_ path: String) throws(SceneStoreError) -> Opened {
+        // Read-only: flock needs no write access, so a scene on a
+        // read-only file system still loads (its saves fail with EROFS).
+        let flags = O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK
+        let fd = Glibc.open(path, flags)
+        if fd == -1 && errno == ENOENT { return try create(path) }
+        if fd == -1 { throw .io(syscall: "open", path: path, errno: errno) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else {
+            let code = errno
+            close(fd)
+            throw .io(syscall: "fstat", path: path, errno: code)
+        }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            close(fd)
+            throw .notARegularFile(path: path, found: FileKind(mode: info.st_mode).description)
+        }
+        return .existing(fd)
+    }
+
+    /// Creates the missing lock file: an unnamed file, locked, then linked
+    /// at `path` (`EEXIST`: another process was first). Where the file
+    /// system has no `O_TMPFILE`, an `O_EXCL` create, locked right after.
+    private static func create(_ path: String) throws(SceneStoreError) -> Opened {
+        let directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+        let unnamed = Glibc.open(directory.isEmpty ? "." : directory, openUnnamed | O_RDWR | O_CLOEXEC, 0o600)
+        if unnamed >= 0 {
+            guard flock(unnamed, LOCK_EX | LOCK_NB) == 0,
+                  linkat(AT_FDCWD, "/proc/self/fd/\(unnamed)", AT_FDCWD, path, AT_SYMLINK_FOLLOW) == 0 else {
+                let code = errno
+                close(unnamed)
+                if code == EEXIST { return .again }
+                throw .io(syscall: "linkat", path: path, errno: code)
+            }
+            return .created(unnamed, locked: true)
+        }
+        guard errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL else {
+            throw .io(syscall: "open", path: path, errno: errno)
+        }
+        let fd = Glibc.open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_CREAT | O_EXCL, 0o600)
+        if fd == -1 && errno == EEXIST { return .again }
+        if fd == -1 { throw .io(syscall: "open", path: path, errno: errno) }
+        return .created(fd, locked: false)
+    }
+
+    /// Takes the `flock` on `fd`, waiting as `wait` says; closes `fd` when
+    /// it throws.
+    private static func lock(_ fd: Int32, path: String, wait: inout LockWait) throws(SceneStoreError) {
+        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            let code = errno
+            if code == EINTR { continue }
+            do throws(SceneStoreError) {
+                guard code == EWOULDBLOCK else { throw .io(syscall: "flock", path: path, errno: code) }
+                try wait.pause { holderPID(of: fd) }
+            } catch {
+                close(fd)
+                throw error
+            }
+        }
+    }
+
+    /// Whether `path` still names the file open as `fd`.
+    private static func isAtPath(_ fd: Int32, _ path: String) -> Bool {
+        var held = stat()
+        var current = stat()
+        return fstat(fd, &held) == 0 && lstat(path, &current) == 0
+            && held.st_ino == current.st_ino && held.st_dev == current.st_dev
     }
 
     /// Unlinks the lock file; the lock stays held until ``unlock()``.
@@ -80,20 +167,103 @@ final class SceneLock {
     /// `/proc/locks` (`N: FLOCK ADVISORY WRITE PID MAJ:MIN:INODE 0 EOF`).
     private static func holderPID(of fd: Int32) -> Int32? {
         var info = stat()
-        guard fstat(fd, &info) == 0,
-              let table = try? String(contentsOfFile: "/proc/locks", encoding: .utf8) else { return nil }
-        let device = UInt64(info.st_dev)
-        let major = ((device >> 8) & 0xfff) | ((device >> 32) & ~0xfff)
-        let minor = (device & 0xff) | ((device >> 12) & ~0xff)
-        let wanted = String(major, radix: 16) + ":" + String(minor, radix: 16) + ":" + String(info.st_ino)
-        for line in table.split(separator: "\n") {
-            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
-            guard fields.count >= 6, fields[1] == "FLOCK", fields[3] == "WRITE" else { continue }
-            let node = fields[5].split(separator: ":")
-            guard node.count == 3, let nodeMajor = UInt64(node[0], radix: 16), let nodeMinor = UInt64(node[1], radix: 16),
-                  "\(String(nodeMajor, radix: 16)):\(String(nodeMinor, radix: 16)):\(node[2])" == wanted else { continue }
-            return Int32(fields[4])
+        guard fstat(fd, &info) == 0 else { return nil }
+        return flockHolders().first { $0.device == info.st_dev && $0.inode == info.st_ino }?.pid
+    }
+
+    /// A process holding a `flock` on a deleted file that was at `path`
+    /// (`fd` is open on the file there now), or `nil`. Its
+    /// `/proc/<pid>/fd` shows `PATH (deleted)`, or `DIR/#INODE (deleted)`
+    /// when its creator made it unnamed (any such file of the directory
+    /// counts: waiting too long is safe, entering too early is not).
+    /// Only processes whose `/proc/<pid>/fd` this one may read are seen:
+    /// those of the same user, which is who writes a scene root.
+    static func holderOfDeletedVersion(of path: String, fd: Int32) -> Int32? {
+        var mine = stat()
+        guard fstat(fd, &mine) == 0, let slash = path.lastIndex(of: "/"),
+              let directory = realpath(String(path[..<slash]), nil) else { return nil }
+        let canonical = String(cString: directory)
+        free(directory)
+        let deleted = canonical + path[slash...] + " (deleted)"
+        for holder in flockHolders() where holder.device == mine.st_dev && holder.inode != mine.st_ino {
+            let unnamed = canonical + "/#\(holder.inode) (deleted)"
+            let fds = "/proc/\(holder.pid)/fd"
+            guard let entries = try? FileManager.default.contentsOfDirectory(atPath: fds) else { continue }
+            if entries.contains(where: { link(fds + "/" + $0).map { $0 == deleted || $0 == unnamed } ?? false }) {
+                return holder.pid
+            }
         }
         return nil
     }
+
+    /// Every exclusive `flock` in `/proc/locks`: holder, device and inode.
+    private static func flockHolders() -> [(pid: Int32, device: UInt64, inode: UInt64)] {
+        guard let table = try? String(contentsOfFile: "/proc/locks", encoding: .utf8) else { return [] }
+        return table.split(separator: "\n").compactMap { line in
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            guard fields.count >= 6, fields[1] == "FLOCK", fields[3] == "WRITE", let pid = Int32(fields[4]) else { return nil }
+            let node = fields[5].split(separator: ":")
+            guard node.count == 3, let major = UInt64(node[0], radix: 16), let minor = UInt64(node[1], radix: 16),
+                  let inode = UInt64(node[2]) else { return nil }
+            // The kernel's dev_t from its major and minor (glibc's makedev).
+            let device = ((major & 0xfff) << 8) | ((major & ~0xfff) << 32) | (minor & 0xff) | ((minor & ~0xff) << 12)
+            return (pid, device, inode)
+        }
+    }
+
+    /// Where the symbolic link at `path` points, or `nil`.
+    private static func link(_ path: String) -> String? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = readlink(path, &buffer, buffer.count - 1)
+        guard count > 0 else { return nil }
+        return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
 }
+
+/// What stands at a path, by its `st_mode`, for error messages.
+struct FileKind: CustomStringConvertible {
+    let mode: mode_t
+
+    var description: String {
+        switch mode & S_IFMT {
+        case S_IFREG: "regular file"
+        case S_IFDIR: "directory"
+        case S_IFIFO: "FIFO"
+        case S_IFSOCK: "socket"
+        case S_IFCHR: "character device"
+        case S_IFBLK: "block device"
+        case S_IFLNK: "symbolic link"
+        default: "file of unknown kind"
+        }
+    }
+}
+
+/// How long a lock may still be waited for, and the pause before the next try.
+private struct LockWait {
+    let scene: SceneID
+    let timeout: Duration
+    let clock = ContinuousClock()
+    let start: ContinuousClock.Instant
+    var pause = 50
+
+    init(scene: SceneID, timeout: Duration) {
+        self.scene = scene
+        self.timeout = timeout
+        start = clock.now
+    }
+
+    /// Pauses before the next try (50 µs, doubling up to 2 ms), or throws
+    /// ``SceneStoreError/lockTimeout(scene:holderPID:waited:)`` naming
+    /// `holder()` once the timeout has passed.
+    mutating func pause(holder: () -> Int32?) throws(SceneStoreError) {
+        guard clock.now - start < timeout else {
+            throw .lockTimeout(scene: scene.rawValue, holderPID: holder(), waited: timeout)
+        }
+        usleep(UInt32(pause))
+        pause = min(pause * 2, 2000)
+    }
+}
+
+/// Linux's `O_TMPFILE` (`__O_TMPFILE | O_DIRECTORY`), which Swift does not
+/// import: an unnamed file in the directory, to `linkat` into place.
+private let openUnnamed: Int32 = 0o20000000 | O_DIRECTORY

@@ -38,6 +38,9 @@ public enum SceneStoreError: Error, Sendable, Hashable, CustomStringConvertible 
     case storageUnavailable(location: String, reason: String)
     /// A storage location (`postgres://...`) that cannot be used as given.
     case invalidStorageLocation(String, reason: String)
+    /// A file SceneStore keeps (a scene's lock file) is something else at
+    /// its path (a FIFO, a directory, a device); nothing was written.
+    case notARegularFile(path: String, found: String)
 
     public var description: String {
         switch self {
@@ -69,6 +72,8 @@ public enum SceneStoreError: Error, Sendable, Hashable, CustomStringConvertible 
             "scene storage \(location) is unavailable: \(reason)"
         case .invalidStorageLocation(let location, let reason):
             "invalid scene storage \(location.debugDescription): \(reason)"
+        case .notARegularFile(let path, let found):
+            "\(path) is a \(found), not a regular file; remove it (nothing was written)"
         }
     }
 }
