@@ -65,40 +65,14 @@ struct StoredPath: Equatable {
         zip(elements, restored).compactMap { $1 ? $0 : nil }
     }
 
-    /// What to write when `mine` (the caller's path, edited from `base`) is
-    /// saved over this stored path.
-    ///
-    /// The edit keeps a prefix of the restored elements and pushes the rest
-    /// of `mine` on top. Normally the prefix is what `mine` shares with the
-    /// restored elements. When the caller only pushed onto `base` and the
-    /// stored path grew from `base` too (another process pushed meanwhile),
-    /// every restored element stays and the caller's pushes go on top: two
-    /// pushes made at the same time both survive.
-    ///
-    /// An element this process could not restore stays in place as long as
-    /// every restored element under it stays: a push leaves it, a pop of the
-    /// screen it sits on takes it along.
+    /// What to write when `mine` (the caller's path, edited from `base`)
+    /// is saved over this stored path: the edit rebased onto it
+    /// (``PathRebase``), with the elements this process could not restore
+    /// kept in place for as long as the restored element under them stays
+    /// (a push leaves them, a pop of the screen they sit on takes them).
     func splice(_ mine: [StoredElement], editedFrom base: [StoredElement]) -> [StoredElement] {
-        let current = restoredElements
-        let kept: Int
-        let pushed: ArraySlice<StoredElement>
-        if current != base, mine.starts(with: base), current.starts(with: base) {
-            kept = current.count
-            pushed = mine[base.count...]
-        } else {
-            kept = zip(current, mine).prefix { $0 == $1 }.count
-            pushed = mine[kept...]
-        }
-        var result: [StoredElement] = []
-        var restoredSoFar = 0
-        for (element, isRestored) in zip(elements, restored) {
-            if isRestored {
-                guard restoredSoFar < kept else { break }
-                restoredSoFar += 1
-            }
-            result.append(element)
-        }
-        return result + pushed
+        let edit = PathRebase.Edit(base: base, local: mine)
+        return edit.kept(in: elements, isRestored: { restored[$0] }) + edit.pushed
     }
 }
 
