@@ -19,7 +19,11 @@ extension PathBinding {
     ///   the path on disk at that instant (see ``commit(_:from:)``), so two
     ///   processes pushing at the same moment both keep their element; the
     ///   model then shows the result. Edits made while a commit is running
-    ///   are gathered into the next one.
+    ///   are gathered into the next one, rebased onto what is stored then
+    ///   (``PathRebase``): another window's pushes are never dropped.
+    /// * Every edit the model made before the store's `close()` began, or
+    ///   before ``BoundPath/stop()``, is committed: both read the model
+    ///   itself rather than wait for the next Observation turn.
     ///
     /// Runs on the main actor.
     ///
@@ -33,13 +37,11 @@ extension PathBinding {
         let signals = changeSignals(includingLocal: true)
         let bound = BoundPath()
         let link = BoundLink(binding: self, model: model, keyPath: keyPath, bound: bound)
-        link.start()
-        bound.task = Task { @MainActor in
-            for await _ in signals {
-                guard !bound.isStopped else { break }
-                link.reconcile()
-            }
-        }
+        let runner = BindingRunner(store: store, read: link.read, reconcile: link.reconcile, handOver: link.handOver)
+        link.runner = runner
+        bound.runner = runner
+        link.restore()
+        runner.start(following: signals)
         return bound
     }
 }
@@ -47,8 +49,7 @@ extension PathBinding {
 /// A running ``PathBinding/bind(_:on:)``.
 @MainActor
 public final class BoundPath {
-    fileprivate var task: Task<Void, Never>?
-    fileprivate private(set) var isStopped = false
+    fileprivate var runner: BindingRunner?
 
     /// The last error saving the path met (for example a scene limit, or a
     /// ``PathBindingError`` when the key holds a path this process cannot
@@ -63,14 +64,24 @@ public final class BoundPath {
 
     fileprivate init() {}
 
-    /// Stops saving and following; the model keeps its current path.
+    /// Saves the model's edit, if it has one, then stops saving and
+    /// following; the model keeps its current path. A `close()` of the
+    /// store that begins meanwhile waits for that save.
     public func stop() {
-        isStopped = true
-        task?.cancel()
+        runner?.stop()
+    }
+
+    /// Commits the model's current path (read from the model, without
+    /// waiting for the next Observation turn) and returns once it is
+    /// durable.
+    /// - Throws: what committing met (a refused path, a ``PathBindingError``)
+    ///   or the store's save errors.
+    public func flush() async throws {
+        try await runner?.flush()
     }
 
     isolated deinit {
-        task?.cancel()
+        runner?.stop()
     }
 }
 
@@ -82,11 +93,17 @@ private final class BoundLink<Model: Observable & AnyObject, Path: Equatable & S
     weak var model: Model?
     let keyPath: ReferenceWritableKeyPath<Model, Path>
     weak var bound: BoundPath?
+    weak var runner: BindingRunner?
     /// The path the store holds as far as this binding knows: the model
     /// showed it or wrote it. A model path that differs is an edit to save.
     private var synced: Path
-    /// Whether a commit is running; reconciling waits for it to end.
-    private var committing = false
+    /// The commit running, if any; reconciling waits for it to end.
+    private var committing: Task<Void, Never>?
+    /// Why the last commit failed, if it did.
+    private var failure: (any Error)?
+    /// The last model path a commit saved (the store may hold more: other
+    /// windows' pushes, rebased in).
+    private var committed: Path?
 
     init(binding: PathBinding<Path>, model: Model, keyPath: ReferenceWritableKeyPath<Model, Path>, bound: BoundPath) {
         self.binding = binding
@@ -96,16 +113,22 @@ private final class BoundLink<Model: Observable & AnyObject, Path: Equatable & S
         synced = model[keyPath: keyPath]
     }
 
-    /// Restores the stored path into the model, then tracks the model.
-    func start() {
+    /// Restores the stored path into the model.
+    func restore() {
         if let restored = binding.restore() { show(restored) }
-        track()
     }
+
+    /// Reads the model's path, so that Observation tracks it.
+    func read() {
+        _ = model?[keyPath: keyPath]
+    }
+
+    private var isFollowing: Bool { runner.map { !$0.isStopped } ?? false }
 
     /// Brings model and store together: saves the model's edit if it has
     /// one, else shows what the store holds now.
     func reconcile() {
-        guard !committing, let model, let bound, !bound.isStopped else { return }
+        guard committing == nil, isFollowing, let model else { return }
         let path = model[keyPath: keyPath]
         guard path == synced else {
             commit(path)
@@ -114,16 +137,42 @@ private final class BoundLink<Model: Observable & AnyObject, Path: Equatable & S
         if let current = binding.current(empty: binding.emptyPath) { show(current) }
     }
 
+    /// Reads the model's path now and returns what commits exactly that
+    /// path, stopped or not: it waits for the commit running, then commits
+    /// the path unless the store has it already. When a commit cannot get
+    /// through for a passing reason (a lock held too long), the path is
+    /// put in the store's memory instead, which the store's next save or
+    /// closing flush writes.
+    func handOver() -> @MainActor () async throws -> Void {
+        guard let path = model?[keyPath: keyPath] else { return {} }
+        return { try await self.commitAndWait(path) }
+    }
+
+    /// - Throws: why `path` was refused.
+    private func commitAndWait(_ path: Path) async throws {
+        while let committing { await committing.value }
+        // Shown or committed: the store has it (a commit's result may
+        // differ from `path`: other windows' pushes rebased in).
+        guard path != synced, path != committed else { return }
+        failure = nil
+        commit(path)
+        while let committing { await committing.value }
+        guard let failure else { return }
+        guard Self.isTransient(failure) else { throw failure }
+        show(try binding.write(path, from: synced))
+    }
+
     /// Commits the model's edit from `synced` to `path` under the scene
     /// lock, then shows the result unless the model moved on meanwhile
-    /// (that edit, made from `path`, is committed next).
+    /// (that edit, made from `path`, is committed next and rebased onto
+    /// what is stored then: see ``PathRebase``).
     private func commit(_ path: Path) {
         let base = synced
         synced = path
-        committing = true
-        Task { @MainActor in
+        committing = Task { @MainActor in
             do {
                 let stored = try await binding.commitDecoded(path, from: base)
+                committed = path
                 bound?.lastError = nil
                 if let model, model[keyPath: keyPath] == path {
                     show(stored)
@@ -131,6 +180,7 @@ private final class BoundLink<Model: Observable & AnyObject, Path: Equatable & S
                     bound?.keptAside = stored.dropped
                 }
             } catch {
+                failure = error
                 bound?.lastError = error
                 if Self.isTransient(error) {
                     // Not refused, only not saved yet (a lock held too long,
@@ -141,7 +191,7 @@ private final class BoundLink<Model: Observable & AnyObject, Path: Equatable & S
                 }
                 // Otherwise the edit cannot be saved; keep following the store.
             }
-            committing = false
+            committing = nil
             reconcile()
         }
     }
@@ -167,21 +217,6 @@ private final class BoundLink<Model: Observable & AnyObject, Path: Equatable & S
         bound?.keptAside = decoded.dropped
         if let model, model[keyPath: keyPath] != decoded.path {
             model[keyPath: keyPath] = decoded.path
-        }
-    }
-
-    /// Reconciles after each change of the model's path, then tracks again
-    /// (Observation reports one change per registration).
-    private func track() {
-        guard let model, let bound, !bound.isStopped else { return }
-        withObservationTracking {
-            _ = model[keyPath: keyPath]
-        } onChange: {
-            // Called before the new value is stored: read it on the next turn.
-            Task { @MainActor in
-                self.reconcile()
-                self.track()
-            }
         }
     }
 }

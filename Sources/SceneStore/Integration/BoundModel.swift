@@ -1,26 +1,33 @@
 /// A running ``SceneStore/bind(_:on:)``.
 @MainActor
 public final class BoundModel {
-    var task: Task<Void, Never>?
+    let runner: BindingRunner
     private let link: any StoppableLink
 
     /// The last error a save of the model met (a value or scene over its
     /// limit, a closed store); cleared by the next accepted change.
     public var lastError: SceneStoreError? { link.lastError }
 
-    init(link: any StoppableLink) {
+    init(link: any StoppableLink, runner: BindingRunner) {
         self.link = link
+        self.runner = runner
     }
 
-    /// Stops saving and following; the model keeps its current values.
+    /// Saves the model's edit, if it has one, then stops saving and
+    /// following; the model keeps its current values.
     public func stop() {
-        link.stop()
-        task?.cancel()
+        runner.stop()
+    }
+
+    /// Hands the model's current values to the store (without waiting for
+    /// the next Observation turn) and returns once they are durable.
+    /// - Throws: the store's save errors (``SceneStore/flush()``).
+    public func flush() async throws {
+        try await runner.flush()
     }
 
     isolated deinit {
-        link.stop()
-        task?.cancel()
+        runner.stop()
     }
 }
 
@@ -28,5 +35,4 @@ public final class BoundModel {
 @MainActor
 protocol StoppableLink: AnyObject {
     var lastError: SceneStoreError? { get }
-    func stop()
 }

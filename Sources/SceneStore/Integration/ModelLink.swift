@@ -16,7 +16,6 @@ final class ModelLink<Model: Observable & AnyObject>: StoppableLink {
     /// Per key, the value the model showed last as the store's: a model
     /// value that differs is an edit to save.
     private var synced: [String: SceneValue?] = [:]
-    private(set) var isStopped = false
     private(set) var lastError: SceneStoreError?
 
     init(store: SceneStore, model: Model, properties: [SceneProperty<Model>]) {
@@ -25,24 +24,22 @@ final class ModelLink<Model: Observable & AnyObject>: StoppableLink {
         self.properties = properties.map { Bound(property: $0, show: $0.prepare(model, store)) }
     }
 
-    func stop() {
-        isStopped = true
-    }
-
-    /// Not stopped, and the model is still there.
-    var isRunning: Bool { !isStopped && model != nil }
-
-    /// Restores the stored values into the model, then tracks the model.
-    func start() {
+    /// Restores the stored values into the model.
+    func restore() {
         guard let model else { return }
         for bound in properties { show(bound, in: model) }
-        track()
+    }
+
+    /// Reads every bound property, so that Observation tracks them.
+    func read() {
+        guard let model else { return }
+        for bound in properties { _ = bound.property.read(model) }
     }
 
     /// Brings model and store together, property by property: saves the
     /// model's edit if it has one, else shows what the store holds now.
     func reconcile() {
-        guard let model, !isStopped else { return }
+        guard let model else { return }
         for bound in properties {
             let key = bound.property.key
             let value = bound.property.read(model)
@@ -68,20 +65,5 @@ final class ModelLink<Model: Observable & AnyObject>: StoppableLink {
         let key = bound.property.key
         bound.show(model, store.value(forKey: key, as: SceneValue.self))
         synced[key] = bound.property.read(model)
-    }
-
-    /// Reconciles after each change of a bound property, then tracks again
-    /// (Observation reports one change per registration).
-    private func track() {
-        guard let model, !isStopped else { return }
-        withObservationTracking {
-            for bound in properties { _ = bound.property.read(model) }
-        } onChange: {
-            // Called before the new value is stored: read it on the next turn.
-            Task { @MainActor in
-                self.reconcile()
-                self.track()
-            }
-        }
     }
 }

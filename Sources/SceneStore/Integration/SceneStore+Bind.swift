@@ -49,17 +49,15 @@ extension SceneStore {
         // Subscribed before reading, so that no change falls in between.
         let signals = changeSignals(for: keys)
         let link = ModelLink(store: self, model: model, properties: properties)
-        let bound = BoundModel(link: link)
-        link.start()
-        bound.task = Task { @MainActor [link] in
-            for await _ in signals {
-                guard link.isRunning else { break }
-                link.reconcile()
-            }
-            // Stopped, or the store closed: the model keeps its values.
-            link.stop()
-        }
-        return bound
+        let runner = BindingRunner(
+            store: self, read: link.read, reconcile: link.reconcile,
+            handOver: {
+                link.reconcile()  // saving is a set: done now
+                return {}
+            })
+        link.restore()
+        runner.start(following: signals)
+        return BoundModel(link: link, runner: runner)
     }
 
     /// One element whenever one of `keys` may hold another value: a change

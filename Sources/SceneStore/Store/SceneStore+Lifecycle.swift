@@ -34,12 +34,15 @@ extension SceneStore {
         return state.withLock { $0.disk.incarnation }
     }
 
-    /// Closes the store gracefully. From the moment of the call, sets
-    /// throw ``SceneStoreError/closed(scene:)``; every set that returned
-    /// before is saved (a read-only store has none); then streams finish.
+    /// Closes the store gracefully. First every model binding on it hands
+    /// over the edits its model made so far (read from the model itself,
+    /// not left to the next Observation turn). From then on, sets throw
+    /// ``SceneStoreError/closed(scene:)``; every set that returned before
+    /// is saved (a read-only store has none); then streams finish.
     /// - Throws: the save's error (the unsaved values are then lost with
     ///   the store: the caller was told).
     func close() async throws {
+        await bindingDrains.settleAll()
         state.withLock { $0.beginClosing() }
         defer {
             state.withLock { $0.close() }

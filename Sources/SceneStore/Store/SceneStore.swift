@@ -26,6 +26,8 @@ public final class SceneStore: Sendable {
     /// Every file operation of this store runs here, one at a time.
     let io: DispatchQueue
     let watcherKindProvider: @Sendable () -> FileWatcherKind?
+    /// The model bindings on this store, settled before it closes.
+    package let bindingDrains = BindingDrains()
 
     /// The logger the registry was configured with; SceneNavigation logs
     /// through it too.

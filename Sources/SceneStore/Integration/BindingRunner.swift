@@ -1,0 +1,104 @@
+import Observation
+
+/// The loop every model binding runs, whatever it binds (properties with
+/// ``SceneStore/bind(_:on:)``, a navigation path with SceneNavigation's
+/// `PathBinding.bind`): it reconciles model and store after each change
+/// of the model (tracked with Observation) and each change of the store
+/// (`signals`), and it hands the model's edits over before the store
+/// closes, before a ``stop()`` takes effect, and on ``flush()``.
+///
+/// The link supplies three closures, all run on the main actor:
+/// `read` reads the bound properties (so Observation tracks them),
+/// `reconcile` brings model and store together (saves the model's edit,
+/// or shows what the store holds), and `handOver` reads the model now —
+/// never relying on the Observation hop having run — and returns what
+/// completes saving exactly that state (edits made later are not its
+/// business: after a ``stop()`` they are not saved).
+@MainActor
+package final class BindingRunner {
+    private let store: SceneStore
+    private let read: @MainActor () -> Void
+    private let reconcile: @MainActor () -> Void
+    private let handOver: @MainActor () -> @MainActor () async throws -> Void
+    private var task: Task<Void, Never>?
+    /// The hand-over a ``stop()`` started; a closing store waits for it.
+    private var last: Task<Void, Never>?
+    package private(set) var isStopped = false
+
+    package init(
+        store: SceneStore,
+        read: @escaping @MainActor () -> Void,
+        reconcile: @escaping @MainActor () -> Void,
+        handOver: @escaping @MainActor () -> @MainActor () async throws -> Void
+    ) {
+        self.store = store
+        self.read = read
+        self.reconcile = reconcile
+        self.handOver = handOver
+    }
+
+    /// Starts tracking the model and following `signals` (one element per
+    /// change of the store that may concern the binding). When the signals
+    /// finish (the store closed), the binding stops.
+    package func start(following signals: AsyncStream<Void>) {
+        store.bindingDrains.add(self)
+        track()
+        task = Task { @MainActor [weak self] in
+            for await _ in signals {
+                guard let self, !self.isStopped else { break }
+                self.reconcile()
+            }
+            self?.finishFollowing()
+        }
+    }
+
+    /// Hands the model's edit to the store, then stops saving and
+    /// following. A store that closes meanwhile waits for the hand-over.
+    package func stop() {
+        guard !isStopped else { return }
+        let finish = handOver()
+        isStopped = true
+        task?.cancel()
+        last = Task { @MainActor in
+            try? await finish()
+            self.store.bindingDrains.remove(self)
+        }
+    }
+
+    /// Hands the model's edit to the store and makes it durable.
+    package func flush() async throws {
+        try await handOver()()
+        try await store.flush()
+    }
+
+    /// Returns once the model's edits made so far are in the store (for a
+    /// closing store); errors stay in the binding's `lastError`.
+    func settle() async {
+        if let last {
+            await last.value
+        } else {
+            try? await handOver()()
+        }
+    }
+
+    private func finishFollowing() {
+        isStopped = true
+        store.bindingDrains.remove(self)
+    }
+
+    /// Reconciles after each change of a bound property, then tracks again
+    /// (Observation reports one change per registration).
+    private func track() {
+        guard !isStopped else { return }
+        withObservationTracking {
+            read()
+        } onChange: {
+            // Called before the new value is stored: read it on the next turn.
+            Task { @MainActor [weak self] in
+                guard let self, !self.isStopped else { return }
+                self.reconcile()
+                self.track()
+            }
+        }
+    }
+}

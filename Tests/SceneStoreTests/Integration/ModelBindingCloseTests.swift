@@ -1,0 +1,53 @@
+import Foundation
+import SceneStore
+import SceneStoreTesting
+import Testing
+
+/// A bound model's edit made right before `close()` (or `stop()`, then
+/// `close()`) is on disk after relaunch, every round: `close()` runs in
+/// the same main-actor turn as the edit, so nothing but the close itself
+/// can hand the edit over.
+@MainActor @Suite(.timeLimit(.minutes(5)))
+struct ModelBindingCloseTests {
+    static let rounds = 30
+
+    enum Ending: String, CaseIterable, Sendable { case close, stopThenClose, flush }
+
+    @Test(arguments: Ending.allCases)
+    func anEditRightBeforeQuittingSurvivesRelaunch(_ ending: Ending) async throws {
+        let fixture = try SceneStoreFixture(configuration: .init())
+        var lost: [Int] = []
+        for round in 1...Self.rounds {
+            let model = WindowModel()
+            let bound = bindAll(try fixture.registry.store(for: "main"), model)
+            model.selectedTab = round
+            switch ending {
+            case .close:
+                try await fixture.relaunch()
+            case .stopThenClose:
+                bound.stop()
+                try await fixture.relaunch()
+            case .flush:
+                try await bound.flush()
+                try fixture.crash()  // only what flush made durable survives
+            }
+            if try fixture.registry.store(for: "main").value(forKey: "selectedTab", default: 0) != round { lost.append(round) }
+        }
+        #expect(lost.isEmpty, "\(ending): lost \(lost.count) of \(Self.rounds): \(lost)")
+        print("binding close, properties, \(ending): lost \(lost.count) of \(Self.rounds)")
+        await fixture.tearDown()
+    }
+
+    /// An edit after `stop()` is not the binding's to save.
+    @Test func anEditAfterStopIsNotSaved() async throws {
+        let fixture = try SceneStoreFixture()
+        let model = WindowModel()
+        let bound = bindAll(try fixture.registry.store(for: "main"), model)
+        model.selectedTab = 1
+        bound.stop()
+        model.selectedTab = 2
+        let relaunched = try await fixture.relaunch()
+        #expect(try relaunched.store(for: "main").value(forKey: "selectedTab", default: 0) == 1)
+        await fixture.tearDown()
+    }
+}
