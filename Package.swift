@@ -100,6 +100,7 @@ let package = Package(
             name: "scenes-lab",
             dependencies: [
                 "SceneStore",
+                "SceneNavigation",
                 "SceneStorePostgres",
                 "SceneStoreTesting",
                 "ScenesCLIKit",
@@ -146,7 +147,7 @@ let package = Package(
         .testTarget(
             name: "ScenesCLITests",
             dependencies: [
-                "SceneStore", "SceneStoreTesting", "scenes", "scenes-lab",
+                "SceneStore", "SceneNavigation", "SceneStoreTesting", "scenes", "scenes-lab",
                 "SceneStorePostgres",
             ]
         ),

@@ -37,7 +37,7 @@ extension PathBinding {
         let signals = changeSignals(includingLocal: true)
         let bound = BoundPath()
         let link = BoundLink(binding: self, model: model, keyPath: keyPath, bound: bound)
-        let runner = BindingRunner(store: store, read: link.read, reconcile: link.reconcile, handOver: link.handOver)
+        let runner = BindingRunner(store: store, model: model, read: link.read, reconcile: link.reconcile, handOver: link.handOver)
         link.runner = runner
         bound.runner = runner
         link.restore()
@@ -99,6 +99,9 @@ private final class BoundLink<Model: Observable & AnyObject, Path: Equatable & S
     private var synced: Path
     /// The commit running, if any; reconciling waits for it to end.
     private var committing: Task<Void, Never>?
+    /// The model's path as last read: what to hand over once the model is
+    /// gone (a window released right after its last edit).
+    private var latest: Path
     /// Why the last commit failed, if it did.
     private var failure: (any Error)?
     /// The last model path a commit saved (the store may hold more: other
@@ -111,6 +114,7 @@ private final class BoundLink<Model: Observable & AnyObject, Path: Equatable & S
         self.keyPath = keyPath
         self.bound = bound
         synced = model[keyPath: keyPath]
+        latest = synced
     }
 
     /// Restores the stored path into the model.
@@ -128,13 +132,15 @@ private final class BoundLink<Model: Observable & AnyObject, Path: Equatable & S
     /// Brings model and store together: saves the model's edit if it has
     /// one, else shows what the store holds now.
     func reconcile() {
-        guard committing == nil, isFollowing, let model else { return }
-        let path = model[keyPath: keyPath]
+        guard isFollowing else { return }
+        let path = model?[keyPath: keyPath] ?? latest
+        latest = path
+        guard committing == nil else { return }
         guard path == synced else {
             commit(path)
             return
         }
-        if let current = binding.current(empty: binding.emptyPath) { show(current) }
+        if model != nil, let current = binding.current(empty: binding.emptyPath) { show(current) }
     }
 
     /// Reads the model's path now and returns what commits exactly that
@@ -144,7 +150,8 @@ private final class BoundLink<Model: Observable & AnyObject, Path: Equatable & S
     /// put in the store's memory instead, which the store's next save or
     /// closing flush writes.
     func handOver() -> @MainActor () async throws -> Void {
-        guard let path = model?[keyPath: keyPath] else { return {} }
+        let path = model?[keyPath: keyPath] ?? latest
+        latest = path
         return { try await self.commitAndWait(path) }
     }
 
@@ -215,8 +222,9 @@ private final class BoundLink<Model: Observable & AnyObject, Path: Equatable & S
     private func show(_ decoded: PathCodec<Path>.Decoded) {
         synced = decoded.path
         bound?.keptAside = decoded.dropped
-        if let model, model[keyPath: keyPath] != decoded.path {
-            model[keyPath: keyPath] = decoded.path
+        if let model {
+            latest = decoded.path
+            if model[keyPath: keyPath] != decoded.path { model[keyPath: keyPath] = decoded.path }
         }
     }
 }

@@ -18,6 +18,10 @@ import Observation
 package final class BindingRunner {
     private let store: SceneStore
     private let read: @MainActor () -> Void
+    /// The model, held weakly: while one of its changes waits for the next
+    /// turn, that turn holds it, so a model released right after an edit
+    /// (a window closing) still hands the edit over.
+    private let model: WeakModel
     private let reconcile: @MainActor () -> Void
     private let handOver: @MainActor () -> @MainActor () async throws -> Void
     private var task: Task<Void, Never>?
@@ -27,11 +31,13 @@ package final class BindingRunner {
 
     package init(
         store: SceneStore,
+        model: AnyObject,
         read: @escaping @MainActor () -> Void,
         reconcile: @escaping @MainActor () -> Void,
         handOver: @escaping @MainActor () -> @MainActor () async throws -> Void
     ) {
         self.store = store
+        self.model = WeakModel(model)
         self.read = read
         self.reconcile = reconcile
         self.handOver = handOver
@@ -81,7 +87,10 @@ package final class BindingRunner {
         }
     }
 
+    /// The signals ended: the store closed, or ``stop()`` cancelled them
+    /// (then its hand-over removes the runner once done).
     private func finishFollowing() {
+        guard last == nil else { return }
         isStopped = true
         store.bindingDrains.remove(self)
     }
@@ -90,15 +99,37 @@ package final class BindingRunner {
     /// (Observation reports one change per registration).
     private func track() {
         guard !isStopped else { return }
+        let model = self.model
         withObservationTracking {
             read()
         } onChange: {
-            // Called before the new value is stored: read it on the next turn.
+            // Called before the new value is stored: read it on the next
+            // turn, keeping the model until then.
+            let changed = model.retained()
             Task { @MainActor [weak self] in
+                defer { _ = changed }
                 guard let self, !self.isStopped else { return }
                 self.reconcile()
                 self.track()
             }
         }
+    }
+}
+
+/// A bound model held weakly, read from Observation's change callback.
+/// Models are main-actor objects and every use is on the main actor; the
+/// box only carries the reference across the callback's `@Sendable` edge.
+private final class WeakModel: @unchecked Sendable {
+    private weak var model: AnyObject?
+
+    init(_ model: AnyObject) {
+        self.model = model
+    }
+
+    /// A strong reference for as long as the result lives.
+    func retained() -> Retained { Retained(model: model) }
+
+    struct Retained: @unchecked Sendable {
+        let model: AnyObject?
     }
 }

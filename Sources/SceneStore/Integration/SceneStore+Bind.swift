@@ -50,7 +50,7 @@ extension SceneStore {
         let signals = changeSignals(for: keys)
         let link = ModelLink(store: self, model: model, properties: properties)
         let runner = BindingRunner(
-            store: self, read: link.read, reconcile: link.reconcile,
+            store: self, model: model, read: link.read, reconcile: link.reconcile,
             handOver: {
                 link.reconcile()  // saving is a set: done now
                 return {}

@@ -20,6 +20,7 @@ struct BindingCloseTests {
     func anEditRightBeforeQuittingSurvivesRelaunch(_ ending: Ending) async throws {
         let fixture = try SceneStoreFixture(configuration: .init())
         let codec = PathCodec<ScenePath>.scenePath(types: testTypes)
+        var errors: [String] = []
         for round in 0..<Self.rounds {
             let registry = fixture.registry
             let model = RecordingModel()
@@ -36,12 +37,13 @@ struct BindingCloseTests {
                 continue
             }
             try await fixture.relaunch()
-            _ = bound
+            if let error = bound.lastError { errors.append("\(round): \(error)") }
         }
         let data = try #require(try fixture.registry.store(for: "main").value(forKey: key, as: Data.self))
         let restored = try ScenePath.restore(from: data, types: testTypes, policy: .strict).path
         let kept = Set(restored.compactMap { $0 as? Int })
         let lost = (0..<Self.rounds).filter { !kept.contains($0) }
+        #expect(errors.isEmpty, "\(errors)")
         #expect(lost.isEmpty, "\(ending): lost \(lost.count) of \(Self.rounds): \(lost)")
         print("binding close, path, \(ending): lost \(lost.count) of \(Self.rounds)")
         await fixture.tearDown()
