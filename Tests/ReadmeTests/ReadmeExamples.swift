@@ -67,7 +67,7 @@ let tabs = try await store.update(.tab) { $0 == .mixed ? .books : .mixed }   // 
     use(launches, tabs)
 }
 
-@MainActor func observableExample(store: SceneStore) {
+@MainActor func observableExample(store: SceneStore) async throws {
 let settings = Settings()
 let binding = store.bind([
     SceneProperty(\.selectedTab, forKey: "selectedTab"),
@@ -75,6 +75,7 @@ let binding = store.bind([
     SceneProperty(\.zoom, forKey: "zoom"),
 ], on: settings)
 settings.showHidden = true      // saved; every process bound to this scene shows it
+try await binding.flush()       // durable now (close() and stop() hand the edit over too)
 binding.stop()                  // or let it go: it stops when deallocated
 }
 
