@@ -27,35 +27,42 @@ struct ScenesResult: Sendable {
     let stderr: String
 }
 
-/// A `scenes` process (not started yet) with `SCENES_ROOT` set to `root`.
-func scenesProcess(_ arguments: [String], root: URL, program: ScenesProgram = .scenes) -> Process {
+/// A `scenes` process (not started yet) with `SCENES_ROOT` set to `root`,
+/// and `environment` added to the test's own.
+func scenesProcess(
+    _ arguments: [String], root: URL, program: ScenesProgram = .scenes, environment extra: [String: String] = [:]
+) -> Process {
     let process = Process()
     process.executableURL = program.url
     process.arguments = arguments
-    var environment = ProcessInfo.processInfo.environment
+    var environment = ProcessInfo.processInfo.environment.merging(extra) { _, new in new }
     environment["SCENES_ROOT"] = root.path
     process.environment = environment
     return process
 }
 
 /// Runs `scenes` with `arguments` against `root` (in `workingDirectory`
-/// when given) and waits for it to exit, on a thread of its own: the
-/// test's task waits without holding one of the few threads (or the main
-/// actor) that every test shares.
+/// when given, with `environment` added to the test's own) and waits for
+/// it to exit, on a thread of its own: the test's task waits without
+/// holding one of the few threads (or the main actor) that every test
+/// shares.
 @discardableResult
 func scenes(
     _ arguments: [String], root: URL, stdin: String? = nil, program: ScenesProgram = .scenes,
-    workingDirectory: URL? = nil
+    workingDirectory: URL? = nil, environment: [String: String] = [:]
 ) async throws -> ScenesResult {
     try await blockingWork {
-        try scenesBlocking(arguments, root: root, stdin: stdin, program: program, workingDirectory: workingDirectory)
+        try scenesBlocking(
+            arguments, root: root, stdin: stdin, program: program, workingDirectory: workingDirectory,
+            environment: environment)
     }
 }
 
 private func scenesBlocking(
-    _ arguments: [String], root: URL, stdin: String?, program: ScenesProgram, workingDirectory: URL?
+    _ arguments: [String], root: URL, stdin: String?, program: ScenesProgram, workingDirectory: URL?,
+    environment: [String: String]
 ) throws -> ScenesResult {
-    let process = scenesProcess(arguments, root: root, program: program)
+    let process = scenesProcess(arguments, root: root, program: program, environment: environment)
     if let workingDirectory { process.currentDirectoryURL = workingDirectory }
     // Close-on-exec pipes, closed here once the child has its copies: no
     // child that a parallel test spawns meanwhile holds an end open, so
