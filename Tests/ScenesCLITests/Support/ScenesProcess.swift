@@ -10,14 +10,24 @@ let scenesExecutable: URL = URL(fileURLWithPath: "/proc/self/exe")
 /// writers), built next to `scenes`.
 let scenesLabExecutable: URL = scenesExecutable.deletingLastPathComponent().appendingPathComponent("scenes-lab")
 
-/// Which of the two executables a test launches.
+/// Which executable a test launches.
 enum ScenesProgram: Sendable {
     /// The user-facing CLI and demo.
     case scenes
     /// Benchmarks, probes and load writers.
     case lab
+    /// `/bin/sh`, with `$SCENES` naming the `scenes` executable: for
+    /// arguments no Swift string can hold (bytes that are not UTF-8,
+    /// made with `printf '\377'`).
+    case shell
 
-    var url: URL { self == .scenes ? scenesExecutable : scenesLabExecutable }
+    var url: URL {
+        switch self {
+        case .scenes: scenesExecutable
+        case .lab: scenesLabExecutable
+        case .shell: URL(fileURLWithPath: "/bin/sh")
+        }
+    }
 }
 
 /// What a finished `scenes` run printed.
@@ -37,6 +47,7 @@ func scenesProcess(
     process.arguments = arguments
     var environment = ProcessInfo.processInfo.environment.merging(extra) { _, new in new }
     environment["SCENES_ROOT"] = root.path
+    if program == .shell { environment["SCENES"] = scenesExecutable.path }
     process.environment = environment
     return process
 }
