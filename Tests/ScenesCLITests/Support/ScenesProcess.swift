@@ -1,4 +1,5 @@
 import Foundation
+import SceneStore
 import SceneStoreTesting
 
 /// The built `scenes` executable, next to the test bundle (the test target
@@ -90,8 +91,18 @@ private func scenesBlocking(
     try input.read.close()
     if let stdin { input.write.write(Data(stdin.utf8)) }
     try input.write.close()
+    // stderr is drained meanwhile: a child that fills the stderr pipe
+    // (a trace log) before closing stdout would otherwise wait forever.
+    let stderrRead = DispatchGroup()
+    let stderrBox = Locked(Data())
+    let errRead = err.read
+    DispatchQueue.global().async(group: stderrRead) {
+        let data = errRead.readDataToEndOfFile()
+        stderrBox.withLock { $0 = data }
+    }
     let stdoutData = out.read.readDataToEndOfFile()
-    let stderrData = err.read.readDataToEndOfFile()
+    stderrRead.wait()
+    let stderrData = stderrBox.withLock { $0 }
     process.waitUntilExit()
     return ScenesResult(
         status: process.terminationStatus,
