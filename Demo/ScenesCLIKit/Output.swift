@@ -4,17 +4,19 @@ import Glibc
 #endif
 
 /// Compact JSON with sorted keys, on one line. Exact: a string decodes to
-/// what was stored. DEL and the C1 controls, which JSON allows raw, are
-/// escaped too (`\u007f`, `\u009b`), so the line is safe on a terminal.
+/// what was stored. DEL, the C1 controls and the bidi controls, which JSON
+/// allows raw, are escaped too (`\u007f`, `\u009b`, `\u202e`), so the
+/// line is safe on a terminal.
 package func jsonLine<T: Encodable>(_ value: T) throws -> String {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
     let json = String(decoding: try encoder.encode(value), as: UTF8.self)
-    guard json.unicodeScalars.contains(where: { (0x7F...0x9F).contains($0.value) }) else { return json }
+    guard json.unicodeScalars.contains(where: \.needsJSONEscapeOnTerminal) else { return json }
     var escaped = String.UnicodeScalarView()
     for scalar in json.unicodeScalars {
-        if (0x7F...0x9F).contains(scalar.value) {
-            escaped.append(contentsOf: "\\u00\(String(scalar.value, radix: 16))".unicodeScalars)
+        if scalar.needsJSONEscapeOnTerminal {
+            let hex = String(scalar.value, radix: 16)
+            escaped.append(contentsOf: "\\u\(String(repeating: "0", count: 4 - hex.count))\(hex)".unicodeScalars)
         } else {
             escaped.append(scalar)
         }

@@ -19,7 +19,10 @@ package struct RootOptions: ParsableArguments {
         valueName: "postgres://user:password@host:port/database"))
     package var backend: String?
 
-    @Option(name: .customLong("lock-timeout"), help: ArgumentHelp(
+    /// Taken whatever it looks like (`-1` too), so that `validate()`
+    /// says what is wrong with a negative value instead of argument
+    /// parser's "Missing value".
+    @Option(name: .customLong("lock-timeout"), parsing: .unconditional, help: ArgumentHelp(
         "How long to wait for a scene another process has locked before giving up (exit status 75).",
         valueName: "seconds"))
     package var lockTimeoutSeconds: Double = 10
@@ -33,7 +36,9 @@ package struct RootOptions: ParsableArguments {
             guard root == nil else { throw ValidationError("--root and --backend name two places for the scenes; give one") }
         }
         guard lockTimeoutSeconds.isFinite, (0...86_400).contains(lockTimeoutSeconds) else {
-            throw ValidationError("--lock-timeout takes 0 to 86400 seconds")
+            let given = lockTimeoutSeconds.rounded() == lockTimeoutSeconds && abs(lockTimeoutSeconds) < 1e15
+                ? String(Int64(lockTimeoutSeconds)) : String(lockTimeoutSeconds)
+            throw ValidationError("--lock-timeout takes 0 to 86400 seconds, not \(given)")
         }
     }
 

@@ -3,78 +3,117 @@ import Foundation
 import PostgresNIO
 import SceneStore
 
-/// A database URL taken apart: `postgres://user:password@host:port/database`
-/// (`postgresql://` too; the port defaults to 5432, the password may be
-/// absent). TLS is not supported yet: `sslmode`, if given, must be
-/// `disable`; no other query parameter is accepted.
+/// A database URL taken apart, as libpq takes it:
+/// `postgres://user:password@host:port/database?parameters` (`postgresql://`
+/// too; the port defaults to 5432, the password may be absent).
+///
+/// * A host that starts with `/` once percent-decoded
+///   (`postgres://app@%2Fvar%2Frun%2Fpostgresql/db`) is the directory of the
+///   server's Unix socket, `<directory>/.s.PGSQL.<port>`.
+/// * Query parameters: `password` (when the user info has none),
+///   `sslmode=disable` (TLS is not supported yet: any other mode is
+///   refused), `application_name` (default `SceneStore`) and
+///   `connect_timeout` (whole seconds, 1 to 3600; default: the storage's
+///   request timeout). Any other parameter is refused.
+///
+/// Neither ``description`` nor any error this type throws shows a
+/// password or a query value (see ``redacted(_:)``).
 struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
+    /// The host name or address (an IPv6 literal without its brackets), or
+    /// the directory of the server's Unix socket.
     let host: String
     let port: Int
     let user: String
     let password: String?
     let database: String
+    /// What the server shows in `pg_stat_activity`.
+    let applicationName: String
+    /// `connect_timeout`, if the URL gave one.
+    let connectTimeout: Duration?
 
-    /// The URL without its password, for messages and logs.
+    static let defaultApplicationName = "SceneStore"
+
+    /// Whether ``host`` names a Unix-socket directory, not a TCP host.
+    var isUnixSocket: Bool { host.hasPrefix("/") }
+
+    /// The URL without its password and parameters, for messages and logs.
     var description: String {
-        let hostPart = host.contains(":") ? "[\(host)]" : host
+        let hostPart: String
+        if isUnixSocket {
+            hostPart = host.addingPercentEncoding(withAllowedCharacters: Self.unreserved) ?? host
+        } else {
+            hostPart = host.contains(":") ? "[\(host)]" : host
+        }
         return "postgres://\(user)@\(hostPart):\(port)/\(database)"
     }
 
     /// Parses `url`.
     /// - Throws: ``SceneStoreError/invalidStorageLocation(_:reason:)``,
-    ///   naming the URL without its password.
+    ///   naming the URL without its password or any query value.
     init(_ url: String) throws(SceneStoreError) {
         guard let parts = URLComponents(string: url) else {
-            throw .invalidStorageLocation(Self.redacted(url), reason: "not a URL")
+            throw .invalidStorageLocation(
+                Self.redacted(url),
+                reason: "not a URL (percent-encode reserved characters such as @ : / ? # in the user name and password)")
         }
-        var shown = parts
-        if shown.password != nil { shown.password = nil }
-        let display = shown.string ?? Self.redacted(url)
+        let display = Self.display(parts) ?? Self.redacted(url)
         func invalid(_ reason: String) -> SceneStoreError { .invalidStorageLocation(display, reason: reason) }
 
         guard let scheme = parts.scheme?.lowercased(), scheme == "postgres" || scheme == "postgresql" else {
             throw invalid("the scheme must be postgres:// or postgresql://")
         }
-        guard let host = parts.host, !host.isEmpty else { throw invalid("no host") }
+        guard var host = parts.host, !host.isEmpty else { throw invalid("no host") }
         guard let user = parts.user, !user.isEmpty else { throw invalid("no user name") }
         let port = parts.port ?? 5432
         guard (1...65535).contains(port) else { throw invalid("port \(port) is out of range") }
         var path = parts.path
         if path.hasPrefix("/") { path.removeFirst() }
         guard !path.isEmpty, !path.contains("/") else { throw invalid("the path must name one database") }
-        for item in parts.queryItems ?? [] {
-            guard item.name == "sslmode", item.value == "disable" else {
-                throw invalid("unsupported parameter \(item.name)=\(item.value ?? ""); only sslmode=disable is")
-            }
-        }
         guard parts.fragment == nil else { throw invalid("a URL fragment is not allowed") }
         // Brackets of an IPv6 literal are not part of the address.
-        self.host = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        if host.contains("/") {
+            guard host.hasPrefix("/") else {
+                throw invalid("a Unix-socket host must be an absolute directory (percent-encoded: %2Fvar%2Frun%2Fpostgresql)")
+            }
+            // sockaddr_un's sun_path holds 108 bytes with the final NUL.
+            guard "\(host)/.s.PGSQL.\(port)".utf8.count < 108 else {
+                throw invalid("the Unix-socket path is longer than the 107 bytes a socket address holds")
+            }
+        }
+        guard !host.utf8.contains(0) else { throw invalid("the host holds a NUL byte") }
+        let parameters = try Parameters(parts.queryItems ?? [], userInfoPassword: parts.password, invalid: invalid)
+        self.host = host
         self.port = port
         self.user = user
-        self.password = parts.password
+        self.password = parts.password ?? parameters.password
         self.database = path
+        self.applicationName = parameters.applicationName ?? Self.defaultApplicationName
+        self.connectTimeout = parameters.connectTimeout
     }
 
-    /// postgres-nio's configuration for this location.
-    func configuration(connectTimeout: Duration) -> PostgresConnection.Configuration {
-        var configuration = PostgresConnection.Configuration(
-            host: host, port: port, username: user, password: password, database: database, tls: .disable
-        )
-        configuration.options.connectTimeout = .nanoseconds(connectTimeout.nanoseconds)
-        configuration.options.additionalStartupParameters = [("application_name", "SceneStore")]
+    /// How long a connect may take: `connect_timeout` if the URL gave one,
+    /// else `defaultTimeout`.
+    func connectTimeout(default defaultTimeout: Duration) -> Duration {
+        connectTimeout ?? defaultTimeout
+    }
+
+    /// postgres-nio's configuration for this location, a connect taking at
+    /// most ``connectTimeout(default:)``.
+    func configuration(defaultConnectTimeout: Duration) -> PostgresConnection.Configuration {
+        var configuration = isUnixSocket
+            ? PostgresConnection.Configuration(
+                unixSocketPath: "\(host)/.s.PGSQL.\(port)", username: user, password: password, database: database)
+            : PostgresConnection.Configuration(
+                host: host, port: port, username: user, password: password, database: database, tls: .disable)
+        configuration.options.connectTimeout = .nanoseconds(connectTimeout(default: defaultConnectTimeout).nanoseconds)
+        configuration.options.additionalStartupParameters = [("application_name", applicationName)]
         return configuration
     }
 
-    /// `url` with anything between `//` and `@` past a `:` removed, for a
-    /// string that does not even parse.
-    private static func redacted(_ url: String) -> String {
-        guard let at = url.lastIndex(of: "@"), let slashes = url.range(of: "//"),
-              slashes.upperBound < at,
-              let colon = url[slashes.upperBound..<at].firstIndex(of: ":")
-        else { return url }
-        return String(url[..<colon]) + String(url[at...])
-    }
+    /// RFC 3986's unreserved characters: all a percent-encoded host keeps.
+    private static let unreserved = CharacterSet(
+        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 }
 
 extension Duration {

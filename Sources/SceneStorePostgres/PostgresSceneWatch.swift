@@ -65,7 +65,8 @@ final class PostgresSceneWatch: SceneStorageWatch {
                 return first == .gaveUp
             }
         }, done: { _ in answered.signal() })
-        let deadline = DispatchTime.now() + .nanoseconds(Int(clamping: (timeout + .seconds(1)).nanoseconds))
+        let wait = max(database.connectTimeout(default: timeout), timeout) + .seconds(1)
+        let deadline = DispatchTime.now() + .nanoseconds(Int(clamping: wait.nanoseconds))
         _ = answered.wait(timeout: deadline)
         return first.withLockedValue { first in
             if first == .waiting { first = .gaveUp }
@@ -92,7 +93,7 @@ final class PostgresSceneWatch: SceneStorageWatch {
     ) {
         PostgresConnection.connect(
             on: PostgresConnection.defaultEventLoopGroup.any(),
-            configuration: database.configuration(connectTimeout: timeout),
+            configuration: database.configuration(defaultConnectTimeout: timeout),
             id: 0,
             logger: logger
         ).flatMap { connection in

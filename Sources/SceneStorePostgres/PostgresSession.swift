@@ -32,20 +32,21 @@ final class PostgresSession: Sendable {
         self.logger = logger
     }
 
-    /// Connects to `location`, waiting at most `timeout` in all.
+    /// Connects to `location`, waiting at most its `connect_timeout`, else
+    /// `timeout`, in all; `timeout` bounds each later call.
     static func connect(
         to location: PostgresLocation, timeout: Duration, logger: Logger
     ) throws(SceneStoreError) -> PostgresSession {
         let future = PostgresConnection.connect(
             on: PostgresConnection.defaultEventLoopGroup.any(),
-            configuration: location.configuration(connectTimeout: timeout),
+            configuration: location.configuration(defaultConnectTimeout: timeout),
             id: connectionIDs.withLockedValue { $0 &+= 1; return $0 },
             logger: logger
         )
         // The connect timeout is the library's; this one only backs it up.
         let connection: PostgresConnection
         do {
-            connection = try wait(for: future, timeout: timeout + .seconds(1)) {
+            connection = try wait(for: future, timeout: location.connectTimeout(default: timeout) + .seconds(1)) {
                 future.whenSuccess { $0.closeInBackground() }
             }
         } catch {

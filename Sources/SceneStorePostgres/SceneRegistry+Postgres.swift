@@ -17,10 +17,16 @@ extension SceneRegistry {
     /// `LISTEN` connection (one-shot tools); any other value listens.
     ///
     /// - Parameters:
-    ///   - url: `postgres://user:password@host:port/database`.
+    ///   - url: `postgres://user:password@host:port/database`, as libpq
+    ///     takes it: a percent-encoded absolute host is a Unix-socket
+    ///     directory (`postgres://app@%2Fvar%2Frun%2Fpostgresql/app`); the
+    ///     query may carry `password`, `sslmode=disable`,
+    ///     `application_name` and `connect_timeout` (1 to 3600 seconds).
     ///   - appID: apps sharing a database see only their own scenes.
     /// - Throws: ``SceneStoreError/invalidStorageLocation(_:reason:)`` for
-    ///   a URL that cannot be used. An unreachable server is not an error
+    ///   a URL that cannot be used (any other parameter, TLS asked for),
+    ///   naming it without its password or query values; no error or log
+    ///   line of this registry shows them. An unreachable server is not an error
     ///   here: the first read or save throws
     ///   ``SceneStoreError/storageUnavailable(location:reason:)``.
     public convenience init(postgres url: String, appID: String, configuration: Configuration = Configuration()) throws {

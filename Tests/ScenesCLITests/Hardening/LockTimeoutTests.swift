@@ -31,12 +31,29 @@ struct LockTimeoutTests {
         #expect(try await scenes(["get", "--scene", "a", "k"], root: fixture.root).stdout == "2\n")
     }
 
-    @Test(arguments: ["-1", "nan", "inf", "abc", "100000"])
-    func badTimeoutsAreUsageErrors(value: String) async throws {
+    /// Refused (64) with what is wrong, before or after the subcommand,
+    /// as `--lock-timeout V` and `--lock-timeout=V`; `-1` is a value, not
+    /// an option ("Missing value" said nothing useful).
+    @Test(arguments: [
+        ("-1", "--lock-timeout takes 0 to 86400 seconds, not -1"),
+        ("-0.5", "--lock-timeout takes 0 to 86400 seconds, not -0.5"),
+        ("nan", "--lock-timeout takes 0 to 86400 seconds, not nan"),
+        ("inf", "--lock-timeout takes 0 to 86400 seconds, not inf"),
+        ("100000", "--lock-timeout takes 0 to 86400 seconds, not 100000"),
+        ("abc", "The value 'abc' is invalid for '--lock-timeout <seconds>'"),
+    ])
+    func badTimeoutsAreUsageErrors(value: String, message: String) async throws {
         let fixture = try SceneStoreFixture()
         let root = fixture.directory.appendingPathComponent("absent")
-        let result = try await scenes(["--lock-timeout", value, "set", "--scene", "a", "k", "--int", "1"], root: root)
-        #expect(result.status == 64, "\(result.stderr)")
+        for arguments in [
+            ["--lock-timeout", value, "set", "--scene", "a", "k", "--int", "1"],
+            ["set", "--scene", "a", "k", "--int", "1", "--lock-timeout", value],
+            ["set", "--lock-timeout=\(value)", "--scene", "a", "k", "--int", "1"],
+        ] {
+            let result = try await scenes(arguments, root: root)
+            #expect(result.status == 64, "\(arguments): \(result.stderr)")
+            #expect(result.stderr.contains(message), "\(arguments): \(result.stderr)")
+        }
         #expect(!FileManager.default.fileExists(atPath: root.path))
     }
 }

@@ -48,6 +48,39 @@ struct TerminalEscapingTests {
         #expect(decodeJSON(Dump.self, from: showJSON.stdout)?.values == [Self.hostileKey: .string(Self.hostile)])
     }
 
+    /// Bidi controls reorder the rest of the line (`abc\u{202E}fed` shows
+    /// as `abcdef`), so a value could show as another: printed escaped,
+    /// also in messages; JSON escapes them too and stays exact.
+    @Test func bidiControlsAreEscaped() async throws {
+        let fixture = try SceneStoreFixture()
+        let bidi: [Unicode.Scalar] = [
+            "\u{061C}", "\u{200E}", "\u{200F}", "\u{202A}", "\u{202B}", "\u{202C}", "\u{202D}", "\u{202E}",
+            "\u{2066}", "\u{2067}", "\u{2068}", "\u{2069}",
+        ]
+        func hasBidi(_ text: String) -> Bool { text.unicodeScalars.contains(where: bidi.contains) }
+        let value = "pay " + bidi.map { "\($0)x" }.joined()
+        let escaped = "pay " + bidi.map { "\\u{\(String($0.value, radix: 16, uppercase: true))}x" }.joined()
+        let key = "key\u{202E}yek"
+        #expect(try await scenes(["set", "--scene", "a", key, "--string", value], root: fixture.root).status == 0)
+
+        let get = try await scenes(["get", "--scene", "a", key], root: fixture.root)
+        #expect(get.stdout == escaped + "\n", "\(get.stdout.debugDescription)")
+        let show = try await scenes(["show", "--scene", "a"], root: fixture.root)
+        #expect(show.stdout.contains("  key\\u{202E}yek  string  \(escaped)\n"), "\(show.stdout.debugDescription)")
+
+        let getJSON = try await scenes(["get", "--json", "--scene", "a", key], root: fixture.root)
+        #expect(!hasBidi(getJSON.stdout) && getJSON.stdout.contains(#"\u202e"#), "\(getJSON.stdout.debugDescription)")
+        #expect(decodeJSON(SceneValue.self, from: getJSON.stdout) == .string(value))
+        let showJSON = try await scenes(["show", "--json", "--scene", "a"], root: fixture.root)
+        #expect(!hasBidi(showJSON.stdout), "\(showJSON.stdout.debugDescription)")
+        struct Dump: Decodable { let values: [String: SceneValue] }
+        #expect(decodeJSON(Dump.self, from: showJSON.stdout)?.values == [key: .string(value)])
+
+        let missing = try await scenes(["get", "--scene", "a", "k\u{202E}"], root: fixture.root)
+        #expect(missing.status == 1)
+        #expect(!hasBidi(missing.stderr) && missing.stderr.contains(#"k\u{202E}"#), "\(missing.stderr.debugDescription)")
+    }
+
     @Test func watchEscapesInText() async throws {
         let fixture = try SceneStoreFixture()
         let watch = try RunningScenes(["watch", "--scene", "w"], root: fixture.root)

@@ -1,4 +1,5 @@
 import Foundation
+import SceneStore
 import SceneStoreTesting
 
 /// The built `scenes` executable, next to the test bundle (the test target
@@ -10,14 +11,24 @@ let scenesExecutable: URL = URL(fileURLWithPath: "/proc/self/exe")
 /// writers), built next to `scenes`.
 let scenesLabExecutable: URL = scenesExecutable.deletingLastPathComponent().appendingPathComponent("scenes-lab")
 
-/// Which of the two executables a test launches.
+/// Which executable a test launches.
 enum ScenesProgram: Sendable {
     /// The user-facing CLI and demo.
     case scenes
     /// Benchmarks, probes and load writers.
     case lab
+    /// `/bin/sh`, with `$SCENES` naming the `scenes` executable: for
+    /// arguments no Swift string can hold (bytes that are not UTF-8,
+    /// made with `printf '\377'`).
+    case shell
 
-    var url: URL { self == .scenes ? scenesExecutable : scenesLabExecutable }
+    var url: URL {
+        switch self {
+        case .scenes: scenesExecutable
+        case .lab: scenesLabExecutable
+        case .shell: URL(fileURLWithPath: "/bin/sh")
+        }
+    }
 }
 
 /// What a finished `scenes` run printed.
@@ -27,35 +38,43 @@ struct ScenesResult: Sendable {
     let stderr: String
 }
 
-/// A `scenes` process (not started yet) with `SCENES_ROOT` set to `root`.
-func scenesProcess(_ arguments: [String], root: URL, program: ScenesProgram = .scenes) -> Process {
+/// A `scenes` process (not started yet) with `SCENES_ROOT` set to `root`,
+/// and `environment` added to the test's own.
+func scenesProcess(
+    _ arguments: [String], root: URL, program: ScenesProgram = .scenes, environment extra: [String: String] = [:]
+) -> Process {
     let process = Process()
     process.executableURL = program.url
     process.arguments = arguments
-    var environment = ProcessInfo.processInfo.environment
+    var environment = ProcessInfo.processInfo.environment.merging(extra) { _, new in new }
     environment["SCENES_ROOT"] = root.path
+    if program == .shell { environment["SCENES"] = scenesExecutable.path }
     process.environment = environment
     return process
 }
 
 /// Runs `scenes` with `arguments` against `root` (in `workingDirectory`
-/// when given) and waits for it to exit, on a thread of its own: the
-/// test's task waits without holding one of the few threads (or the main
-/// actor) that every test shares.
+/// when given, with `environment` added to the test's own) and waits for
+/// it to exit, on a thread of its own: the test's task waits without
+/// holding one of the few threads (or the main actor) that every test
+/// shares.
 @discardableResult
 func scenes(
     _ arguments: [String], root: URL, stdin: String? = nil, program: ScenesProgram = .scenes,
-    workingDirectory: URL? = nil
+    workingDirectory: URL? = nil, environment: [String: String] = [:]
 ) async throws -> ScenesResult {
     try await blockingWork {
-        try scenesBlocking(arguments, root: root, stdin: stdin, program: program, workingDirectory: workingDirectory)
+        try scenesBlocking(
+            arguments, root: root, stdin: stdin, program: program, workingDirectory: workingDirectory,
+            environment: environment)
     }
 }
 
 private func scenesBlocking(
-    _ arguments: [String], root: URL, stdin: String?, program: ScenesProgram, workingDirectory: URL?
+    _ arguments: [String], root: URL, stdin: String?, program: ScenesProgram, workingDirectory: URL?,
+    environment: [String: String]
 ) throws -> ScenesResult {
-    let process = scenesProcess(arguments, root: root, program: program)
+    let process = scenesProcess(arguments, root: root, program: program, environment: environment)
     if let workingDirectory { process.currentDirectoryURL = workingDirectory }
     // Close-on-exec pipes, closed here once the child has its copies: no
     // child that a parallel test spawns meanwhile holds an end open, so
@@ -72,8 +91,18 @@ private func scenesBlocking(
     try input.read.close()
     if let stdin { input.write.write(Data(stdin.utf8)) }
     try input.write.close()
+    // stderr is drained meanwhile: a child that fills the stderr pipe
+    // (a trace log) before closing stdout would otherwise wait forever.
+    let stderrRead = DispatchGroup()
+    let stderrBox = Locked(Data())
+    let errRead = err.read
+    DispatchQueue.global().async(group: stderrRead) {
+        let data = errRead.readDataToEndOfFile()
+        stderrBox.withLock { $0 = data }
+    }
     let stdoutData = out.read.readDataToEndOfFile()
-    let stderrData = err.read.readDataToEndOfFile()
+    stderrRead.wait()
+    let stderrData = stderrBox.withLock { $0 }
     process.waitUntilExit()
     return ScenesResult(
         status: process.terminationStatus,
