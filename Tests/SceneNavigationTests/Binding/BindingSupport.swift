@@ -45,20 +45,6 @@ final class RecordingModel {
     }
 }
 
-/// Blocks the calling thread (the main actor, in the tests that use it)
-/// until `work` has run to its end on another thread, so that nothing on
-/// the main actor runs meanwhile. Gives up after `timeout`.
-/// - Returns: whether `work` finished in time.
-func blockingMainActor(timeout: Duration = .seconds(90), _ work: @escaping @Sendable () async -> Void) -> Bool {
-    let done = DispatchSemaphore(value: 0)
-    Task.detached {
-        await work()
-        done.signal()
-    }
-    let seconds = Double(timeout.components.seconds)
-    return done.wait(timeout: .now() + seconds) == .success
-}
-
 /// Collects the local changes a store makes to one key (writes this
 /// registry made), until cancelled.
 final class LocalWrites: Sendable {
