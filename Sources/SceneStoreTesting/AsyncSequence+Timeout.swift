@@ -5,7 +5,7 @@ import SceneStore
 /// only bounds a test that would otherwise hang; it never decides success.
 extension AsyncSequence where Self: Sendable, Element: Sendable {
     public func first(
-        within timeout: Duration = .seconds(30),
+        within timeout: Duration = .seconds(120),
         where predicate: @escaping @Sendable (Element) -> Bool = { _ in true }
     ) async -> Element? {
         await withTaskGroup(of: Element?.self) { group in
@@ -28,7 +28,7 @@ extension AsyncSequence where Self: Sendable, Element: Sendable {
     /// The first `count` elements, or those that arrived before `timeout`
     /// passed or the sequence finished.
     public func prefix(
-        _ count: Int, within timeout: Duration = .seconds(30)
+        _ count: Int, within timeout: Duration = .seconds(120)
     ) async -> [Element] {
         let collected = Collected<Element>()
         await withTaskGroup(of: Void.self) { group in

@@ -14,7 +14,7 @@ import Observation
 @MainActor
 public func observedValue<Value: Sendable>(
     _ value: @escaping @MainActor () -> Value,
-    within timeout: Duration = .seconds(30),
+    within timeout: Duration = .seconds(120),
     until predicate: @escaping @Sendable (Value) -> Bool
 ) async -> Value? {
     let now = value()

@@ -19,8 +19,8 @@ extension PathBinding {
     ///   the path on disk at that instant (see ``commit(_:from:)``), so two
     ///   processes pushing at the same moment both keep their element; the
     ///   model then shows the result. Edits made while a commit is running
-    ///   are gathered into the next one, rebased onto what is stored then
-    ///   (``PathRebase``): another window's pushes are never dropped.
+    ///   are gathered into the next one, rebased onto what is stored then:
+    ///   another window's pushes are never dropped.
     /// * Every edit the model made before the store's `close()` began, or
     ///   before ``BoundPath/stop()``, is committed: both read the model
     ///   itself rather than wait for the next Observation turn.
@@ -172,7 +172,7 @@ private final class BoundLink<Model: Observable & AnyObject, Path: Equatable & S
     /// Commits the model's edit from `synced` to `path` under the scene
     /// lock, then shows the result unless the model moved on meanwhile
     /// (that edit, made from `path`, is committed next and rebased onto
-    /// what is stored then: see ``PathRebase``).
+    /// what is stored then: see `PathRebase`).
     private func commit(_ path: Path) {
         let base = synced
         synced = path

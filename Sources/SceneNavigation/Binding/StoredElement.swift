@@ -67,7 +67,7 @@ struct StoredPath: Equatable {
 
     /// What to write when `mine` (the caller's path, edited from `base`)
     /// is saved over this stored path: the edit rebased onto it
-    /// (``PathRebase``), with the elements this process could not restore
+    /// (`PathRebase`), with the elements this process could not restore
     /// kept in place for as long as the restored element under them stays
     /// (a push leaves them, a pop of the screen they sit on takes them).
     func splice(_ mine: [StoredElement], editedFrom base: [StoredElement]) -> [StoredElement] {

@@ -18,10 +18,12 @@ import Glibc
 /// already locked (`O_TMPFILE`, `flock`, then `linkat` into place), so
 /// nobody can lock it before its creator has looked around; the creator
 /// then enters only if no process holds a lock on a deleted file of the
-/// same path (``holderOfDeletedVersion(of:fd:)``). Otherwise it unlinks
-/// its file again, lets go and retries: whoever was inside under the
+/// same path (``holderOfDeletedVersion(of:fd:)``), waiting a few
+/// milliseconds for one to let go. Otherwise it unlinks its file again,
+/// lets go and retries after a random pause: whoever was inside under the
 /// deleted file finishes first, and anyone who locked the creator's file
-/// meanwhile finds it gone from the path and starts over.
+/// meanwhile finds it gone from the path and starts over. (Two creators
+/// that each see the other give way both, never wait for each other.)
 final class SceneLock {
     private var fd: Int32
     let path: String
@@ -57,11 +59,14 @@ final class SceneLock {
                 close(fd)  // the file was unlinked while we waited
                 continue
             }
-            if created, let holder = Self.holderOfDeletedVersion(of: path, fd: fd) {
-                // Someone may be inside under a deleted lock file: give way.
+            if created, let holder = Self.holderLeft(of: path, fd: fd) {
+                // Someone may be inside under a deleted lock file (or is a
+                // creator that lost the race or gave way, and has not let
+                // go yet): give way, after a random pause so that creators
+                // do not meet again.
                 if Self.isAtPath(fd, path) { unlink(path) }
                 close(fd)
-                try wait.pause { holder }
+                try wait.pause(jittered: true) { holder }
                 continue
             }
             self.fd = fd
@@ -140,6 +145,20 @@ final class SceneLock {
                 throw error
             }
         }
+    }
+
+    /// A holder of a deleted version of the lock file that is still there
+    /// after a short grace (5 ms, holding the new lock meanwhile): a
+    /// creator that lost the race to link its file lets go within
+    /// microseconds, a writer inside finishes within a save.
+    private static func holderLeft(of path: String, fd: Int32) -> Int32? {
+        let grace = ContinuousClock.now + .milliseconds(5)
+        var holder = holderOfDeletedVersion(of: path, fd: fd)
+        while holder != nil, ContinuousClock.now < grace {
+            usleep(100)
+            holder = holderOfDeletedVersion(of: path, fd: fd)
+        }
+        return holder
     }
 
     /// Whether `path` still names the file open as `fd`.
@@ -255,11 +274,13 @@ private struct LockWait {
     /// Pauses before the next try (50 µs, doubling up to 2 ms), or throws
     /// ``SceneStoreError/lockTimeout(scene:holderPID:waited:)`` naming
     /// `holder()` once the timeout has passed.
-    mutating func pause(holder: () -> Int32?) throws(SceneStoreError) {
+    /// `jittered`: a random pause between one and two times the current
+    /// one, so that processes that met do not meet again in step.
+    mutating func pause(jittered: Bool = false, holder: () -> Int32?) throws(SceneStoreError) {
         guard clock.now - start < timeout else {
             throw .lockTimeout(scene: scene.rawValue, holderPID: holder(), waited: timeout)
         }
-        usleep(UInt32(pause))
+        usleep(UInt32(jittered ? Int.random(in: pause...(2 * pause)) : pause))
         pause = min(pause * 2, 2000)
     }
 }

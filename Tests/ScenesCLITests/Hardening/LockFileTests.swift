@@ -82,3 +82,28 @@ struct LockFileTests {
         print("lock file deleted \(deletions) times under 3 writers x \(perWriter) x \(rounds) rounds: lost \(lost.count) of \(3 * perWriter * rounds)")
     }
 }
+
+extension LockFileTests {
+    /// Processes that find no lock file at once all create one: exactly one
+    /// links its file into place, the others lock that one, and nobody
+    /// waits for a creator that lost the race (each round on a fresh root,
+    /// with a 5 s lock timeout that a livelock between creators would hit).
+    @Test func manyProcessesCreatingTheLockFileAtOnceAllGetIn() async throws {
+        for round in 0..<5 {
+            let fixture = try SceneStoreFixture()
+            try FileManager.default.createDirectory(at: fixture.root, withIntermediateDirectories: true)
+            let writers = try (0..<6).map { writer in
+                try RunningScenes(
+                    ["stress", "--lock-timeout", "5", "--scene", "s", "--count", "20", "--prefix", "w\(writer)-"],
+                    root: fixture.root, program: .lab)
+            }
+            for (index, writer) in writers.enumerated() {
+                #expect(await writer.exitStatus(within: .seconds(120)) == 0, "round \(round), writer \(index): \(writer.errorOutput.suffix(500))")
+            }
+            let registry = try SceneRegistry(root: fixture.root, configuration: .testing)
+            #expect(try registry.store(for: "s").snapshot.count == 120, "round \(round)")
+            try await registry.close()
+            await fixture.tearDown()
+        }
+    }
+}

@@ -117,6 +117,8 @@ final class RunningScenes: Sendable {
     private let input: FileHandle
     /// Kept for the life of the process: it closes its descriptor when freed.
     private let output: FileHandle
+    /// Where the process's stderr goes (removed with this object).
+    private let errorFile: String
 
     init(_ arguments: [String], root: URL, program: ScenesProgram = .scenes) throws {
         let process = scenesProcess(arguments, root: root, program: program)
@@ -124,7 +126,10 @@ final class RunningScenes: Sendable {
         let inputPipe = try cloexecPipe()
         process.standardOutput = out.write
         process.standardInput = inputPipe.read
-        process.standardError = FileHandle.nullDevice
+        let errorFile = FileManager.default.temporaryDirectory
+            .appendingPathComponent("scenes-stderr-\(UUID().uuidString)").path
+        _ = FileManager.default.createFile(atPath: errorFile, contents: nil)
+        process.standardError = FileHandle(forWritingAtPath: errorFile) ?? FileHandle.nullDevice
         let (lines, continuation) = AsyncStream.makeStream(of: String.self)
         let buffer = LineBuffer()
         out.read.readabilityHandler = { handle in
@@ -143,6 +148,12 @@ final class RunningScenes: Sendable {
         self.lines = lines
         self.input = inputPipe.write
         self.output = out.read
+        self.errorFile = errorFile
+    }
+
+    /// What the process wrote to stderr so far: for failure messages.
+    var errorOutput: String {
+        (try? String(contentsOfFile: errorFile, encoding: .utf8)) ?? ""
     }
 
     /// Sends one line to the process's stdin.
@@ -171,6 +182,7 @@ final class RunningScenes: Sendable {
 
     deinit {
         if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
+        unlink(errorFile)
     }
 }
 

@@ -84,7 +84,9 @@ final class LineLog: Sendable {
             let seen = index
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let now = state.withLock { state -> Bool in
-                    if state.lines.count > seen || state.finished { return true }
+                    // The alarm may have rung between the check above and
+                    // here: never wait past the deadline for it again.
+                    if state.lines.count > seen || state.finished || ContinuousClock.now >= deadline { return true }
                     state.nextID += 1
                     state.waiters[state.nextID] = continuation
                     return false

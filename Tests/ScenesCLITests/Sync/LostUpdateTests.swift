@@ -47,7 +47,7 @@ func checkDistinctKeysSurvive(
     var lastViews: [StressView] = []
     for (index, log) in logs.enumerated() {
         let view = try #require(await log.next(StressView.self, prefix: "view ", within: .seconds(150)),
-                                "writer \(index) did not finish: \(log.lines.suffix(3))")
+                                "writer \(index) did not finish: \(log.lines.suffix(3)), stderr: \(processes[index].errorOutput.suffix(2000))")
         lastViews.append(view)
     }
     let lastSave = lastViews.map(\.at).max() ?? 0
