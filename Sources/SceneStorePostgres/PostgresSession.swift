@@ -73,7 +73,7 @@ final class PostgresSession: Sendable {
     func attempt(_ query: PostgresQuery, timeout: Duration? = nil) throws(Failure) -> PostgresQueryResult {
         let future = connection.query(query, logger: logger)
         do {
-            return try Self.wait(for: future, timeout: timeout ?? self.timeout) { self.close() }
+            return try Self.wait(for: future, timeout: timeout ?? self.timeout, closed: connection.closeFuture) { self.close() }
         } catch {
             if error.connectionLost { connectionLost.withLockedValue { $0 = true } }
             throw error
@@ -124,23 +124,40 @@ final class PostgresSession: Sendable {
     }
 
     /// Blocks until `future` completes or `timeout` passes (then runs
-    /// `onTimeout` and throws).
+    /// `onTimeout` and throws). With `closed` (the connection's close),
+    /// a connection that closes first fails the wait at once: a query sent
+    /// as the server ends the connection (`pg_terminate_backend`, a
+    /// restart) may otherwise never be answered, and would wait the whole
+    /// timeout.
     private static func wait<Value: Sendable>(
-        for future: EventLoopFuture<Value>, timeout: Duration, onTimeout: () -> Void
+        for future: EventLoopFuture<Value>, timeout: Duration, closed: EventLoopFuture<Void>? = nil,
+        onTimeout: () -> Void
     ) throws(Failure) -> Value {
         guard MultiThreadedEventLoopGroup.currentEventLoop == nil else {
             throw Failure(reason: "called on an event loop, which would deadlock", sqlState: nil)
         }
         let outcome = NIOLockedValueBox<Result<Value, any Error>?>(nil)
+        let closedFirst = NIOLockedValueBox(false)
         let done = DispatchSemaphore(value: 0)
         future.whenComplete { result in
             outcome.withLockedValue { $0 = result }
             done.signal()
         }
+        closed?.whenComplete { _ in
+            // Queued behind the close on the loop: the query's own answer,
+            // if the close brought one, is recorded first and wins.
+            future.eventLoop.execute {
+                if outcome.withLockedValue({ $0 == nil }) { closedFirst.withLockedValue { $0 = true } }
+                done.signal()
+            }
+        }
         let deadline = DispatchTime.now() + .nanoseconds(Int(clamping: timeout.nanoseconds))
         guard done.wait(timeout: deadline) == .success else {
             onTimeout()
             throw Failure(reason: "no answer within \(timeout)", sqlState: nil)
+        }
+        if outcome.withLockedValue({ $0 == nil }), closedFirst.withLockedValue({ $0 }) {
+            throw Failure(reason: "the connection closed before the server answered", sqlState: nil, connectionLost: true)
         }
         switch outcome.withLockedValue({ $0 }) {
         case .success(let value): return value
