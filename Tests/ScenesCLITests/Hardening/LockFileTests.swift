@@ -47,13 +47,17 @@ struct LockFileTests {
             #expect(try await scenes(["set", "--scene", "s", "seed", "--int", "0"], root: fixture.root).status == 0)
             let lock = fixture.root.appendingPathComponent(".s~lock").path
             let stop = Locked(false)
-            let remover = Task.detached {
-                var removed = 0
-                while !stop.withLock({ $0 }) {
-                    if unlink(lock) == 0 { removed += 1 }
-                    usleep(200)
+            // On a thread of its own: a loop that sleeps must never hold
+            // one of the few threads every test of this process shares.
+            let remover = Task {
+                try await blockingWork {
+                    var removed = 0
+                    while !stop.withLock({ $0 }) {
+                        if unlink(lock) == 0 { removed += 1 }
+                        usleep(200)
+                    }
+                    return removed
                 }
-                return removed
             }
             let writers = try (0..<3).map { writer in
                 try RunningScenes(
@@ -64,7 +68,7 @@ struct LockFileTests {
                 #expect(await writer.exitStatus(within: .seconds(180)) == 0)
             }
             stop.withLock { $0 = true }
-            deletions += await remover.value
+            deletions += try await remover.value
             var configuration = SceneRegistry.Configuration.testing
             configuration.watcher = .none
             let registry = try SceneRegistry(root: fixture.root, configuration: configuration)
