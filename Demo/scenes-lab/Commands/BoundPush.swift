@@ -57,7 +57,6 @@ struct BoundPush: AsyncParsableCommand {
             try await Task.sleep(for: .milliseconds(Int.random(in: 1...max(1, maxGap))))
             element(index, &window.path)
         }
-        if let error = bound.lastError { emit("error \(error)") }
         return bound
     }
 }

@@ -2,13 +2,13 @@
 @MainActor
 public final class BoundModel {
     let runner: BindingRunner
-    private let link: any StoppableLink
+    private let link: any ErrorReportingLink
 
     /// The last error a save of the model met (a value or scene over its
     /// limit, a closed store); cleared by the next accepted change.
     public var lastError: SceneStoreError? { link.lastError }
 
-    init(link: any StoppableLink, runner: BindingRunner) {
+    init(link: any ErrorReportingLink, runner: BindingRunner) {
         self.link = link
         self.runner = runner
     }
@@ -31,8 +31,9 @@ public final class BoundModel {
     }
 }
 
-/// What ``BoundModel`` needs of the link it runs, whatever the model type.
+/// What ``BoundModel`` reads of its link, whatever the model type: the
+/// running itself is the ``BindingRunner``'s.
 @MainActor
-protocol StoppableLink: AnyObject {
+protocol ErrorReportingLink: AnyObject {
     var lastError: SceneStoreError? { get }
 }

@@ -4,7 +4,7 @@ import Observation
 /// ``SceneStore/bind(_:on:)``. Everything runs on the main actor, one step
 /// at a time.
 @MainActor
-final class ModelLink<Model: Observable & AnyObject>: StoppableLink {
+final class ModelLink<Model: Observable & AnyObject>: ErrorReportingLink {
     private struct Bound {
         let property: SceneProperty<Model>
         let show: (Model, SceneValue?) -> Void
