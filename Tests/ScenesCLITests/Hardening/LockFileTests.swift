@@ -10,6 +10,10 @@ import Glibc
 /// regular file at its path is refused at once (never a hang), and a lock
 /// file deleted while writers run (a cleaner, `rm .*~*`) never lets two
 /// writers in at once.
+/// Part of the serialized cross-process checks: they launch many
+/// processes, and together with the others they would crowd the start of
+/// the suite on a 2-core machine.
+extension CrossProcessSync {
 @Suite(.timeLimit(.minutes(4)))
 struct LockFileTests {
     /// A FIFO would block `open` forever, whatever `--lock-timeout` says;
@@ -86,8 +90,9 @@ struct LockFileTests {
         print("lock file deleted \(deletions) times under 3 writers x \(perWriter) x \(rounds) rounds: lost \(lost.count) of \(3 * perWriter * rounds)")
     }
 }
+}
 
-extension LockFileTests {
+extension CrossProcessSync.LockFileTests {
     /// Processes that find no lock file at once all create one: exactly one
     /// links its file into place, the others lock that one, and nobody
     /// waits for a creator that lost the race (each round on a fresh root,
