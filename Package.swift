@@ -25,6 +25,8 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.81.0"),
+        // SceneStoreTesting's manual clock.
+        .package(url: "https://github.com/pointfreeco/swift-clocks", from: "1.0.6"),
     ],
     targets: [
         .systemLibrary(
@@ -32,6 +34,8 @@ let package = Package(
             path: "Sources/CInotifyTools",
             providers: [.apt(["libinotifytools0-dev"])]
         ),
+        // Linux calls Swift cannot make directly (renameat2, prctl).
+        .target(name: "CSceneSupport"),
         .systemLibrary(
             name: "CSQLite",
             path: "Demo/CSQLite",
@@ -41,6 +45,7 @@ let package = Package(
             name: "SceneStore",
             dependencies: [
                 "CInotifyTools",
+                "CSceneSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -69,6 +74,7 @@ let package = Package(
             name: "SceneStoreTesting",
             dependencies: [
                 "SceneStore",
+                .product(name: "Clocks", package: "swift-clocks"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -178,8 +184,8 @@ let package = Package(
     ]
 )
 
-// Strict settings for every target of ours, set once.
-for target in package.targets where target.type != .system {
+// Strict settings for every Swift target of ours, set once.
+for target in package.targets where target.type != .system && target.name != "CSceneSupport" {
     target.swiftSettings = (target.swiftSettings ?? []) + [
         .enableUpcomingFeature("ExistentialAny"),
     ]

@@ -2,6 +2,7 @@
 import Foundation
 import SceneStore
 @testable import SceneStorePostgres
+import SceneStoreTesting
 import Synchronization
 import Testing
 
@@ -20,13 +21,17 @@ struct PostgresExclusivityTests {
         let overlaps = Atomic<Int>(0)
         let failures = Failures()
 
-        DispatchQueue.concurrentPerform(iterations: count) { index in
+        await onThreadsOfTheirOwn(count) { index in
             for _ in 0..<rounds {
                 do {
                     try storages[index].transaction(id) { (transaction) throws(SceneStoreError) in
                         if inside.add(1, ordering: .relaxed).newValue != 1 { overlaps.add(1, ordering: .relaxed) }
                         defer { inside.subtract(1, ordering: .relaxed) }
-                        let current = (try? TestDocuments.count(in: transaction.readBytes(skip: nil))) ?? -1_000_000
+                        let stored = try transaction.readBytes(skip: nil)
+                        guard let current = try? TestDocuments.count(in: stored) else {
+                            failures.record(SceneStoreError.storageUnavailable(location: "the counter", reason: "unreadable"))
+                            return
+                        }
                         try transaction.write(
                             TestDocuments.document("counter", generation: UInt64(current + 1), values: ["count": .int(current + 1)])
                         )
@@ -67,16 +72,14 @@ struct PostgresExclusivityTests {
             holderDone.wait()
         }
 
-        let started = ContinuousClock.now
         do {
             try waiter.put(TestDocuments.document("busy"), as: id)
             Issue.record("the transaction ran while another held the lock")
         } catch SceneStoreError.lockTimeout(let scene, let pid, let waited) {
-            let elapsed = ContinuousClock.now - started
             #expect(scene == "busy")
             #expect(pid != nil && pid == holderPID.withLock { $0 })
-            #expect(waited >= .milliseconds(350) && waited < .seconds(3))
-            #expect(elapsed < .seconds(3))
+            // Not before the timeout (how much later depends on the machine).
+            #expect(waited >= .milliseconds(350))
         } catch {
             Issue.record("expected lockTimeout, got \(error)")
         }

@@ -132,7 +132,7 @@ struct PostgresSceneStorageTests {
         let url = try await PostgresServer.current().newDatabase()
         let storages = try (0..<4).map { _ in try PostgresSceneStorage(testing: url) }
         let failures = Failures()
-        DispatchQueue.concurrentPerform(iterations: storages.count) { index in
+        await onThreadsOfTheirOwn(storages.count) { index in
             do {
                 try storages[index].put(TestDocuments.document("s\(index)"), as: try SceneID("s\(index)"))
             } catch {

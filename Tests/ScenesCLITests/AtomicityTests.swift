@@ -17,7 +17,7 @@ import Testing
             // Wait until the writer is up, then let it run a random while.
             _ = await writer.lines.first { $0.hasPrefix("ready") }
             let pause = UInt32.random(in: 0...4000)
-            usleep(pause)
+            try await Task.sleep(for: .microseconds(Int(pause)))
             writer.kill()
             _ = await writer.exitStatus()
 

@@ -104,6 +104,8 @@ private final class BoundLink<Model: Observable & AnyObject, Path: Equatable & S
     private var latest: Path
     /// Why the last commit failed, if it did.
     private var failure: (any Error)?
+    /// When the retry after a passing failure is due, while one is.
+    private var retryDue: Duration?
     /// The last model path a commit saved (the store may hold more: other
     /// windows' pushes, rebased in).
     private var committed: Path?
@@ -137,7 +139,8 @@ private final class BoundLink<Model: Observable & AnyObject, Path: Equatable & S
         latest = path
         guard committing == nil else { return }
         guard path == synced else {
-            commit(path)
+            // After a passing failure the edit waits for its retry.
+            if retryDue == nil { commit(path) }
             return
         }
         if model != nil, let current = binding.current(empty: binding.emptyPath) { show(current) }
@@ -180,6 +183,7 @@ private final class BoundLink<Model: Observable & AnyObject, Path: Equatable & S
             do {
                 let stored = try await binding.commitDecoded(path, from: base)
                 committed = path
+                retryDue = nil
                 bound?.lastError = nil
                 if let model, model[keyPath: keyPath] == path {
                     show(stored)
@@ -211,11 +215,19 @@ private final class BoundLink<Model: Observable & AnyObject, Path: Equatable & S
         }
     }
 
-    /// Reconciles again in a second (after a transient failure).
+    /// Reconciles again in a second of the store's clock (after a
+    /// transient failure).
     private func retryLater() {
+        let clock = binding.store.clock
+        // Fixed now, with the failure: a clock that moves on before the
+        // task starts cannot push the retry back.
+        let due = clock.now + .seconds(1)
+        retryDue = due
         Task { @MainActor [weak self] in
-            try? await Task.sleep(for: .seconds(1))
-            self?.reconcile()
+            try? await clock.sleep(until: due)
+            guard let self, retryDue == due else { return }
+            retryDue = nil
+            reconcile()
         }
     }
 

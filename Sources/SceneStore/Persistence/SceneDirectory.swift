@@ -1,4 +1,4 @@
-internal import CInotifyTools
+internal import CSceneSupport
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -39,13 +39,19 @@ struct SceneDirectory: Sendable {
     let maxFileBytes: Int
     /// How long a save waits for another process's lock.
     let lockTimeout: Duration
+    /// What ``lockTimeout`` is measured on.
+    let clock: SceneClock
 
-    init(root: URL, limits: SceneRegistry.Limits = .init(), lockTimeout: Duration = .seconds(10)) {
+    init(
+        root: URL, limits: SceneRegistry.Limits = .init(), lockTimeout: Duration = .seconds(10),
+        clock: SceneClock = .continuous
+    ) {
         self.root = root
         self.rootPath = root.path
         self.limits = limits
         self.maxFileBytes = limits.maxSceneBytes.multipliedReportingOverflow(by: 24).partialValue + (64 << 10)
         self.lockTimeout = lockTimeout
+        self.clock = clock
     }
 
     func scenePath(_ id: SceneID) -> String {
@@ -127,10 +133,10 @@ struct SceneDirectory: Sendable {
         let path = lockPath(id)
         let timeout = timeout ?? lockTimeout
         do {
-            return try SceneLock(path: path, scene: id, timeout: timeout)
+            return try SceneLock(path: path, scene: id, timeout: timeout, clock: clock)
         } catch .io("open", _, ENOENT) {
             try Self.prepare(root: root)
-            return try SceneLock(path: path, scene: id, timeout: timeout)
+            return try SceneLock(path: path, scene: id, timeout: timeout, clock: clock)
         }
     }
 

@@ -37,9 +37,10 @@ final class SceneLock {
     /// - Throws: ``SceneStoreError/lockTimeout(scene:holderPID:waited:)``
     ///   naming the holder's pid when `/proc/locks` tells it,
     ///   ``SceneStoreError/notARegularFile(path:found:)``, or an I/O error.
-    init(path: String, scene: SceneID, timeout: Duration) throws(SceneStoreError) {
+    /// - Parameter clock: what the timeout is measured on (the registry's).
+    init(path: String, scene: SceneID, timeout: Duration, clock: SceneClock = .continuous) throws(SceneStoreError) {
         self.path = path
-        var wait = LockWait(scene: scene, timeout: timeout)
+        var wait = LockWait(scene: scene, timeout: timeout, clock: clock)
         while true {
             let fd: Int32
             let created: Bool
@@ -261,13 +262,14 @@ struct FileKind: CustomStringConvertible {
 private struct LockWait {
     let scene: SceneID
     let timeout: Duration
-    let clock = ContinuousClock()
-    let start: ContinuousClock.Instant
+    let clock: SceneClock
+    let start: Duration
     var pause = 50
 
-    init(scene: SceneID, timeout: Duration) {
+    init(scene: SceneID, timeout: Duration, clock: SceneClock) {
         self.scene = scene
         self.timeout = timeout
+        self.clock = clock
         start = clock.now
     }
 

@@ -9,7 +9,8 @@
 /// save plus one save per window. `.writeThrough` is the same with no
 /// window; `.onFlush` never saves by itself.
 struct SaveSchedule: Sendable {
-    typealias Instant = ContinuousClock.Instant
+    /// A reading of the registry's clock (``SceneClock/now``).
+    typealias Instant = Duration
 
     enum Action: Equatable, Sendable {
         case none

@@ -61,6 +61,12 @@ extension SceneRegistry {
         /// Whether the registry may write (``Access/readWrite``, the
         /// default) or only reads (``Access/readOnly``: inspection tools).
         public var access: Access
+        /// The clock that save coalescing, the back-off after a failed
+        /// save, the file lock's timeout and a binding's retry run on: the
+        /// continuous clock, unless a test passes a manual one
+        /// (SceneStoreTesting's `ManualClock`) to advance instead of
+        /// sleeping.
+        public var clock: any Clock<Duration>
 
         public init(
             savePolicy: SavePolicy = .default,
@@ -68,7 +74,8 @@ extension SceneRegistry {
             watcher: FileWatcherPreference = .automatic,
             logger: Logger = Logger(label: "SceneStore"),
             lockTimeout: Duration = .seconds(10),
-            access: Access = .readWrite
+            access: Access = .readWrite,
+            clock: any Clock<Duration> = ContinuousClock()
         ) {
             self.savePolicy = savePolicy
             self.limits = limits
@@ -76,6 +83,7 @@ extension SceneRegistry {
             self.logger = logger
             self.lockTimeout = lockTimeout
             self.access = access
+            self.clock = clock
         }
     }
 }

@@ -21,6 +21,8 @@ public final class SceneRegistry: Sendable {
     public let configuration: Configuration
 
     private let storage: any SceneStorage
+    /// `configuration.clock`, read by every store of the registry.
+    private let clock: SceneClock
     private let writer = WriterIdentity.current()
     private let watch: (any SceneStorageWatch)?
     private let state: Locked<State>
@@ -49,14 +51,19 @@ public final class SceneRegistry: Sendable {
                 "root": "\(root.path)", "mode": "\(String(mode, radix: 8))",
             ])
         }
-        let directory = SceneDirectory(root: root, limits: configuration.limits, lockTimeout: configuration.lockTimeout)
-        self.init(storage: directory, root: root, configuration: configuration)
+        let clock = SceneClock(configuration.clock)
+        let directory = SceneDirectory(
+            root: root, limits: configuration.limits, lockTimeout: configuration.lockTimeout, clock: clock)
+        self.init(storage: directory, root: root, configuration: configuration, clock: clock)
     }
 
     /// Opens a registry whose scenes live in `storage` (see
     /// ``SceneStorage``); `root` names it.
-    package init(storage: any SceneStorage, root: URL, configuration: Configuration) {
+    /// - Parameter clock: `configuration.clock` as the storage reads it,
+    ///   when it does; wrapped anew otherwise.
+    package init(storage: any SceneStorage, root: URL, configuration: Configuration, clock: SceneClock? = nil) {
         self.root = root
+        self.clock = clock ?? SceneClock(configuration.clock)
         self.configuration = configuration
         self.storage = storage
         let writable = configuration.access == .readWrite
@@ -119,7 +126,7 @@ public final class SceneRegistry: Sendable {
         }
         if let existing { return existing }
         let opened = SceneStore(
-            id: id, storage: storage, configuration: configuration, writer: writer,
+            id: id, storage: storage, configuration: configuration, clock: clock, writer: writer,
             watcherKind: { [weak self] in self?.watcherKind })
         try opened.io.sync { () throws in try opened.load(cleanLeftovers: hasLeftovers) }
         let store = try state.withLock { (state) throws(SceneStoreError) -> SceneStore in

@@ -81,8 +81,11 @@ extension SceneStore {
         case .saveNow:
             io.async { self.saveInBackground() }
         case .save(let instant):
-            let delay = max(instant - ContinuousClock.now, .zero)
-            io.asyncAfter(deadline: .now() + delay.dispatchInterval) { self.saveInBackground() }
+            Task {
+                // Never cancelled: a store that closed meanwhile skips the save.
+                try? await clock.sleep(until: instant)
+                io.async { self.saveInBackground() }
+            }
         }
     }
 
@@ -123,7 +126,7 @@ extension SceneStore {
     /// Tells the schedule that the save ended, and queues the next one if
     /// edits are left.
     private func saveEnded() {
-        let now = ContinuousClock.now
+        let now = clock.now
         let action = state.withLock { state in
             var retryable = true
             if case .unsupportedFormat? = state.lastSaveError { retryable = false }  // retrying cannot help
@@ -277,7 +280,7 @@ extension SceneStore {
     func requestSave() {
         let action = state.withLock { state -> SaveSchedule.Action in
             guard state.acceptsSaves, !state.pending.isEmpty else { return .none }
-            return state.saves.edited(at: ContinuousClock.now)
+            return state.saves.edited(at: clock.now)
         }
         perform(action)
     }

@@ -19,6 +19,9 @@ public final class SceneStore: Sendable {
 
     let storage: any SceneStorage
     let configuration: SceneRegistry.Configuration
+    /// The registry's clock: save coalescing and back-off run on it, and
+    /// the bindings' retries.
+    package let clock: SceneClock
     let writer: WriterIdentity
     let state: Locked<StoreState>
     /// Used on ``io`` only; its lock is never contended.
@@ -37,12 +40,14 @@ public final class SceneStore: Sendable {
         id: SceneID,
         storage: any SceneStorage,
         configuration: SceneRegistry.Configuration,
+        clock: SceneClock,
         writer: WriterIdentity,
         watcherKind: @escaping @Sendable () -> FileWatcherKind?
     ) {
         self.id = id
         self.storage = storage
         self.configuration = configuration
+        self.clock = clock
         self.writer = writer
         self.state = Locked(StoreState(savePolicy: configuration.savePolicy))
         self.io = DispatchQueue(label: "SceneStore.io.\(id.rawValue)")
@@ -166,7 +171,7 @@ public final class SceneStore: Sendable {
         let action = try state.withLock { (state) throws(SceneStoreError) -> SaveSchedule.Action in
             guard try state.applyLocal(
                 key: key, value: value, sceneLimit: limits.maxSceneBytes, scene: id) else { return .none }
-            return scheduling ? state.saves.edited(at: ContinuousClock.now) : .none
+            return scheduling ? state.saves.edited(at: clock.now) : .none
         }
         state.deliver(\.broadcast)
         perform(action)

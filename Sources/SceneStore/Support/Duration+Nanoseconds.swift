@@ -7,8 +7,4 @@ extension Duration {
         let limit = Int64(Int.max / 1_000_000_000 - 1)
         return Int(max(min(seconds, limit), -limit)) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
     }
-
-    var dispatchInterval: DispatchTimeInterval {
-        .nanoseconds(nanoseconds)
-    }
 }

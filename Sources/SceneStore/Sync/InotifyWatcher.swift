@@ -1,5 +1,6 @@
 #if os(Linux)
 internal import CInotifyTools
+internal import CSceneSupport
 import Foundation
 import Glibc
 import Logging

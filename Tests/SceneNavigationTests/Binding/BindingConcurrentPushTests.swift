@@ -15,8 +15,15 @@ import Glibc
 struct BindingConcurrentPushTests {
     private let key = "mixed.path"
 
+    /// Each round, another process holds the scene lock while both models
+    /// push; with a zero lock timeout both commits fail at once (each has
+    /// then tried without having seen the other's push), and both are
+    /// retried when the manual clock passes the binding's one-second retry.
     @Test @MainActor func pushesMadeWhileAnotherProcessHoldsTheLockAreBothKept() async throws {
-        let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .writeThrough))
+        let clock = ManualClock()
+        var configuration = SceneRegistry.Configuration(savePolicy: .writeThrough, lockTimeout: .zero)
+        configuration.clock = clock
+        let fixture = try SceneStoreFixture(configuration: configuration)
         let codec = PathCodec<ScenePath>.scenePath(types: testTypes)
         let left = RecordingModel()
         let right = RecordingModel()
@@ -27,20 +34,20 @@ struct BindingConcurrentPushTests {
 
         var expected: [Int] = []
         for round in 0..<3 {
-            // Another process holds the scene lock while both models push,
-            // so neither can have seen the other's push before its own.
             let lock = try SceneLockHolder(scene: "main", root: fixture.root)
             left.path.append(round * 10 + 1)
             right.path.append(round * 10 + 2)
-            for _ in 0..<20 { await Task.yield() }
+            #expect(await Self.failure(of: leftBound), "round \(round): the left push never met the lock")
+            #expect(await Self.failure(of: rightBound), "round \(round): the right push never met the lock")
             lock.release()
+            await clock.advance(by: .seconds(1))
             expected += [round * 10 + 1, round * 10 + 2]
             let all = Set(expected)
             let both: @Sendable (ScenePath) -> Bool = { path in
                 path.count == all.count && Set(path.compactMap { $0 as? Int }) == all
             }
-            #expect(await left.wait(within: .seconds(60), until: both), "round \(round): left shows \(left.path)")
-            #expect(await right.wait(within: .seconds(60), until: both), "round \(round): right shows \(right.path)")
+            #expect(await left.wait(within: .seconds(120), until: both), "round \(round): left shows \(left.path)")
+            #expect(await right.wait(within: .seconds(120), until: both), "round \(round): right shows \(right.path)")
         }
         #expect(leftBound.lastError == nil && rightBound.lastError == nil)
         leftBound.stop()
@@ -57,29 +64,49 @@ struct BindingConcurrentPushTests {
 
 extension BindingConcurrentPushTests {
     /// A push that meets a lock held longer than the lock timeout is not
-    /// refused, only delayed: the binding keeps it pending and saves it
-    /// once the lock is free, instead of dropping it.
+    /// refused, only delayed: the binding keeps it pending and tries again
+    /// a second later on the store's clock, instead of dropping it.
     @Test @MainActor func aPushThatTimesOutOnTheLockIsSavedLater() async throws {
-        let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .writeThrough, lockTimeout: .milliseconds(100)))
+        let clock = ManualClock()
+        var configuration = SceneRegistry.Configuration(savePolicy: .writeThrough, lockTimeout: .zero)
+        configuration.clock = clock
+        let fixture = try SceneStoreFixture(configuration: configuration)
         let store = try fixture.registry.store(for: "main")
         let model = RecordingModel()
         let bound = PathBinding(store: store, key: key, codec: .scenePath(types: testTypes)).bind(\.path, on: model)
 
         let lock = try SceneLockHolder(scene: "main", root: fixture.root)
         model.path.append(7)
-        // Polled: the binding reports its failures through `lastError` only.
-        let deadline = ContinuousClock.now + .seconds(30)
-        while bound.lastError == nil, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
-        #expect(bound.lastError != nil, "the push should have met the held lock")
+        #expect(await Self.failure(of: bound), "the push should have met the held lock")
         lock.release()
+        await clock.advance(by: .milliseconds(999))
+        #expect(try Self.stored(key, root: fixture.root) == nil, "retried before its second was up")
+        await clock.advance(by: .milliseconds(1))
 
         let key = self.key
-        let saved = await store.values(forKey: key, default: Data()).first(within: .seconds(30)) { data in
+        let saved = await store.values(forKey: key, default: Data()).first(within: .seconds(120)) { data in
             (try? ScenePath.restore(from: data, types: testTypes, policy: .strict).path) == scenePath([7])
         }
         #expect(saved != nil, "the push was dropped after the lock timeout")
         bound.stop()
         await fixture.tearDown()
+    }
+
+    /// What a fresh registry reads on disk for `key` of scene "main".
+    static func stored(_ key: String, root: URL) throws -> Data? {
+        let reader = try SceneRegistry(root: root, configuration: .init(watcher: .none, access: .readOnly))
+        defer { reader.abandon() }
+        return try reader.store(for: "main").value(forKey: key, as: Data.self)
+    }
+
+    /// Waits until the binding reports a failed commit (it reports them
+    /// through `lastError` only, so this polls), at most two minutes.
+    @MainActor static func failure(of bound: BoundPath) async -> Bool {
+        for _ in 0..<12_000 {
+            if bound.lastError != nil { return true }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return false
     }
 }
 

@@ -4,8 +4,8 @@ import Testing
 /// The save schedule with made-up instants: what coalescing does, checked
 /// without a clock or a sleep.
 struct SaveScheduleTests {
-    let start = ContinuousClock.now
-    func at(_ milliseconds: Int) -> ContinuousClock.Instant { start + .milliseconds(milliseconds) }
+    /// A reading of the clock, `milliseconds` after it started.
+    func at(_ milliseconds: Int) -> SaveSchedule.Instant { .milliseconds(milliseconds) }
 
     @Test func anEditOnAQuietStoreSavesAtOnce() {
         var schedule = SaveSchedule(policy: .coalesced(.milliseconds(30)))
@@ -18,7 +18,7 @@ struct SaveScheduleTests {
     @Test func aBurstCostsTheFirstSavePlusOnePerWindow() {
         var schedule = SaveSchedule(policy: .coalesced(.milliseconds(30)))
         var saves = 0
-        var nextSave: ContinuousClock.Instant?
+        var nextSave: SaveSchedule.Instant?
         var pending = false
         var now = at(0)
         func runDueSave() {

@@ -8,15 +8,15 @@ import Testing
 @Suite struct StorableCompileTests {
     @Test(arguments: notStorable)
     func nonStorableTypesDoNotCompile(expression: String) async throws {
-        let result = try await typecheck(expression)
-        #expect(result.status != 0, "`store.set(\(expression), ...)` compiled")
-        #expect(result.output.contains("SceneStorable"), "\(result.output)")
+        let result = try await Self.rejected.value.result(of: Self.setting(expression))
+        #expect(result.failed, "`store.set(\(expression), ...)` compiled")
+        #expect(result.errors.contains("SceneStorable"), "\(result.errors)")
     }
 
     @Test(arguments: storable)
     func storableTypesCompile(expression: String) async throws {
-        let result = try await typecheck(expression)
-        #expect(result.status == 0, "\(result.output)")
+        let result = try await Self.accepted.value.result(of: Self.setting(expression))
+        #expect(!result.failed, "\(result.errors)")
     }
 
     static let storable = [
@@ -28,64 +28,102 @@ import Testing
     /// `@SceneStored` accepts exactly what `set` accepts.
     @Test(arguments: notStorable)
     func propertyWrapperRejectsNonStorableTypes(expression: String) async throws {
-        let result = try await typecheck(wrapping: expression)
-        #expect(result.status != 0, "`@SceneStored(...) var v = \(expression)` compiled")
-        #expect(result.output.contains("SceneStorable"), "\(result.output)")
+        let result = try await Self.rejected.value.result(of: Self.wrapping(expression))
+        #expect(result.failed, "`@SceneStored(...) var v = \(expression)` compiled")
+        #expect(result.errors.contains("SceneStorable"), "\(result.errors)")
     }
 
     @Test(arguments: storable)
     func propertyWrapperAcceptsStorableTypes(expression: String) async throws {
-        let result = try await typecheck(wrapping: expression)
-        #expect(result.status == 0, "\(result.output)")
+        let result = try await Self.accepted.value.result(of: Self.wrapping(expression))
+        #expect(!result.failed, "\(result.errors)")
     }
 
     /// `SceneProperty` (model binding) accepts exactly what `set` accepts.
     @Test func modelPropertyRejectsNonStorableTypes() async throws {
-        let result = try await typecheck(body: """
-            final class Model { var ratio: Float = 1 }
-            _ = SceneProperty(\\Model.ratio, forKey: "k")
-            """)
-        #expect(result.status != 0, "a Float property was accepted")
-        #expect(result.output.contains("SceneStorable"), "\(result.output)")
+        let result = try await Self.rejected.value.result(of: Self.floatProperty)
+        #expect(result.failed, "a Float property was accepted")
+        #expect(result.errors.contains("SceneStorable"), "\(result.errors)")
     }
 
-    private func typecheck(_ expression: String) async throws -> (status: Int32, output: String) {
-        try await typecheck(body: "try store.set(\(expression), forKey: \"k\")")
+    static func setting(_ expression: String) -> String {
+        "try store.set(\(expression), forKey: \"k\")"
     }
 
-    private func typecheck(wrapping expression: String) async throws -> (status: Int32, output: String) {
-        try await typecheck(body: """
-            @SceneStored("k", store: store) var value = \(expression)
-            value = \(expression)
-            """)
+    static func wrapping(_ expression: String) -> String {
+        """
+        @SceneStored("k", store: store) var value = \(expression)
+        value = \(expression)
+        """
     }
 
-    /// Runs the compiler on its own thread, one snippet at a time: a test
-    /// that held one of the few shared test threads for the seconds a
-    /// compile takes (or ran a compiler per core) would starve the tests
-    /// running beside it.
-    private func typecheck(body: String) async throws -> (status: Int32, output: String) {
-        try await blockingWork {
-            Self.compiler.wait()
-            defer { Self.compiler.signal() }
-            return try Self.typecheckBlocking(body: body)
+    static let floatProperty = """
+        final class Model { var ratio: Float = 1 }
+        _ = SceneProperty(\\Model.ratio, forKey: "k")
+        """
+
+    /// Every snippet that must compile, in one compiler run, and every
+    /// snippet that must not, in another: each snippet is a function of
+    /// its own, and the compiler reports every error with its line, so
+    /// each test finds its own snippet's verdict. (One run per snippet
+    /// kept a core busy for a minute at the start of the suite.)
+    static let accepted = Task {
+        try await typecheck(storable.map(setting) + storable.map(wrapping))
+    }
+    static let rejected = Task {
+        try await typecheck(notStorable.map(setting) + notStorable.map(wrapping) + [floatProperty])
+    }
+
+    /// The compiler's verdict on a batch of snippets.
+    struct Batch: Sendable {
+        let output: String
+        /// Each snippet's first and last line in the compiled file.
+        let lines: [String: ClosedRange<Int>]
+
+        /// Whether the compiler found an error in `snippet`, and its messages.
+        func result(of snippet: String) -> (failed: Bool, errors: String) {
+            guard let range = lines[snippet] else { return (false, "snippet not in the batch") }
+            // Each error in the snippet's lines, with the notes after it
+            // (which may point into SceneStore and name the protocol).
+            var errors: [Substring] = []
+            var inside = false
+            for line in output.split(separator: "\n") {
+                if let match = line.firstMatch(of: #/snippet\.swift:(\d+):\d+: error: /#), let number = Int(match.1) {
+                    inside = range.contains(number)
+                } else if line.contains(": error: ") {
+                    inside = false
+                }
+                if inside { errors.append(line) }
+            }
+            return (!errors.isEmpty, errors.joined(separator: "\n"))
         }
     }
 
-    private static let compiler = DispatchSemaphore(value: 1)
+    /// Runs the compiler on its own thread: a test that held one of the
+    /// few shared test threads for the seconds a compile takes would
+    /// starve the tests running beside it.
+    private static func typecheck(_ snippets: [String]) async throws -> Batch {
+        try await blockingWork { try Self.typecheckBlocking(snippets) }
+    }
 
-    private static func typecheckBlocking(body: String) throws -> (status: Int32, output: String) {
-        let snippet = """
+    private static func typecheckBlocking(_ snippets: [String]) throws -> Batch {
+        var snippet = """
             import Foundation
             import SceneStore
             struct Point: Codable {}
             enum Color: String, SceneStorable { case red }
             enum Level: Double, SceneStorable { case high = 1 }
             enum Shade: Float { case dark = 1 }
-            @MainActor func use(_ store: SceneStore) throws {
-                \(body)
-            }
+
             """
+        var lines: [String: ClosedRange<Int>] = [:]
+        var line = snippet.split(separator: "\n", omittingEmptySubsequences: false).count
+        for (index, body) in snippets.enumerated() {
+            let bodyLines = body.split(separator: "\n", omittingEmptySubsequences: false).count
+            snippet += "@MainActor func use\(index)(_ store: SceneStore) throws {\n\(body)\n}\n"
+            lines[body] = (line + 1)...(line + bodyLines)
+            line += bodyLines + 2
+        }
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("storable-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -98,6 +136,7 @@ import Testing
             .deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().deletingLastPathComponent()
         let moduleMap = packageRoot.appendingPathComponent("Sources/CInotifyTools/module.modulemap")
+        let supportMap = packageRoot.appendingPathComponent("Sources/CSceneSupport/include/module.modulemap")
 
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
@@ -105,6 +144,7 @@ import Testing
             "swiftc", "-typecheck", "-swift-version", "6",
             "-I", products.appendingPathComponent("Modules").path,
             "-Xcc", "-fmodule-map-file=\(moduleMap.path)",
+            "-Xcc", "-fmodule-map-file=\(supportMap.path)",
             file.path,
         ]
         let pipe = Pipe()
@@ -113,6 +153,6 @@ import Testing
         try process.run()
         let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        return (process.terminationStatus, output)
+        return Batch(output: output, lines: lines)
     }
 }

@@ -34,7 +34,7 @@ struct HeadlessPipeTests {
         // Second command: accepted (saved in memory), its line hits EPIPE.
         input.write.write(Data("tab library\n".utf8))
         let status = await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
+            Thread.detachNewThread {  // not a global queue: see RunningScenes.exitStatus()
                 process.waitUntilExit()
                 continuation.resume(returning: (process.terminationReason, process.terminationStatus))
             }

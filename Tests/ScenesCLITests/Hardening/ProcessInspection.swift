@@ -129,7 +129,7 @@ final class HeldScenes {
             }
         }
         return await withCheckedContinuation { [process] continuation in
-            DispatchQueue.global().async {
+            Thread.detachNewThread {  // not a global queue: see RunningScenes.exitStatus()
                 process.waitUntilExit()
                 continuation.resume(returning: process.terminationStatus)
             }

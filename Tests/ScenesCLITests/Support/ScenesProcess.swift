@@ -93,12 +93,15 @@ private func scenesBlocking(
     try input.write.close()
     // stderr is drained meanwhile: a child that fills the stderr pipe
     // (a trace log) before closing stdout would otherwise wait forever.
-    let stderrRead = DispatchGroup()
+    // On a thread of its own: a blocking read on a global dispatch queue
+    // holds one of the threads that Swift's concurrency runs every test on.
+    let stderrRead = DispatchSemaphore(value: 0)
     let stderrBox = Locked(Data())
     let errRead = err.read
-    DispatchQueue.global().async(group: stderrRead) {
+    Thread.detachNewThread {
         let data = errRead.readDataToEndOfFile()
         stderrBox.withLock { $0 = data }
+        stderrRead.signal()
     }
     let stdoutData = out.read.readDataToEndOfFile()
     stderrRead.wait()
@@ -170,10 +173,12 @@ final class RunningScenes: Sendable {
         Foundation.kill(process.processIdentifier, signal)
     }
 
-    /// Waits for exit without blocking a thread of the cooperative pool.
+    /// Waits for exit on a thread of its own: not on a global dispatch
+    /// queue, whose few threads are the ones Swift's concurrency runs
+    /// every test's tasks on.
     func exitStatus() async -> Int32 {
         await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
+            Thread.detachNewThread {
                 self.process.waitUntilExit()
                 continuation.resume(returning: self.process.terminationStatus)
             }

@@ -25,7 +25,7 @@ extension CrossProcessSync {
                     #expect(await writer.lines.first(within: .seconds(30)) { $0.hasPrefix("ready") } != nil)
                 }
                 // Let them contend a random while, then kill two at random.
-                usleep(UInt32.random(in: 0...20_000))
+                try await Task.sleep(for: .microseconds(Int.random(in: 0...20_000)))
                 let victims = writers.shuffled()
                 for victim in victims.prefix(2) {
                     victim.kill()

@@ -128,7 +128,6 @@ func checkSameKeyConverges(
         }
         let converged = try #require(view, "writer \(index) never saw \(winner): \(log.lines.suffix(2))")
         let lag = milliseconds(max(0, converged.at - lastSave))
-        #expect(lag <= 1000, "writer \(index) converged \(lag) ms after the last save")
         convergence.append(lag)
     }
     let observed = await observer.values(forKey: "k", default: "").first(within: .seconds(30)) { $0 == winner }

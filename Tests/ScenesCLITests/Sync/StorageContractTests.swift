@@ -58,7 +58,7 @@ struct StorageContractTests {
     /// one at a time) and left to the end of the test process.
     private static let server = Locked<TemporaryPostgresServer?>(nil)
 
-    private func place(_ backend: Backend) async throws -> Place {
+    func place(_ backend: Backend) async throws -> Place {
         let fixture = try SceneStoreFixture()
         switch backend {
         case .files:

@@ -1,0 +1,102 @@
+import Foundation
+@testable import SceneStore
+import SceneStoreTesting
+import Testing
+
+/// The store's timing policies on a manual clock: a save waits for the
+/// clock, never for time to pass, so each test checks both sides of a
+/// deadline exactly, however slow the machine.
+@Suite struct ClockPolicyTests {
+    static func fixture(
+        _ policy: SceneRegistry.SavePolicy, lockTimeout: Duration = .seconds(10), clock: ManualClock
+    ) throws -> SceneStoreFixture {
+        var configuration = SceneRegistry.Configuration(savePolicy: policy, watcher: .none, lockTimeout: lockTimeout)
+        configuration.clock = clock
+        return try SceneStoreFixture(configuration: configuration)
+    }
+
+    /// A registry that watches the root: what the store saves arrives on
+    /// its stream, so a test waits for the save as an event.
+    static func observer(of fixture: SceneStoreFixture) throws -> SceneStore {
+        try fixture.otherRegistry(configuration: SceneRegistry.Configuration(savePolicy: .onFlush)).store(for: "main")
+    }
+
+    @Test func anEditWithinTheWindowIsSavedWhenTheClockReachesItsEnd() async throws {
+        let clock = ManualClock()
+        let fixture = try Self.fixture(.coalesced(.seconds(10)), clock: clock)
+        let store = try fixture.registry.store(for: "main")
+        let saved = try Self.observer(of: fixture).changes()
+
+        try store.set(1, forKey: "a")  // a quiet store: saved at once
+        #expect(await saved.first { $0.key == "a" && $0.newValue == .int(1) } != nil)
+        try store.set(2, forKey: "a")  // within the window of that save
+        await clock.advance(by: .milliseconds(9_999))
+        #expect(try fixture.stored("a") == .int(1), "saved before the window ended")
+        await clock.advance(by: .milliseconds(1))
+        #expect(await saved.first { $0.key == "a" && $0.newValue == .int(2) } != nil, "never saved")
+        await fixture.tearDown()
+    }
+
+    @Test func aFailedSaveIsRetriedOneSecondLaterOnTheClock() async throws {
+        let clock = ManualClock()
+        // A zero lock timeout: a save that meets the lock fails at once.
+        let fixture = try Self.fixture(.writeThrough, lockTimeout: .zero, clock: clock)
+        let store = try fixture.registry.store(for: "main")
+        let events = store.events()
+        let saved = try Self.observer(of: fixture).changes()
+
+        let held = try SceneDirectory(root: fixture.root).lock(SceneID("main"))
+        try store.set(1, forKey: "a")
+        let failure = await events.first { if case .saveFailed = $0 { true } else { false } }
+        guard case .saveFailed(.lockTimeout)? = failure else {
+            Issue.record("expected a lock timeout, got \(String(describing: failure))")
+            return
+        }
+        held.unlock()
+        await clock.advance(by: .milliseconds(999))
+        #expect(try fixture.stored("a") == nil, "retried before the back-off ended")
+        await clock.advance(by: .milliseconds(1))
+        #expect(await saved.first { $0.key == "a" && $0.newValue == .int(1) } != nil, "never retried")
+        await fixture.tearDown()
+    }
+
+    @Test func aLockIsWaitedForUntilTheTimeoutHasPassedOnTheClock() async throws {
+        let clock = ManualClock()
+        let fixture = try Self.fixture(.onFlush, lockTimeout: .seconds(10), clock: clock)
+        let store = try fixture.registry.store(for: "main")
+        let held = try SceneDirectory(root: fixture.root).lock(SceneID("main"))
+        try store.set(1, forKey: "a")
+        let outcome = Locked<(any Error)??>(nil)
+        let flushing = Task {
+            do {
+                try await store.flush()
+                outcome.withLock { $0 = .some(nil) }
+            } catch {
+                outcome.withLock { $0 = .some(error) }
+            }
+        }
+
+        // The wait began at 0 s or later: it cannot have ended before 10 s.
+        await clock.advance(by: .seconds(9))
+        #expect(outcome.withLock { $0 == nil }, "gave up before the timeout")
+        // Then a second at a time until it gives up (it began when the
+        // store's queue got to it, which the clock does not know).
+        var steps = 0
+        while outcome.withLock({ $0 == nil }), steps < 6_000 {
+            await clock.advance(by: .seconds(1))
+            try await Task.sleep(for: .milliseconds(10))
+            steps += 1
+        }
+        _ = await flushing.value
+        let error = outcome.withLock { $0 } ?? nil
+        guard case SceneStoreError.lockTimeout(_, _, let waited)? = error else {
+            Issue.record("expected a lock timeout, got \(String(describing: error))")
+            return
+        }
+        #expect(waited == .seconds(10))
+        held.unlock()
+        try await store.flush()
+        #expect(try fixture.stored("a") == .int(1))
+        await fixture.tearDown()
+    }
+}
