@@ -3,13 +3,15 @@ import Foundation
 extension SceneStore {
     /// Deletes the scene's file and empties the store; its streams get a
     /// `.discarded` event and go on. Edits made before the call are
-    /// dropped, later ones create the scene again.
+    /// dropped, later ones (also those made while the discard waits for
+    /// the lock) create the scene again.
     ///
     /// Under the scene lock: a tombstone recording the incarnation that
     /// ends is written first, then the scene file is removed, so another
     /// process tells this discard from a file that vanished.
     func discard() async throws {
         guard configuration.access == .readWrite else { throw SceneStoreError.readOnly(scene: id.rawValue) }
+        let editsUpTo = state.withLock { $0.lastEdit }
         try await onIO { () throws in
             try self.storage.transaction(self.id) { (transaction) throws(SceneStoreError) in
                 if let incarnation = try self.incarnationOnDisk(transaction) {
@@ -17,8 +19,12 @@ extension SceneStore {
                 }
                 try transaction.removeScene()
             }
-            self.state.withLock { $0.discard(origin: .local) }
+            let kept = self.state.withLock { state -> Bool in
+                state.discard(origin: .local, editsUpTo: editsUpTo)
+                return !state.pending.isEmpty
+            }
             self.state.deliver(\.broadcast)
+            if kept { self.requestSave() }
         }
     }
 

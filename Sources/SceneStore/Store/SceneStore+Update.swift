@@ -104,6 +104,10 @@ extension SceneStore {
             record(written)
         } catch {
             for update in batch { update.continuation.resume(throwing: error) }
+            // What the batch applied stays in memory, like the edits of a
+            // failed flush: a save is scheduled for it (never left pending
+            // with nothing scheduled).
+            requestSave()
             return
         }
         for (update, outcome) in zip(batch, outcomes) {

@@ -210,14 +210,19 @@ struct StoreState: Sendable {
         diskFile = nil
     }
 
+    /// The sequence number of the last local edit: a discard called now
+    /// drops the edits up to it, not the ones made while it runs.
+    var lastEdit: UInt64 { nextSequence }
+
     /// Empties the scene after a discard and enqueues a `.discarded` event;
-    /// streams go on. A local discard drops every pending edit (they were
-    /// all made before it). A discard by another process keeps them: it
-    /// cannot tell whether they came before or after it, and dropping a
-    /// later edit would lose an acknowledged write. Kept sets are enqueued
-    /// again as changes after the discard, and are saved as a new scene.
-    mutating func discard(origin: SceneChangeOrigin) {
-        if origin == .local { pending = [:] }
+    /// streams go on. A local discard drops the pending edits made before
+    /// it was called (`editsUpTo`), not those made while it ran. A discard
+    /// by another process keeps them all: it cannot tell whether they came
+    /// before or after it, and dropping a later edit would lose an
+    /// acknowledged write. Kept sets are enqueued again as changes after
+    /// the discard, and are saved as a new scene.
+    mutating func discard(origin: SceneChangeOrigin, editsUpTo: UInt64? = nil) {
+        if let editsUpTo { pending = pending.filter { $0.value.sequence > editsUpTo } }
         let kept = pending.compactMap { key, edit in edit.value.map { (key, $0) } }.sorted { $0.0 < $1.0 }
         values = Dictionary(uniqueKeysWithValues: kept)
         byteCount = kept.reduce(0) { $0 + Self.cost(key: $1.0, value: $1.1) }

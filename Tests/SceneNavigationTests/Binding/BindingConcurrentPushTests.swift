@@ -18,7 +18,8 @@ struct BindingConcurrentPushTests {
     /// Each round, another process holds the scene lock while both models
     /// push; with a zero lock timeout both commits fail at once (each has
     /// then tried without having seen the other's push), and both are
-    /// retried when the manual clock passes the binding's one-second retry.
+    /// retried when the manual clock passes the binding's one-second retry
+    /// (again, if the two retries met at the lock).
     @Test @MainActor func pushesMadeWhileAnotherProcessHoldsTheLockAreBothKept() async throws {
         let clock = ManualClock()
         var configuration = SceneRegistry.Configuration(savePolicy: .writeThrough, lockTimeout: .zero)
@@ -40,14 +41,23 @@ struct BindingConcurrentPushTests {
             #expect(await Self.failure(of: leftBound), "round \(round): the left push never met the lock")
             #expect(await Self.failure(of: rightBound), "round \(round): the right push never met the lock")
             lock.release()
-            await clock.advance(by: .seconds(1))
             expected += [round * 10 + 1, round * 10 + 2]
             let all = Set(expected)
             let both: @Sendable (ScenePath) -> Bool = { path in
                 path.count == all.count && Set(path.compactMap { $0 as? Int }) == all
             }
-            #expect(await left.wait(within: .seconds(120), until: both), "round \(round): left shows \(left.path)")
-            #expect(await right.wait(within: .seconds(120), until: both), "round \(round): right shows \(right.path)")
+            // A second at a time: the two retries meet at the lock too (a
+            // zero timeout fails the one that comes second), and each
+            // failure retries a second later.
+            var seconds = 0
+            while !(both(left.path) && both(right.path)), seconds < 120 {
+                await clock.advance(by: .seconds(1))
+                seconds += 1
+                _ = await left.wait(within: .milliseconds(500), until: both)
+                _ = await right.wait(within: .milliseconds(500), until: both)
+            }
+            #expect(both(left.path), "round \(round): left shows \(left.path)")
+            #expect(both(right.path), "round \(round): right shows \(right.path)")
         }
         #expect(leftBound.lastError == nil && rightBound.lastError == nil)
         leftBound.stop()

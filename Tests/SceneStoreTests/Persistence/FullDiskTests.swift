@@ -54,3 +54,41 @@ struct FullDiskTests {
         await fixture.tearDown()
     }
 }
+
+extension FullDiskTests {
+    /// An update whose save fails keeps its value in memory, as its
+    /// documentation says, and a save is scheduled for it: the value
+    /// reaches the disk once there is space, with nobody calling flush.
+    @Test func anUpdateWhoseSaveFailedIsSavedLaterWithoutAFlush() async throws {
+        let fixture = try SceneStoreFixture()
+        let disk = try TmpfsMount(at: fixture.directory.appendingPathComponent("small-disk"), size: "256k")
+        defer { disk.unmount() }
+        let root = disk.path.appendingPathComponent("scenes")
+        let clock = ManualClock()
+        var configuration = SceneRegistry.Configuration(savePolicy: .writeThrough, watcher: .none)
+        configuration.clock = clock
+        let registry = try SceneRegistry(root: root, configuration: configuration)
+        let store = try registry.store(for: "main")
+        try store.set("before", forKey: "kept")
+        try await store.flush()
+        let watching = try SceneRegistry(root: root, configuration: .testing)
+        let saved = try watching.store(for: "main").changes()
+
+        let filler = disk.path.appendingPathComponent("filler")
+        _ = FileManager.default.createFile(atPath: filler.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: filler)
+        while (try? handle.write(contentsOf: Data(count: 4096))) != nil {}
+        try? handle.close()
+
+        let big = String(repeating: "x", count: 64 * 1024)
+        await #expect(throws: SceneStoreError.self) { try await store.update(forKey: "big", default: "") { _ in big } }
+        try FileManager.default.removeItem(at: filler)
+        // A retry that failed while the disk was still full comes after
+        // the back-off: move the clock past it.
+        await clock.advance(by: .seconds(1))
+        #expect(await saved.first { $0.key == "big" && $0.newValue == .string(big) } != nil, "the update was never saved")
+        try await watching.close()
+        try await registry.close()
+        await fixture.tearDown()
+    }
+}
