@@ -134,19 +134,30 @@ final class RunningScenes: Sendable {
         _ = FileManager.default.createFile(atPath: errorFile, contents: nil)
         process.standardError = FileHandle(forWritingAtPath: errorFile) ?? FileHandle.nullDevice
         let (lines, continuation) = AsyncStream.makeStream(of: String.self)
-        let buffer = LineBuffer()
-        out.read.readabilityHandler = { handle in
-            let data = handle.availableData
-            if data.isEmpty {
-                handle.readabilityHandler = nil
-                continuation.finish()
-                return
-            }
-            for line in buffer.append(data) { continuation.yield(line) }
-        }
         try process.run()
         try out.write.close()
         try inputPipe.read.close()
+        // A thread of its own reads until end of file: `readabilityHandler`
+        // sometimes never reported the end of a process's output (a
+        // test then waited out its timeout for lines that had all come).
+        // The closure keeps the handle, so its descriptor stays open (and
+        // is never reused under the reader) until the reader is done.
+        let reader = out.read
+        Thread.detachNewThread {
+            let buffer = LineBuffer()
+            var chunk = [UInt8](repeating: 0, count: 64 << 10)
+            while true {
+                let count = chunk.withUnsafeMutableBytes { read(reader.fileDescriptor, $0.baseAddress, $0.count) }
+                if count > 0 {
+                    for line in buffer.append(Data(chunk[0..<count])) { continuation.yield(line) }
+                } else if count < 0 && errno == EINTR {
+                    continue
+                } else {
+                    break
+                }
+            }
+            continuation.finish()
+        }
         self.process = process
         self.lines = lines
         self.input = inputPipe.write
