@@ -63,11 +63,8 @@ struct History: AsyncParsableCommand {
                     registry = try watcherOption.openRegistry(rootOptions, savePolicy: .onFlush)
                     store = try registry.store(for: id)
                 } else if roll < 60 {
-                    // Three repeats in four set the value this store shows
-                    // (a view another process may have made stale), the
-                    // others one this client wrote before.
                     let again = Int.random(in: 0..<100) < repeatPercent
-                        ? (Int.random(in: 0..<4) > 0 ? store.value(forKey: key, as: String.self) : nil) ?? written[key]?.randomElement()
+                        ? Self.valueSeenBefore(shown: store.value(forKey: key, as: String.self), written: written[key] ?? [])
                         : nil
                     let value = again ?? "\(client).\(index)"
                     written[key, default: []].append(value)
@@ -94,5 +91,13 @@ struct History: AsyncParsableCommand {
         }
         try await registry.close()
         emit("done")
+    }
+
+    /// A value the key held before: three times in four the one this store
+    /// shows (a view another process may have made stale), else one this
+    /// client wrote; `nil` when there is none.
+    private static func valueSeenBefore(shown: String?, written: [String]) -> String? {
+        if Int.random(in: 0..<4) > 0, let shown { return shown }
+        return written.randomElement()
     }
 }
