@@ -16,13 +16,6 @@ extension SceneDirectory {
     ///   scene. The rest comes from the same descriptor, so it is the same
     ///   file either way.
     func readBytes(_ id: SceneID, skip: ((DiskVersion) -> Bool)? = nil) throws(SceneStoreError) -> StoredDocument {
-        // Without a size limit there is always a result.
-        try readBytes(id, skip: skip, sizeLimit: nil) ?? .missing
-    }
-
-    /// ``readBytes(_:skip:)``, or `nil` without reading for a file larger
-    /// than `sizeLimit`.
-    func readBytes(_ id: SceneID, skip: ((DiskVersion) -> Bool)?, sizeLimit: Int?) throws(SceneStoreError) -> StoredDocument? {
         let path = scenePath(id)
         let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         if fd == -1 {
@@ -46,7 +39,6 @@ extension SceneDirectory {
         // into the result. A small file is read in one call; a large one
         // header first when `skip` may spare the rest.
         let size = Int(info.st_size)
-        if let sizeLimit, size > sizeLimit { return nil }
         var data = Data(count: size)
         var filled = 0
         if let skip, size > Self.wholeReadBytes {

@@ -6,16 +6,14 @@ import Logging
 extension SceneDirectory: SceneStorage {
     var location: String { rootPath }
 
+    var readsAreLocal: Bool { true }
+
     func location(of id: SceneID) -> String { scenePath(id) }
 
     /// Waits for the previous versions still to unlink: a closed registry
     /// leaves no side file but its lock and tombstones.
     func release() {
         Self.finishCleanup()
-    }
-
-    func readBytesIfQuick(_ id: SceneID) throws(SceneStoreError) -> StoredDocument? {
-        try readBytes(id, skip: nil, sizeLimit: Self.wholeReadBytes)
     }
 
     func transaction<Result>(

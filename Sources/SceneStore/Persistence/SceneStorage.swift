@@ -45,12 +45,10 @@ package protocol SceneStorage: Sendable {
     ///   bytes (a reader that already has that version).
     func readBytes(_ id: SceneID, skip: ((DiskVersion) -> Bool)?) throws(SceneStoreError) -> StoredDocument
 
-    /// ``readBytes(_:skip:)`` when reading is quick and waits on nothing
-    /// but the local disk (a file of up to 64 KiB), else `nil`: for the
-    /// watcher's thread, which applies a small change where it hears of it
-    /// instead of waking the store's queue. `nil` unless a storage says
-    /// otherwise.
-    func readBytesIfQuick(_ id: SceneID) throws(SceneStoreError) -> StoredDocument?
+    /// Whether a read outside a transaction waits on nothing but this
+    /// machine (a local disk, memory; never a server): a store then applies
+    /// a small change on the watcher's thread, where it is heard of.
+    var readsAreLocal: Bool { get }
 
     /// Runs `body` holding the exclusive lock of scene `id`; see the
     /// contract above.
@@ -137,20 +135,8 @@ extension SceneStorage {
 
     package func release() {}
 
-    package func readBytesIfQuick(_ id: SceneID) throws(SceneStoreError) -> StoredDocument? { nil }
+    package var readsAreLocal: Bool { false }
 
-    /// The document of `id` read and checked as scene `id` within
-    /// ``limits``; without the lock.
-    func read(_ id: SceneID) throws(SceneStoreError) -> SceneReadResult {
-        SceneReadResult(try readBytes(id, skip: nil), as: id, limits: limits)
-    }
-}
-
-extension SceneStorageTransaction {
-    /// The document read and checked, with the lock held.
-    func read(as id: SceneID, limits: SceneRegistry.Limits) throws(SceneStoreError) -> SceneReadResult {
-        SceneReadResult(try readBytes(skip: nil), as: id, limits: limits)
-    }
 }
 
 /// A document read and checked as one scene.
@@ -162,11 +148,14 @@ package enum SceneReadResult: Sendable {
     /// Written by a newer SceneStore: refused, left as it is.
     case newerVersion(Int)
 
-    init(_ stored: StoredDocument, as id: SceneID, limits: SceneRegistry.Limits) {
+    /// `stored` checked as the document of scene `id`; `nil` when it was
+    /// ``StoredDocument/skipped``.
+    init?(_ stored: StoredDocument, as id: SceneID, limits: SceneRegistry.Limits, expectedKeys: Int = 0) {
         switch stored {
-        case .missing, .skipped: self = .missing
+        case .skipped: return nil
+        case .missing: self = .missing
         case .notADocument(let what): self = .damaged(.malformed(what))
-        case .bytes(let data): self = Self(interpreting: data, as: id, limits: limits)
+        case .bytes(let data): self = Self(interpreting: data, as: id, limits: limits, expectedKeys: expectedKeys)
         }
     }
 

@@ -207,14 +207,12 @@ public final class SceneRegistry: Sendable {
         stopWatching()
     }
 
-    /// Runs on the watcher's thread: hands the event to the store it is
-    /// about, which applies a small change at once and re-reads anything
-    /// else on its own queue.
+    /// Runs on the watcher's thread: tells the store the event is about
+    /// that its scene may have changed; the store decides where to re-read it.
     private static func route(_ event: SceneStorageEvent, to state: Locked<State>, logger: Logger) {
         switch event {
         case .changed(let id):
-            guard let store = state.withLock({ $0.stores[id] }) else { return }
-            store.reloadFromWatcher()
+            state.withLock { $0.stores[id] }?.sceneMayHaveChanged()
         case .rescan:
             for store in state.withLock({ Array($0.stores.values) }) {
                 store.scheduleReload()

@@ -19,11 +19,10 @@ extension SceneStore {
                 }
                 try transaction.removeScene()
             }
-            let kept = self.state.withLock { state -> Bool in
+            let kept = self.mutate { state -> Bool in
                 state.discard(origin: .local, editsUpTo: editsUpTo)
                 return !state.pending.isEmpty
             }
-            self.state.deliver(\.broadcast)
             if kept { self.requestSave() }
         }
     }
@@ -50,16 +49,12 @@ extension SceneStore {
     func close() async throws {
         await bindingDrains.settleAll()
         state.withLock { $0.beginClosing() }
-        defer {
-            state.withLock { $0.close() }
-            state.deliver(\.broadcast)
-        }
+        defer { mutate { $0.close() } }
         if configuration.access == .readWrite { try await flush() }
     }
 
     /// Drops everything in memory without saving, as `kill -9` would.
     func abandon() {
-        state.withLock { $0.close() }
-        state.deliver(\.broadcast)
+        mutate { $0.close() }
     }
 }

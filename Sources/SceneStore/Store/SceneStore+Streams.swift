@@ -86,7 +86,7 @@ extension SceneStore {
         receive: @escaping @Sendable ([SceneEvent]) -> Void
     ) {
         let subscriber = Broadcast.Subscriber(receive: receive, finish: { continuation.finish() })
-        let id = state.withLock { state -> UInt64? in
+        let id = mutate { state -> UInt64? in
             guard state.phase == .open else { return nil }
             var initialEvents: [SceneEvent] = []
             if case .changed(let change)? = initial {
@@ -103,6 +103,5 @@ extension SceneStore {
         continuation.onTermination = { [weak self] _ in
             self?.state.withLock { $0.broadcast.unregister(id) }
         }
-        state.deliver(\.broadcast)
     }
 }

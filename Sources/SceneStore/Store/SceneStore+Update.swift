@@ -74,7 +74,6 @@ extension SceneStore {
     /// commit): each sees the result of the one before, one save makes
     /// them all durable, then each caller resumes.
     func runUpdates() {
-        dispatchPrecondition(condition: .onQueue(io))
         let (batch, open) = state.withLock { state in
             defer { state.updates = [] }
             return (state.updates, state.phase == .open)
@@ -87,7 +86,7 @@ extension SceneStore {
         var outcomes: [(any Error)?] = []
         do throws(SceneStoreError) {
             let written = try storage.transaction(id) { (transaction) throws(SceneStoreError) -> SavedWrite? in
-                let base = try adoptLatestHoldingLock(transaction)
+                let base = try synchronize(.holdingLock, in: transaction).base
                 for update in batch {
                     do {
                         let stored = state.withLock { $0.values[update.key] }

@@ -26,8 +26,8 @@ public final class SceneStore: Sendable {
     let state: Locked<StoreState>
     /// Used on ``io`` only; its lock is never contended.
     let encoder = Locked(SceneFileEncoder())
-    /// Every file operation of this store runs here, one at a time.
-    let io: DispatchQueue
+    /// Every storage operation of this store runs here, one at a time.
+    let io: StoreExecutor
     let watcherKindProvider: @Sendable () -> FileWatcherKind?
     /// The model bindings on this store, settled before it closes.
     package let bindingDrains = BindingDrains()
@@ -50,7 +50,7 @@ public final class SceneStore: Sendable {
         self.clock = clock
         self.writer = writer
         self.state = Locked(StoreState(savePolicy: configuration.savePolicy))
-        self.io = DispatchQueue(label: "SceneStore.io.\(id.rawValue)")
+        self.io = StoreExecutor(label: "SceneStore.io.\(id.rawValue)")
         self.watcherKindProvider = watcherKind
     }
 
@@ -168,12 +168,11 @@ public final class SceneStore: Sendable {
         if let value, value.byteCount > limits.maxValueBytes {
             throw .valueTooLarge(key: key, size: value.byteCount, limit: limits.maxValueBytes)
         }
-        let action = try state.withLock { (state) throws(SceneStoreError) -> SaveSchedule.Action in
+        let action = try mutate { (state) throws(SceneStoreError) -> SaveSchedule.Action in
             guard try state.applyLocal(
                 key: key, value: value, sceneLimit: limits.maxSceneBytes, scene: id) else { return .none }
             return scheduling ? state.saves.edited(at: clock.now) : .none
         }
-        state.deliver(\.broadcast)
         perform(action)
     }
 }

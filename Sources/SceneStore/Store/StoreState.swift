@@ -45,13 +45,7 @@ struct StoreState: Sendable {
     private(set) var pending: [String: PendingEdit] = [:]
     private var nextSequence: UInt64 = 0
     /// The scene file as this store last read or wrote it.
-    private(set) var diskFile: SceneFile? {
-        didSet { diskChanges &+= 1 }
-    }
-    /// Counts every change of ``diskFile``: a reading that began at one
-    /// count may be applied only while the count is the same (see
-    /// ``adoptIfUnchanged(_:since:)``).
-    private(set) var diskChanges: UInt64 = 0
+    private(set) var diskFile: SceneFile?
     var disk: DiskVersion { diskFile?.version ?? .none }
     /// When to save next.
     var saves: SaveSchedule
@@ -140,20 +134,6 @@ struct StoreState: Sendable {
             lastExternalChange = (file?.writer.pid, ContinuousClock.now)
         }
         broadcast.enqueue(changes)
-    }
-
-    /// Adopts `file`, another process's save read outside the store's
-    /// queue, if nothing changed the store's view of the disk since the
-    /// reading began (`changes` was ``diskChanges`` then) and the store is
-    /// open: a reading that a discard, a save or another reload overtook
-    /// (the file it read may be gone, or older) is never applied.
-    /// - Returns: whether it was applied, or found to be a version already held.
-    mutating func adoptIfUnchanged(_ file: SceneFile, since changes: UInt64) -> Bool {
-        guard phase == .open, diskChanges == changes else { return false }
-        if disk.isOlder(than: file.version) {
-            adopt(file, origin: .external(writerPID: file.writer.pid))
-        }
-        return true
     }
 
     /// Takes `file` as the state the scene opens with: nothing changed, so

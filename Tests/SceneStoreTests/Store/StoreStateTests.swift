@@ -28,3 +28,104 @@ struct StoreStateTests {
         #expect(Set(state.pending.keys) == ["a", "b"])
     }
 }
+
+/// What a reading of the scene's document means: decided in one place,
+/// for every site (opening, a reload without the lock, under the lock).
+struct StoreStateReadingTests {
+    private static func file(generation: UInt64, incarnation: String = "a", _ values: [String: SceneValue]) -> SceneFile {
+        SceneFile(scene: "main", generation: generation, incarnation: incarnation,
+                  writer: WriterIdentity(pid: 1, token: "other"), values: values)
+    }
+
+    private static func opened(_ file: SceneFile) -> StoreState {
+        var state = StoreState(savePolicy: .onFlush)
+        _ = state.read(.file(file), at: .opening, writable: true)
+        return state
+    }
+
+    @Test func aNewerFileIsAdoptedAnOlderOneIsNot() {
+        var state = Self.opened(Self.file(generation: 3, ["k": .int(1)]))
+        #expect(state.values == ["k": .int(1)])
+        guard case .settled(let base) = state.read(.file(Self.file(generation: 2, ["k": .int(0)])), at: .withoutLock, writable: true) else {
+            Issue.record("an older file was not settled")
+            return
+        }
+        #expect(base?.generation == 2)
+        #expect(state.values == ["k": .int(1)], "an older version was applied")
+        _ = state.read(.file(Self.file(generation: 4, ["k": .int(2)])), at: .withoutLock, writable: true)
+        #expect(state.values == ["k": .int(2)])
+        #expect(state.disk.generation == 4)
+    }
+
+    @Test func aSkippedReadingSettlesOnTheFileHeld() {
+        var state = Self.opened(Self.file(generation: 3, ["k": .int(1)]))
+        guard case .settled(let base) = state.read(nil, at: .holdingLock, writable: true) else {
+            Issue.record("a skipped reading was not settled")
+            return
+        }
+        #expect(base?.generation == 3)
+        #expect(state.skipRule(.holdingLock)?(DiskVersion(incarnation: "a", generation: 3)) == true)
+        #expect(state.skipRule(.holdingLock)?(DiskVersion(incarnation: "a", generation: 2)) == false)
+        #expect(state.skipRule(.withoutLock)?(DiskVersion(incarnation: "a", generation: 2)) == true)
+        #expect(state.skipRule(.withoutLock)?(DiskVersion(incarnation: "b", generation: 1)) == false)
+        #expect(state.skipRule(.opening) == nil)
+    }
+
+    /// A missing file means nothing to a store that never had one; after
+    /// one, it is looked at under the lock, where a tombstone tells a
+    /// discard from a file that vanished.
+    @Test func aMissingFileIsADiscardOnlyWithATombstone() throws {
+        var fresh = StoreState(savePolicy: .onFlush)
+        guard case .settled(nil) = fresh.read(.missing, at: .withoutLock, writable: true) else {
+            Issue.record("a store without a file reconciled a missing one")
+            return
+        }
+        var state = Self.opened(Self.file(generation: 3, ["k": .int(1)]))
+        guard case .lookHoldingLock = state.read(.missing, at: .withoutLock, writable: true),
+              case .checkTombstone = state.read(.missing, at: .holdingLock, writable: true) else {
+            Issue.record("a missing file was not looked at under the lock")
+            return
+        }
+        var vanished = state
+        #expect(vanished.missing(tombstone: false) == .vanished)
+        #expect(Set(vanished.pending.keys) == ["k"], "values of a vanished file are written again")
+        #expect(vanished.disk == .none)
+
+        _ = try state.applyLocal(key: "later", value: .int(2), sceneLimit: 1 << 20, scene: SceneID("main"))
+        #expect(state.missing(tombstone: true) == .discarded)
+        #expect(state.values == ["later": .int(2)], "a discard by another process drops what was saved, keeps what was not")
+        #expect(state.disk == .none)
+
+        var readOnly = Self.opened(Self.file(generation: 3, ["k": .int(1)]))
+        guard case .settled = readOnly.read(.missing, at: .withoutLock, writable: false) else {
+            Issue.record("a read-only store took the lock")
+            return
+        }
+        #expect(readOnly.values == ["k": .int(1)])
+    }
+
+    @Test func aDamagedFileIsQuarantinedUnderTheLockOnly() throws {
+        var state = Self.opened(Self.file(generation: 3, ["k": .int(1)]))
+        guard case .lookHoldingLock = state.read(.damaged(.badChecksum), at: .withoutLock, writable: true),
+              case .quarantine(.badChecksum) = state.read(.damaged(.badChecksum), at: .holdingLock, writable: true),
+              case .leaveDamaged = state.read(.damaged(.badChecksum), at: .holdingLock, writable: false) else {
+            Issue.record("a damaged file was not handled as documented")
+            return
+        }
+        let recovery = SceneRecovery(scene: try SceneID("main"), reason: "bad checksum", quarantinedFile: "/q/main")
+        state.quarantined(recovery)
+        #expect(state.lastRecovery == recovery)
+        #expect(Set(state.pending.keys) == ["k"], "values are written again over the quarantined file")
+        #expect(state.values == ["k": .int(1)])
+    }
+
+    @Test(arguments: [ReadSite.opening, .withoutLock, .holdingLock])
+    func aNewerFormatIsRefusedEverywhere(site: ReadSite) {
+        var state = Self.opened(Self.file(generation: 3, ["k": .int(1)]))
+        guard case .refuse(version: 9) = state.read(.newerVersion(9), at: site, writable: true) else {
+            Issue.record("a newer format was not refused")
+            return
+        }
+        #expect(state.values == ["k": .int(1)])
+    }
+}

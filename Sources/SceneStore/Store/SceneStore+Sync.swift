@@ -1,0 +1,196 @@
+import Foundation
+import Logging
+
+/// Reading the scene's document: the store reads, ``StoreState`` decides
+/// what the reading means (``StoreState/read(_:at:writable:)``), the store
+/// carries out the verdict. Every path that reads (opening, a reload after
+/// a watcher's event, the read before a save, an update or a discard) goes
+/// through ``synchronize(_:in:)``.
+extension SceneStore {
+    /// Runs `body` on the state and then delivers what it enqueued, outside
+    /// the lock: no transition can forget to tell the streams.
+    @discardableResult
+    func mutate<Result, Failure: Error>(_ body: (inout StoreState) throws(Failure) -> Result) throws(Failure) -> Result {
+        defer { state.deliver(\.broadcast) }
+        return try state.withLock(body)
+    }
+
+    /// How a ``synchronize(_:in:)`` ended.
+    enum Synchronized {
+        /// Memory reflects the document; `base` is the document to save
+        /// over (`nil`: there is none).
+        case settled(base: SceneFile?)
+        /// The reading needs another look holding the lock.
+        case needsLock
+
+        var base: SceneFile? {
+            if case .settled(let base) = self { return base }
+            return nil
+        }
+    }
+
+    /// Reads the scene's document, lets the state decide what it means and
+    /// carries the decision out.
+    /// - Parameter transaction: the scene's lock, held by the caller; with
+    ///   one, the result is always ``Synchronized/settled(base:)``.
+    /// - Throws: ``SceneStoreError/unsupportedFormat(scene:version:path:)``
+    ///   for a document of a newer format (left as it is), or the storage's
+    ///   error.
+    func synchronize(_ site: ReadSite, in transaction: (any SceneStorageTransaction)?) throws(SceneStoreError) -> Synchronized {
+        let site = transaction == nil ? site : site.lockTaken
+        let (skip, keys) = state.withLock { ($0.skipRule(site), $0.diskFile?.values.count ?? 0) }
+        let stored: StoredDocument
+        if let transaction {
+            stored = try transaction.readBytes(skip: skip)
+        } else {
+            stored = try storage.readBytes(id, skip: skip)
+        }
+        let reading = SceneReadResult(stored, as: id, limits: storage.limits, expectedKeys: keys)
+        let writable = configuration.access == .readWrite
+        switch mutate({ $0.read(reading, at: site, writable: writable) }) {
+        case .settled(let base):
+            return .settled(base: base)
+        case .refuse(let version):
+            throw unsupported(version)
+        case .leaveDamaged(let problem):
+            logger.warning("damaged scene file left in place (read-only); the store keeps what it holds", metadata: [
+                "scene": "\(id)", "problem": "\(problem)",
+            ])
+            return .settled(base: nil)
+        case .lookHoldingLock, .checkTombstone, .quarantine:
+            guard let transaction else { return .needsLock }
+            return try resolveHoldingLock(reading, in: transaction)
+        }
+    }
+
+    /// The verdicts that act on the document, holding its lock.
+    private func resolveHoldingLock(
+        _ reading: SceneReadResult?, in transaction: any SceneStorageTransaction
+    ) throws(SceneStoreError) -> Synchronized {
+        guard let reading else { return .settled(base: nil) }
+        switch reading {
+        case .missing:
+            let tombstone = try transaction.hasTombstone()
+            if mutate({ $0.missing(tombstone: tombstone) }) == .vanished {
+                logger.warning("scene file vanished without a discard; writing it again from memory", metadata: [
+                    "scene": "\(id)",
+                ])
+            }
+        case .damaged(let problem):
+            let recovery = try quarantine(problem, in: transaction)
+            mutate { $0.quarantined(recovery) }
+        case .file, .newerVersion:
+            break  // settled or refused by the state already
+        }
+        return .settled(base: nil)
+    }
+
+    func unsupported(_ version: Int) -> SceneStoreError {
+        .unsupportedFormat(scene: id.rawValue, version: version, path: storage.location(of: id))
+    }
+
+    /// Moves the damaged document to quarantine (the lock held). A
+    /// quarantine folder that is not a real directory (a symlink) is never
+    /// followed: the damaged file stays and the error is thrown and logged.
+    private func quarantine(
+        _ problem: SceneFile.Problem, in transaction: any SceneStorageTransaction
+    ) throws(SceneStoreError) -> SceneRecovery {
+        let reason: String
+        switch problem {
+        case .malformed: reason = "malformed"
+        case .badChecksum: reason = "bad-checksum"
+        case .newerVersion: reason = "newer-version"
+        }
+        let destination: String
+        do throws(SceneStoreError) {
+            destination = try transaction.quarantine(reason: reason)
+        } catch {
+            logger.error("damaged scene file could not be moved to quarantine; left in place", metadata: [
+                "scene": "\(id)", "problem": "\(problem)", "error": "\(error)",
+            ])
+            throw error
+        }
+        logger.warning("damaged scene file moved to quarantine", metadata: [
+            "scene": "\(id)", "problem": "\(problem)", "quarantined": "\(destination)",
+        ])
+        return SceneRecovery(scene: id, reason: "\(problem)", quarantinedFile: destination)
+    }
+
+    // MARK: Opening and reloading
+
+    /// Loads the scene on open, on ``io``. Cleans leftovers of crashed
+    /// writers when `cleanLeftovers`; a damaged file is moved to quarantine
+    /// and the scene starts empty (other processes that hold the scene
+    /// write it again from their memory).
+    func load(cleanLeftovers: Bool) throws(SceneStoreError) {
+        if cleanLeftovers {
+            try storage.transaction(id) { (transaction) throws(SceneStoreError) in transaction.removeLeftovers() }
+        }
+        if case .needsLock = try synchronize(.opening, in: nil) {
+            _ = try storage.transaction(id) { (transaction) throws(SceneStoreError) in
+                try synchronize(.opening, in: transaction)
+            }
+        }
+    }
+
+    /// The watcher's "this scene may have changed", on its thread: a small
+    /// scene on a local storage is read right here when the store's
+    /// executor is idle (the reading is then applied before any other work
+    /// of the store can run); anything else, or anything that needs the
+    /// lock, is re-read on the store's queue.
+    func sceneMayHaveChanged() {
+        if storage.readsAreLocal, state.withLock({ $0.phase == .open && $0.byteCount <= Self.inlineReloadBytes }) {
+            var settled = false
+            let ran = io.runIfIdle {
+                if case .settled? = try? synchronize(.withoutLock, in: nil) { settled = true }
+            }
+            if settled { return }
+            // Busy: most often with this store's own save, whose rename the
+            // watcher reports before the save ends. The save records what
+            // it wrote; a reload would only find it so.
+            if !ran, case .bytes(let data)? = try? storage.readBytes(id, skip: nil),
+               SceneFile.peekHeader(data)?.writerToken == writer.token {
+                return
+            }
+        }
+        scheduleReload()
+    }
+
+    /// The largest scene (in value bytes) re-read on the watcher's thread.
+    static let inlineReloadBytes = 64 * 1024
+
+    /// Re-reads the scene soon, on ``io`` (coalescing repeated calls).
+    func scheduleReload() {
+        let enqueue = state.withLock { state -> Bool in
+            guard state.phase == .open, !state.reloadQueued else { return false }
+            state.reloadQueued = true
+            return true
+        }
+        if enqueue { io.async { self.reloadNow() } }
+    }
+
+    /// Applies what another process wrote: reads without the lock (a
+    /// document is replaced whole), skips versions memory already reflects
+    /// (this store's own saves). A missing or damaged document is looked at
+    /// again under the lock, where it cannot be half-way through another
+    /// process's quarantine, and whatever memory holds that the document
+    /// lost is written again before the lock is let go: no other process
+    /// sees the scene missing in between.
+    func reloadNow() {
+        guard state.withLock({ state -> Bool in
+            state.reloadQueued = false
+            return state.phase == .open
+        }) else { return }
+        do throws(SceneStoreError) {
+            guard case .needsLock = try synchronize(.withoutLock, in: nil) else { return }
+            let written = try storage.transaction(id) { (transaction) throws(SceneStoreError) -> SavedWrite? in
+                try writePending(over: synchronize(.holdingLock, in: transaction).base, in: transaction)
+            }
+            record(written)
+        } catch {
+            logger.warning("reload failed", metadata: ["scene": "\(id)", "error": "\(error)"])
+            // What a recovery marked for writing is never left unscheduled.
+            requestSave()
+        }
+    }
+}
