@@ -151,7 +151,7 @@ package struct KeyArgument: ParsableArguments {
 /// Checks that the scene has a file, for commands that only read it.
 package func requireScene(_ id: SceneID, in registry: SceneRegistry) throws {
     guard try registry.sceneIDs().contains(id) else {
-        throw noScene(id, in: registry.location)
+        throw noScene(id, in: registry.location.description)
     }
 }
 

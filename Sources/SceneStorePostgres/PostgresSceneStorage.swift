@@ -31,6 +31,8 @@ import SceneStore
 package final class PostgresSceneStorage: SceneStorage {
     /// The database URL without its password.
     package let location: String
+
+    package var sceneLocation: SceneLocation { .database(location) }
     package let limits: SceneRegistry.Limits
     /// Whose scenes these are: rows and the notification channel are per app.
     package let app: String
@@ -44,10 +46,6 @@ package final class PostgresSceneStorage: SceneStorage {
     let database: PostgresLocation
     /// The app's `LISTEN`/`NOTIFY` channel.
     let channel: String
-    /// Documents larger than this are damaged without being fetched, as
-    /// ``SceneDirectory`` judges files: the largest scene the limits
-    /// allow, with the worst encoding overhead.
-    let maxDocumentBytes: Int
 
     /// A storage for the scenes of `app` in the database at `url`. Does not
     /// connect yet: the first call does, and creates the schema if needed.
@@ -81,7 +79,6 @@ package final class PostgresSceneStorage: SceneStorage {
         self.requestTimeout = requestTimeout
         self.logger = logger
         self.channel = PostgresNames.channel(app: app)
-        self.maxDocumentBytes = limits.maxSceneBytes.multipliedReportingOverflow(by: 24).partialValue + (64 << 10)
         self.pool = PostgresConnectionPool(location: database, timeout: requestTimeout, logger: logger)
     }
 
@@ -121,7 +118,7 @@ package final class PostgresSceneStorage: SceneStorage {
 
     /// Header and document are fetched at once up to this size; a larger
     /// document only once its header's version is not to be skipped.
-    private static let wholeReadBytes: Int32 = 64 * 1024
+    private static let wholeReadBytes = Int32(StoredDocument.wholeReadBytes)
 
     /// The scene's document as `session` sees it (inside a transaction or
     /// not). The version is taken from the document itself when it was
@@ -138,13 +135,8 @@ package final class PostgresSceneStorage: SceneStorage {
             as: (Int64?, String?, Int32, Data?).self
         )
         guard let (generation, incarnation, size, small) = rows.first else { return .missing }
-        guard size <= maxDocumentBytes else {
-            return .notADocument("\(size) bytes, larger than any scene the limits allow (\(maxDocumentBytes))")
-        }
-        if let small {
-            if let skip, let version = SceneFile.peekVersion(small), skip(version) { return .skipped }
-            return .bytes(small)
-        }
+        if let tooLarge = StoredDocument.tooLarge(size: Int(size), limits: limits) { return tooLarge }
+        if let small { return StoredDocument(small, skip: skip, limits: limits) }
         if let skip, let generation, let incarnation, let generation = UInt64(exactly: generation),
            skip(DiskVersion(incarnation: incarnation, generation: generation)) {
             return .skipped

@@ -33,8 +33,7 @@ extension SceneRegistry {
         let storage = try PostgresSceneStorage(
             url: url, app: appID, limits: configuration.limits, lockTimeout: configuration.lockTimeout,
             logger: configuration.logger)
-        let root = URL(string: storage.location) ?? URL(fileURLWithPath: "/")
-        self.init(storage: storage, root: root, configuration: configuration)
+        self.init(storage: storage, configuration: configuration)
     }
 }
 #endif

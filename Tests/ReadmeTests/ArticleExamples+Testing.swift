@@ -77,4 +77,15 @@ import Testing
         #expect(change.origin != .local)
         await fixture.tearDown()
     }
+
+    // Without a disk
+    @Test func tabSurvivesRelaunchInMemory() async throws {
+        let scenes = InMemoryScenes()
+        let first = scenes.registry()
+        try first.store(for: "main").set(2, forKey: "tab")
+        try await first.close()
+        let relaunched = scenes.registry()
+        #expect(try relaunched.store(for: "main").value(forKey: "tab", default: 0) == 2)
+        try await relaunched.close()
+    }
 }

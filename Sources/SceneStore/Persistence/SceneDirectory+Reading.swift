@@ -31,9 +31,7 @@ extension SceneDirectory {
         guard info.st_mode & S_IFMT == S_IFREG else {
             return .notADocument("not a regular file")
         }
-        guard info.st_size <= maxFileBytes else {
-            return .notADocument("\(info.st_size) bytes, larger than any scene the limits allow (\(maxFileBytes))")
-        }
+        if let tooLarge = StoredDocument.tooLarge(size: Int(info.st_size), limits: limits) { return tooLarge }
         // The file is never written in place (saves rename a new one over
         // it), so its size now is its size: read exactly that, straight
         // into the result. A small file is read in one call; a large one
@@ -41,23 +39,19 @@ extension SceneDirectory {
         let size = Int(info.st_size)
         var data = Data(count: size)
         var filled = 0
-        if let skip, size > Self.wholeReadBytes {
+        if let skip, size > StoredDocument.wholeReadBytes {
             filled = try read(fd, path: path, into: &data, from: 0, upTo: Self.headerBytes)
             if let version = SceneFile.peekVersion(data.prefix(filled)), skip(version) { return .skipped }
         }
         filled = try read(fd, path: path, into: &data, from: filled, upTo: size)
         if filled < size { data.removeSubrange(filled...) }  // shrunk meanwhile: damage, judged by the parser
-        if let skip, size <= Self.wholeReadBytes, let version = SceneFile.peekVersion(data), skip(version) {
-            return .skipped
-        }
+        // A small file's header rules are those of every storage.
+        if size <= StoredDocument.wholeReadBytes { return StoredDocument(data, skip: skip, limits: limits) }
         return .bytes(data)
     }
 
     /// More than any header ``SceneFile/encoded()`` writes.
     private static let headerBytes = 1024
-    /// Files up to this size are read in one step even when only their
-    /// header may be needed.
-    static let wholeReadBytes = 64 * 1024
 
     /// Fills `data[offset..<limit]` from `fd`, stopping early at its end.
     /// - Returns: the offset up to which `data` now holds the file.

@@ -4,6 +4,8 @@ import Logging
 /// The file root as a ``SceneStorage``: the scene's `flock` is the
 /// transaction's lock, and each write is an atomic, durable rename.
 extension SceneDirectory: SceneStorage {
+    var sceneLocation: SceneLocation { .directory(root) }
+
     var location: String { rootPath }
 
     var readsAreLocal: Bool { true }

@@ -33,10 +33,6 @@ struct SceneDirectory: Sendable {
     let rootPath: String
     /// What a loaded file must respect, like a `set`.
     let limits: SceneRegistry.Limits
-    /// Files larger than this are damaged without being read: the largest
-    /// scene the limits allow, with the worst JSON overhead (control
-    /// characters escaped as `\u00XX`, one-byte keys of booleans).
-    let maxFileBytes: Int
     /// How long a save waits for another process's lock.
     let lockTimeout: Duration
     /// What ``lockTimeout`` is measured on.
@@ -49,7 +45,6 @@ struct SceneDirectory: Sendable {
         self.root = root
         self.rootPath = root.path
         self.limits = limits
-        self.maxFileBytes = limits.maxSceneBytes.multipliedReportingOverflow(by: 24).partialValue + (64 << 10)
         self.lockTimeout = lockTimeout
         self.clock = clock
     }

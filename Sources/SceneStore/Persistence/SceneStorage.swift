@@ -29,9 +29,8 @@ import Logging
 /// * Everything may be called from any thread; calls block (the store
 ///   makes them on its own queue, never on a caller's thread).
 package protocol SceneStorage: Sendable {
-    /// Where the scenes are, for messages and logs: a path, or a database
-    /// URL without its password.
-    var location: String { get }
+    /// Where the scenes are.
+    var sceneLocation: SceneLocation { get }
 
     /// Where scene `id` is, for messages: its file, or its row.
     func location(of id: SceneID) -> String
@@ -112,6 +111,47 @@ package enum StoredDocument: Sendable {
     case skipped
 }
 
+extension StoredDocument {
+    /// The rules every storage applies to what it reads, in one place: a
+    /// document larger than any scene `limits` allow is damage, read no
+    /// further; a header naming a version `skip` accepts is skipped.
+    /// - Parameter document: the whole document (`nil`: there is none).
+    package init(_ document: Data?, skip: ((DiskVersion) -> Bool)?, limits: SceneRegistry.Limits) {
+        guard let document else {
+            self = .missing
+            return
+        }
+        if let tooLarge = Self.tooLarge(size: document.count, limits: limits) {
+            self = tooLarge
+        } else if let skip, let version = SceneFile.peekVersion(document), skip(version) {
+            self = .skipped
+        } else {
+            self = .bytes(document)
+        }
+    }
+
+    /// Damage, when a document of `size` bytes is larger than any scene
+    /// `limits` allow (the largest scene with the worst JSON overhead:
+    /// control characters escaped as `\u00XX`, one-byte keys of booleans);
+    /// `nil` when it may be read.
+    package static func tooLarge(size: Int, limits: SceneRegistry.Limits) -> StoredDocument? {
+        let limit = limits.maxDocumentBytes
+        guard size > limit else { return nil }
+        return .notADocument("\(size) bytes, larger than any scene the limits allow (\(limit))")
+    }
+
+    /// Documents up to this size are read whole even when only their header
+    /// may be needed; a larger one header first.
+    package static let wholeReadBytes = 64 * 1024
+}
+
+extension SceneRegistry.Limits {
+    /// The largest stored document a scene within these limits can take.
+    package var maxDocumentBytes: Int {
+        maxSceneBytes.multipliedReportingOverflow(by: 24).partialValue + (64 << 10)
+    }
+}
+
 /// What a ``SceneStorage`` watcher reports.
 package enum SceneStorageEvent: Sendable, Equatable {
     /// Another writer may have changed scene `id`: re-read it.
@@ -131,6 +171,10 @@ package protocol SceneStorageWatch: Sendable {
 }
 
 extension SceneStorage {
+    /// Where the scenes are, for messages and logs: a path, or a database
+    /// URL without its password.
+    package var location: String { sceneLocation.description }
+
     package func location(of id: SceneID) -> String { "\(location), scene \(id.rawValue)" }
 
     package func release() {}

@@ -14,10 +14,6 @@ import Logging
 /// it and reloads what the others write; saves merge under a lock so no
 /// write is lost. Call ``close()`` before exiting to flush.
 public final class SceneRegistry: Sendable {
-    /// The directory holding one file per scene; for a registry whose
-    /// scenes live elsewhere (a database), where they are, as a URL
-    /// without a password.
-    public let root: URL
     public let configuration: Configuration
 
     private let storage: any SceneStorage
@@ -54,15 +50,14 @@ public final class SceneRegistry: Sendable {
         let clock = SceneClock(configuration.clock)
         let directory = SceneDirectory(
             root: root, limits: configuration.limits, lockTimeout: configuration.lockTimeout, clock: clock)
-        self.init(storage: directory, root: root, configuration: configuration, clock: clock)
+        self.init(storage: directory, configuration: configuration, clock: clock)
     }
 
     /// Opens a registry whose scenes live in `storage` (see
-    /// ``SceneStorage``); `root` names it.
+    /// ``SceneStorage``).
     /// - Parameter clock: `configuration.clock` as the storage reads it,
     ///   when it does; wrapped anew otherwise.
-    package init(storage: any SceneStorage, root: URL, configuration: Configuration, clock: SceneClock? = nil) {
-        self.root = root
+    package init(storage: any SceneStorage, configuration: Configuration, clock: SceneClock? = nil) {
         self.clock = clock ?? SceneClock(configuration.clock)
         self.configuration = configuration
         self.storage = storage
@@ -100,9 +95,17 @@ public final class SceneRegistry: Sendable {
             .appendingPathComponent("scenes", isDirectory: true)
     }
 
-    /// Where the scenes are, for people: the root's path, or the
-    /// database's URL without its password.
-    public var location: String { storage.location }
+    /// Where the scenes are: a directory, a database (its URL without the
+    /// password) or memory. Its description is for people.
+    public var location: SceneLocation { storage.sceneLocation }
+
+    /// The directory holding one file per scene; for scenes kept
+    /// elsewhere, their ``location`` as a URL.
+    @available(*, deprecated, message: "use location, which also tells a database or memory from a directory")
+    public var root: URL {
+        if case .directory(let url) = location { return url }
+        return URL(string: location.description) ?? URL(fileURLWithPath: "/")
+    }
 
     /// The watcher in use (`nil` if none could start, or it stopped and
     /// nothing took over: changes by other processes are then merged only
@@ -119,24 +122,37 @@ public final class SceneRegistry: Sendable {
     ///   written by a newer SceneStore (left untouched), or an I/O error.
     ///   A damaged file is not an error: it is moved to `quarantine/`, the
     ///   scene starts empty and ``SceneStore/lastRecovery`` says so.
+    ///
+    /// The first call for an id reads the scene on the calling thread
+    /// (waiting, at most the lock timeout, for another process's lock when
+    /// the document must be looked at under it); calls for the same id made
+    /// meanwhile wait for that one reading and share its result: a scene is
+    /// never loaded twice.
     public func store(for id: SceneID) throws -> SceneStore {
-        let (existing, hasLeftovers) = try state.withLock { (state) throws(SceneStoreError) in
+        let (store, created, hasLeftovers) = try state.withLock { (state) throws(SceneStoreError) in
             guard !state.closed else { throw .closed(scene: nil) }
-            return (state.stores[id], state.leftovers.remove(id) != nil)
+            if let existing = state.stores[id] { return (existing, false, false) }
+            let store = SceneStore(
+                id: id, storage: storage, configuration: configuration, clock: clock, writer: writer,
+                watcherKind: { [weak self] in self?.watcherKind })
+            state.stores[id] = store
+            return (store, true, state.leftovers.remove(id) != nil)
         }
-        if let existing { return existing }
-        let opened = SceneStore(
-            id: id, storage: storage, configuration: configuration, clock: clock, writer: writer,
-            watcherKind: { [weak self] in self?.watcherKind })
-        try opened.io.sync { () throws in try opened.load(cleanLeftovers: hasLeftovers) }
-        let store = try state.withLock { (state) throws(SceneStoreError) -> SceneStore in
-            guard !state.closed else { throw .closed(scene: nil) }
-            if let raced = state.stores[id] { return raced }
-            state.stores[id] = opened
-            return opened
+        guard created else {
+            try store.awaitLoad()
+            return store
         }
-        // Events that arrived between the load and the registration were
-        // not routed to this store: read once more (usually a no-op).
+        do {
+            try store.io.sync { () throws in try store.load(cleanLeftovers: hasLeftovers) }
+        } catch {
+            // The next call tries again with a store of its own.
+            state.withLock { state in
+                if state.stores[id] === store { state.stores[id] = nil }
+            }
+            throw error
+        }
+        // Events that arrived while it loaded were not applied: read once
+        // more (usually a no-op).
         store.scheduleReload()
         return store
     }

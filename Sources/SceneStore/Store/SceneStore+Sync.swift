@@ -123,14 +123,28 @@ extension SceneStore {
     /// and the scene starts empty (other processes that hold the scene
     /// write it again from their memory).
     func load(cleanLeftovers: Bool) throws(SceneStoreError) {
-        if cleanLeftovers {
-            try storage.transaction(id) { (transaction) throws(SceneStoreError) in transaction.removeLeftovers() }
-        }
-        if case .needsLock = try synchronize(.opening, in: nil) {
-            _ = try storage.transaction(id) { (transaction) throws(SceneStoreError) in
-                try synchronize(.opening, in: transaction)
+        do throws(SceneStoreError) {
+            if cleanLeftovers {
+                try storage.transaction(id) { (transaction) throws(SceneStoreError) in transaction.removeLeftovers() }
             }
+            if case .needsLock = try synchronize(.opening, in: nil) {
+                _ = try storage.transaction(id) { (transaction) throws(SceneStoreError) in
+                    try synchronize(.opening, in: transaction)
+                }
+            }
+        } catch {
+            mutate { $0.loaded(failure: error) }
+            throw error
         }
+        mutate { $0.loaded(failure: nil) }
+    }
+
+    /// For a caller that found the store registered by another: returns
+    /// once its load has ended (on ``io``, after it), throwing what the
+    /// load threw.
+    func awaitLoad() throws(SceneStoreError) {
+        let failure = io.sync { state.withLock { $0.loadFailure } }
+        if let failure { throw failure }
     }
 
     /// The watcher's "this scene may have changed", on its thread: a small

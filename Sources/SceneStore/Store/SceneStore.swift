@@ -49,7 +49,7 @@ public final class SceneStore: Sendable {
         self.configuration = configuration
         self.clock = clock
         self.writer = writer
-        self.state = Locked(StoreState(savePolicy: configuration.savePolicy))
+        self.state = Locked(StoreState(savePolicy: configuration.savePolicy, phase: .loading))
         self.io = StoreExecutor(label: "SceneStore.io.\(id.rawValue)")
         self.watcherKindProvider = watcherKind
     }

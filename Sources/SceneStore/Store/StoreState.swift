@@ -30,13 +30,16 @@ struct PendingEdit: Sendable {
 /// store delivers them and does I/O after releasing the lock.
 struct StoreState: Sendable {
     enum Phase: Sendable {
+        /// Registered, its scene still being read: ``SceneRegistry`` hands
+        /// it out only once it is open.
+        case loading
         case open
         /// `close()` began: sets throw, but what was set before still saves.
         case closing
         case closed
     }
 
-    var phase = Phase.open
+    var phase: Phase
     /// Whether saves may still run: until the close that flushed is done.
     var acceptsSaves: Bool { phase != .closed }
     /// What readers see: the last known disk state with pending edits on top.
@@ -53,6 +56,8 @@ struct StoreState: Sendable {
     var updates: [QueuedUpdate] = []
     var reloadQueued = false
     var lastRecovery: SceneRecovery?
+    /// Why loading failed: given to every caller that waited for it.
+    var loadFailure: SceneStoreError?
     /// The error of the failing save, while saves fail.
     var lastSaveError: SceneStoreError?
     /// How many background saves in a row failed (for the retry pause).
@@ -60,8 +65,21 @@ struct StoreState: Sendable {
     var lastExternalChange: (pid: Int32?, at: ContinuousClock.Instant)?
     var broadcast = Broadcast()
 
-    init(savePolicy: SceneRegistry.SavePolicy) {
+    init(savePolicy: SceneRegistry.SavePolicy, phase: Phase = .open) {
         saves = SaveSchedule(policy: savePolicy)
+        self.phase = phase
+    }
+
+    /// Loading ended: the store opens, or closes with `failure` for every
+    /// caller that waited for it.
+    mutating func loaded(failure: SceneStoreError?) {
+        guard phase == .loading else { return }
+        if let failure {
+            loadFailure = failure
+            close()
+        } else {
+            phase = .open
+        }
     }
 
     static func cost(key: String, value: SceneValue?) -> Int {

@@ -35,7 +35,7 @@ import Testing
         try await store.flush()
         var info = stat()
         #expect(stat(fixture.root.appendingPathComponent("main.json").path, &info) == 0)
-        #expect((Int(info.st_size) > SceneDirectory.wholeReadBytes) == (keys > 1000))
+        #expect((Int(info.st_size) > StoredDocument.wholeReadBytes) == (keys > 1000))
 
         let values = store.values(forKey: "key 0", default: "")
         let other = try fixture.otherRegistry().store(for: "main")

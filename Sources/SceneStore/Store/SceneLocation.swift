@@ -1,0 +1,21 @@
+import Foundation
+
+/// Where a registry's scenes live.
+public enum SceneLocation: Sendable, Hashable, CustomStringConvertible {
+    /// A directory holding one file per scene.
+    case directory(URL)
+    /// A database, named by its URL without a password.
+    case database(String)
+    /// Memory shared by the registries of one process (SceneStoreTesting's
+    /// `InMemoryScenes`), named.
+    case memory(String)
+
+    /// A path, a database URL without its password, or `memory:<name>`.
+    public var description: String {
+        switch self {
+        case .directory(let url): url.path
+        case .database(let url): url
+        case .memory(let name): "memory:\(name)"
+        }
+    }
+}
