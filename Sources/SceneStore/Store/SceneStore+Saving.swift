@@ -30,41 +30,31 @@ extension SceneStore {
     /// lock, read, apply pending sets and removes, write generation + 1
     /// atomically, unlock. Runs on ``io``.
     func saveNow(queued: Bool = false) throws(SceneStoreError) {
-        let wanted = state.withLock { state -> Bool in
-            guard state.acceptsSaves, !state.pending.isEmpty else {
-                if queued { state.saves.queuedSaveSkipped() }
-                return false
-            }
-            state.saves.saveStarted()
-            return true
-        }
-        guard wanted else { return }
+        guard state.withLock({ $0.beginSave(queued: queued) }) else { return }
+        var failure: SceneStoreError?
         do throws(SceneStoreError) {
             let written = try storage.transaction(id) { (transaction) throws(SceneStoreError) in
                 try saveHoldingLock(transaction)
             }
             record(written)
         } catch {
-            reportSaveFailure(error)
-            saveEnded()
-            throw error
+            failure = error
         }
-        reportSaveSuccess()
-        saveEnded()
+        let now = clock.now
+        let (next, report) = mutate { $0.saveEnded(at: now, failure: failure) }
+        log(report, failure)
+        perform(next)
+        if let failure { throw failure }
     }
 
-    /// Tells the schedule that the save ended, and queues the next one if
-    /// edits are left.
-    private func saveEnded() {
-        let now = clock.now
-        let action = state.withLock { state in
-            var retryable = true
-            if case .unsupportedFormat? = state.lastSaveError { retryable = false }  // retrying cannot help
-            return state.saves.saveEnded(
-                at: now, pendingLeft: state.acceptsSaves && !state.pending.isEmpty,
-                failures: state.failedSaves, retryable: retryable)
+    private func log(_ report: StoreState.SaveReport, _ failure: SceneStoreError?) {
+        let metadata: Logger.Metadata = ["scene": "\(id)", "error": "\(failure.map { "\($0)" } ?? "")"]
+        switch report {
+        case .none: break
+        case .failed: logger.warning("save failed; the values stay in memory and are retried", metadata: metadata)
+        case .failedAgain: logger.debug("save failed again", metadata: metadata)
+        case .recovered: logger.info("saving works again", metadata: ["scene": "\(id)"])
         }
-        perform(action)
     }
 
     /// The save itself, inside the caller's transaction.
@@ -79,31 +69,18 @@ extension SceneStore {
     ///   (then the write is durable: a database commits only at the end),
     ///   or `nil` when there was nothing to write.
     func writePending(over base: SceneFile?, in transaction: any SceneStorageTransaction) throws(SceneStoreError) -> SavedWrite? {
-        // Taken after reading the file: a recovery there marks every value pending.
-        let edits = state.withLock { $0.pending }
-        guard !edits.isEmpty else { return nil }
-        // Edits the disk already holds (a set equal to a value this store
-        // showed, which was current after all) need no new version.
-        guard edits.contains(where: { key, edit in base?.values[key] != edit.value }) else {
+        // Planned after reading the document: a recovery there marks every value pending.
+        switch try state.withLock({ (state) throws(SceneStoreError) in try state.plan(over: base, scene: id, writer: writer) }) {
+        case .nothing:
+            return nil
+        case .confirm(let edits):
             return SavedWrite(edits: edits, file: nil, base: base)
+        case .write(let edits, let file):
+            let bytes = encoder.withLock { $0.encode(file, over: base, edited: edits.keys) }
+            try transaction.write(bytes)
+            if base == nil { try transaction.removeTombstone() }
+            return SavedWrite(edits: edits, file: file, base: base)
         }
-        var values = base?.values ?? [:]
-        for (key, edit) in edits {
-            values[key] = edit.value
-        }
-        let generation = base?.generation ?? 0
-        guard generation < SceneFile.maxGeneration else { throw .generationExhausted(scene: id.rawValue) }
-        let file = SceneFile(
-            scene: id.rawValue,
-            generation: generation + 1,
-            incarnation: base?.incarnation ?? randomToken(),
-            writer: writer,
-            values: values
-        )
-        let bytes = encoder.withLock { $0.encode(file, over: base, edited: edits.keys) }
-        try transaction.write(bytes)
-        if base == nil { try transaction.removeTombstone() }
-        return SavedWrite(edits: edits, file: file, base: base)
     }
 
     /// Memory catches up with a write its transaction made durable.
@@ -119,35 +96,7 @@ extension SceneStore {
 
     /// Schedules a save as the policy says, unless one is scheduled already.
     func requestSave() {
-        let action = state.withLock { state -> SaveSchedule.Action in
-            guard state.acceptsSaves, !state.pending.isEmpty else { return .none }
-            return state.saves.edited(at: clock.now)
-        }
-        perform(action)
-    }
-
-    private func reportSaveFailure(_ error: SceneStoreError) {
-        let first = mutate { state -> Bool in
-            state.failedSaves += 1
-            let first = state.lastSaveError != error
-            state.lastSaveError = error
-            if first { state.broadcast.enqueue([.saveFailed(error)]) }
-            return first
-        }
-        let metadata: Logger.Metadata = ["scene": "\(id)", "error": "\(error)"]
-        if first {
-            logger.warning("save failed; the values stay in memory and are retried", metadata: metadata)
-        } else {
-            logger.debug("save failed again", metadata: metadata)
-        }
-    }
-
-    private func reportSaveSuccess() {
-        let recovered = state.withLock { state -> Bool in
-            defer { state.lastSaveError = nil; state.failedSaves = 0 }
-            return state.lastSaveError != nil
-        }
-        if recovered { logger.info("saving works again", metadata: ["scene": "\(id)"]) }
+        perform(state.withLock { $0.saveRequested(at: clock.now) })
     }
 
     /// Returns once every value set before the call is durable on disk.

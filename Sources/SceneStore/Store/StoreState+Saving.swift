@@ -1,0 +1,95 @@
+/// Saving, decided without I/O: whether a save runs, what it writes over
+/// the document it read, and what follows when it ended. The store does
+/// the writing (``SceneStore/saveNow(queued:)``).
+extension StoreState {
+    /// What a save writes over the document it read.
+    enum WritePlan {
+        /// Nothing is pending.
+        case nothing
+        /// The document already holds every pending edit (a set equal to a
+        /// value this store showed, which was current after all): no new
+        /// version; the edits are cleared once the transaction ended.
+        case confirm([String: PendingEdit])
+        /// A new version: `file`, holding `edits` over the document read.
+        case write([String: PendingEdit], SceneFile)
+    }
+
+    /// How a save's outcome is reported (logged by the store).
+    enum SaveReport: Equatable {
+        case none
+        /// The first failure with this error: a ``SceneEvent/saveFailed(_:)``
+        /// was enqueued.
+        case failed
+        /// The same error once more.
+        case failedAgain
+        /// A save succeeded after failures.
+        case recovered
+    }
+
+    /// A save is about to run: `queued` by the schedule, else a flush's.
+    /// - Returns: `false` when there is nothing to save (closed, or
+    ///   nothing pending: a flush got there first).
+    mutating func beginSave(queued: Bool) -> Bool {
+        guard acceptsSaves, !pending.isEmpty else {
+            if queued { saves.queuedSaveSkipped() }
+            return false
+        }
+        saves.saveStarted()
+        return true
+    }
+
+    /// The pending edits merged, key by key, over `base` (the document as
+    /// it is, read holding the lock; `nil`: none, a new incarnation begins).
+    /// - Throws: ``SceneStoreError/generationExhausted(scene:)``.
+    func plan(over base: SceneFile?, scene: SceneID, writer: WriterIdentity) throws(SceneStoreError) -> WritePlan {
+        guard !pending.isEmpty else { return .nothing }
+        guard pending.contains(where: { key, edit in base?.values[key] != edit.value }) else {
+            return .confirm(pending)
+        }
+        var values = base?.values ?? [:]
+        for (key, edit) in pending {
+            values[key] = edit.value
+        }
+        let generation = base?.generation ?? 0
+        guard generation < SceneFile.maxGeneration else { throw .generationExhausted(scene: scene.rawValue) }
+        return .write(pending, SceneFile(
+            scene: scene.rawValue,
+            generation: generation + 1,
+            incarnation: base?.incarnation ?? randomToken(),
+            writer: writer,
+            values: values
+        ))
+    }
+
+    /// A save ended at `now`, failing with `failure` or not: the failure is
+    /// recorded (and reported once per error), and the next save is
+    /// scheduled if edits are left: after the window, or after a back-off
+    /// that grows with the failures in a row; never for a newer format,
+    /// which retrying cannot fix.
+    mutating func saveEnded(at now: SaveSchedule.Instant, failure: SceneStoreError?) -> (SaveSchedule.Action, SaveReport) {
+        let report: SaveReport
+        if let failure {
+            failedSaves += 1
+            report = lastSaveError == failure ? .failedAgain : .failed
+            lastSaveError = failure
+            if report == .failed { broadcast.enqueue([.saveFailed(failure)]) }
+        } else {
+            report = lastSaveError == nil ? .none : .recovered
+            lastSaveError = nil
+            failedSaves = 0
+        }
+        var retryable = true
+        if case .unsupportedFormat? = lastSaveError { retryable = false }
+        let next = saves.saveEnded(
+            at: now, pendingLeft: acceptsSaves && !pending.isEmpty, failures: failedSaves, retryable: retryable)
+        return (next, report)
+    }
+
+    /// Something left edits pending outside a save (a failed update, a
+    /// discard that kept edits, a failed reload): a save is scheduled as the
+    /// policy says, unless one is already.
+    mutating func saveRequested(at now: @autoclosure () -> SaveSchedule.Instant) -> SaveSchedule.Action {
+        guard acceptsSaves, !pending.isEmpty else { return .none }
+        return saves.edited(at: now())
+    }
+}

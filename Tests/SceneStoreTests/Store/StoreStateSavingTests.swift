@@ -1,0 +1,102 @@
+@testable import SceneStore
+import Testing
+
+/// Saving decided by the store's state alone: no disk, no threads, no clock
+/// but made-up instants.
+struct StoreStateSavingTests {
+    private let main: SceneID
+    private let me = WriterIdentity(pid: 1, token: "me")
+
+    init() throws {
+        main = try SceneID("main")
+    }
+
+    private func begin(_ state: inout StoreState, queued: Bool) -> Bool {
+        state.beginSave(queued: queued)
+    }
+
+    private func base(generation: UInt64, _ values: [String: SceneValue]) -> SceneFile {
+        SceneFile(scene: "main", generation: generation, incarnation: "inc",
+                  writer: WriterIdentity(pid: 2, token: "other"), values: values)
+    }
+
+    @Test func aSaveWritesThePendingEditsOverTheDocumentRead() throws {
+        var state = StoreState(savePolicy: .onFlush)
+        guard case .nothing = try state.plan(over: nil, scene: main, writer: me) else {
+            Issue.record("nothing pending, yet a plan")
+            return
+        }
+        _ = try state.applyLocal(key: "mine", value: .int(1), sceneLimit: 1 << 20, scene: main)
+        _ = try state.applyLocal(key: "gone", value: nil, sceneLimit: 1 << 20, scene: main)
+        let read = base(generation: 7, ["theirs": .string("kept"), "gone": .bool(true)])
+        guard case .write(let edits, let file) = try state.plan(over: read, scene: main, writer: me) else {
+            Issue.record("no write planned")
+            return
+        }
+        #expect(Set(edits.keys) == ["mine", "gone"])
+        #expect(file.values == ["theirs": .string("kept"), "mine": .int(1)])
+        #expect(file.generation == 8)
+        #expect(file.incarnation == "inc")
+        #expect(file.writer == me)
+
+        guard case .write(_, let fresh) = try state.plan(over: nil, scene: main, writer: me) else {
+            Issue.record("no write planned over nothing")
+            return
+        }
+        #expect(fresh.generation == 1)
+        #expect(fresh.incarnation != "inc", "a scene written anew begins a new incarnation")
+    }
+
+    /// A set equal to what the document holds needs no new version, but is
+    /// still checked against the document, never against the store's view.
+    @Test func editsTheDocumentHoldsAlreadyAreConfirmedNotWritten() throws {
+        var state = StoreState(savePolicy: .onFlush)
+        _ = try state.applyLocal(key: "k", value: .string("a"), sceneLimit: 1 << 20, scene: main)
+        guard case .confirm(let edits) = try state.plan(over: base(generation: 3, ["k": .string("a")]), scene: main, writer: me) else {
+            Issue.record("an edit the document holds was written again")
+            return
+        }
+        #expect(Set(edits.keys) == ["k"])
+    }
+
+    @Test func theLastGenerationIsNeverPassed() throws {
+        var state = StoreState(savePolicy: .onFlush)
+        _ = try state.applyLocal(key: "k", value: .int(1), sceneLimit: 1 << 20, scene: main)
+        #expect(throws: SceneStoreError.generationExhausted(scene: "main")) {
+            try state.plan(over: base(generation: SceneFile.maxGeneration, [:]), scene: main, writer: me)
+        }
+    }
+
+    /// Failures are reported once per error and retried after 1 s, 2 s ...;
+    /// a success after them says so and resets the back-off.
+    @Test func failuresAreReportedOnceAndRetriedWithAGrowingPause() throws {
+        var state = StoreState(savePolicy: .writeThrough)
+        _ = try state.applyLocal(key: "k", value: .int(1), sceneLimit: 1 << 20, scene: main)
+        let full = SceneStoreError.io(syscall: "write", path: "/x", errno: 28)
+        #expect(begin(&state, queued: false))
+        let first = state.saveEnded(at: .seconds(10), failure: full)
+        #expect(first.0 == .save(at: .seconds(11)))
+        #expect(first.1 == .failed)
+        #expect(state.lastSaveError == full)
+        #expect(begin(&state, queued: true))
+        let second = state.saveEnded(at: .seconds(11), failure: full)
+        #expect(second.0 == .save(at: .seconds(13)))
+        #expect(second.1 == .failedAgain)
+        #expect(begin(&state, queued: true))
+        let recovered = state.saveEnded(at: .seconds(13), failure: nil)
+        #expect(recovered.1 == .recovered)
+        #expect(state.lastSaveError == nil)
+        #expect(state.failedSaves == 0)
+    }
+
+    /// A document of a newer format cannot be saved over by retrying.
+    @Test func aNewerFormatIsNotRetried() throws {
+        var state = StoreState(savePolicy: .writeThrough)
+        _ = try state.applyLocal(key: "k", value: .int(1), sceneLimit: 1 << 20, scene: main)
+        #expect(begin(&state, queued: false))
+        let (next, report) = state.saveEnded(
+            at: .seconds(1), failure: .unsupportedFormat(scene: "main", version: 9, path: "/x"))
+        #expect(next == .none)
+        #expect(report == .failed)
+    }
+}
