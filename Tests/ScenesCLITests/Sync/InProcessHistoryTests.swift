@@ -1,0 +1,138 @@
+import Foundation
+@testable import SceneStore
+import SceneStoreTesting
+import Testing
+
+/// The history check in one process, where each client is a registry of
+/// its own: on memory (SceneStoreTesting's `InMemoryScenes`), where it runs
+/// in a second, and on the file root. Clients run random sets (half of
+/// them of a value seen before), removes, updates, discards, reopens and
+/// crashes (a set left unflushed, then the registry dropped as `kill -9`
+/// would) on three keys of one scene (one client watching nothing, so its
+/// view goes stale), each operation stamped when it began
+/// and when it returned. After each phase the stored state must be
+/// explained by the history (`HistoryCheck`), an observer must show it,
+/// and the observer's generations only grow within an incarnation.
+///
+/// `SCENESTORE_HISTORY_PHASES` and `SCENESTORE_HISTORY_OPERATIONS` make a
+/// long run.
+@Suite(.timeLimit(.minutes(5)))
+struct InProcessHistoryTests {
+    enum Medium: String, Sendable, CustomTestStringConvertible {
+        case memory, files
+        var testDescription: String { rawValue }
+    }
+
+    static let phases = ProcessInfo.processInfo.environment["SCENESTORE_HISTORY_PHASES"].flatMap(Int.init) ?? 250
+    static let operations = ProcessInfo.processInfo.environment["SCENESTORE_HISTORY_OPERATIONS"].flatMap(Int.init) ?? 10
+    static let clients = 3
+
+    @Test(arguments: [Medium.memory, .files])
+    func everyStoredStateIsExplainedByTheHistory(_ medium: Medium) async throws {
+        let memory = InMemoryScenes()
+        let fixture = try SceneStoreFixture()
+        let open: @Sendable (SceneRegistry.Configuration) throws -> SceneRegistry = { configuration in
+            medium == .memory
+                ? SceneRegistry(inMemory: memory, configuration: configuration)
+                : try SceneRegistry(root: fixture.root, configuration: configuration)
+        }
+        let observer = try open(.init(savePolicy: .onFlush, watcher: .automatic))
+        let watched = try observer.store(for: "h")
+        let regressions = Locked<[String]>([])
+        let monitor = CrossProcessSync.HistoryTests.monitorGenerations(of: watched, into: regressions)
+
+        var history: [HistoryOperation] = []
+        for phase in 0..<Self.phases {
+            history += try await withThrowingTaskGroup(of: [HistoryOperation].self) { group in
+                for client in 0..<Self.clients {
+                    let name = "p\(phase)c\(client)"
+                    // The first client watches nothing (a one-shot tool): its
+                    // view goes stale until it saves.
+                    group.addTask { try await Self.run(client: name, watching: client != 0, open: open) }
+                }
+                return try await group.reduce(into: []) { $0 += $1 }
+            }
+            let reader = try open(.init(watcher: .none, access: .readOnly))
+            let stored = CrossProcessSync.HistoryTests.view(of: try reader.store(for: "h"))
+            reader.abandon()
+            let violations = HistoryCheck.violations(stored: stored, keys: CrossProcessSync.HistoryTests.keys, history: history)
+            #expect(violations.isEmpty, "\(medium), phase \(phase): \(violations.joined(separator: "\n"))")
+            let seen = await CrossProcessSync.HistoryTests.converge(watched, to: stored)
+            #expect(seen == stored, "\(medium), phase \(phase): the observer shows \(seen), the scene holds \(stored)")
+        }
+        monitor.cancel()
+        #expect(regressions.withLock { $0 }.isEmpty, "\(regressions.withLock { $0 })")
+        let acknowledged = history.filter { $0.end != nil }.count
+        print("history in one process, \(medium): \(history.count) operations (\(acknowledged) acknowledged); every stored state explained")
+        try await observer.close()
+        await fixture.tearDown()
+    }
+
+    /// One client's operations; what each wrote, and when it began and returned.
+    static func run(
+        client: String, watching: Bool, open: @Sendable (SceneRegistry.Configuration) throws -> SceneRegistry
+    ) async throws -> [HistoryOperation] {
+        let configuration = SceneRegistry.Configuration(
+            savePolicy: .onFlush, watcher: watching ? .automatic : FileWatcherPreference.none)
+        var registry = try open(configuration)
+        var store = try registry.store(for: "h")
+        var operations: [HistoryOperation] = []
+        var written: [String: [String]] = [:]
+        for index in 1...Self.operations {
+            let key = CrossProcessSync.HistoryTests.keys.randomElement() ?? "k0"
+            let roll = Int.random(in: 0..<100)
+            let value = "\(client).\(index)"
+            let begin = Self.now()
+            var kind: HistoryOperation.Kind
+            var acknowledged = true
+            do {
+                switch roll {
+                case 0..<4:
+                    kind = .discard
+                    try await registry.discard("h")
+                case 4..<9:
+                    kind = .reopen
+                    try await registry.close()
+                    registry = try open(configuration)
+                    store = try registry.store(for: "h")
+                case 9..<13:
+                    // A set the process dies before saving: it may be lost.
+                    kind = .set(key: key, value: value)
+                    try store.set(value, forKey: key)
+                    registry.abandon()
+                    acknowledged = false
+                    registry = try open(configuration)
+                    store = try registry.store(for: "h")
+                case 13..<60:
+                    let again = Bool.random()
+                        ? (store.value(forKey: key, as: String.self) ?? written[key]?.randomElement())
+                        : nil
+                    let chosen = again ?? value
+                    kind = .set(key: key, value: chosen)
+                    try store.set(chosen, forKey: key)
+                    try await store.flush()
+                case 60..<80:
+                    kind = .remove(key: key)
+                    store.removeValue(forKey: key)
+                    try await store.flush()
+                default:
+                    kind = .update(key: key, value: value)
+                    _ = try await store.update(forKey: key, default: "") { _ in value }
+                }
+            } catch {
+                Issue.record("\(client)#\(index): \(error)")
+                continue
+            }
+            if case .set(let key, let chosen) = kind { written[key, default: []].append(chosen) }
+            operations.append(HistoryOperation(
+                client: client, index: index, kind: kind, begin: begin, end: acknowledged ? Self.now() : nil))
+            if Bool.random() { await Task.yield() }
+        }
+        try await registry.close()
+        return operations
+    }
+
+    static func now() -> Int {
+        Int(DispatchTime.now().uptimeNanoseconds)
+    }
+}
