@@ -141,7 +141,6 @@ let package = Package(
             dependencies: [
                 "SceneNavigation",
                 "SceneStoreTesting",
-                "scenes",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]

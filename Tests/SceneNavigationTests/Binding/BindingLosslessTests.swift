@@ -58,22 +58,24 @@ struct BindingLosslessTests {
         await fixture.tearDown()
     }
 
-    @Test @MainActor func aPathTheScenesBinaryWroteKeepsTheElementThisProcessCannotRead() async throws {
+    @Test @MainActor func aPathAnotherWriterWroteKeepsTheElementThisOneCannotRead() async throws {
         let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .writeThrough))
         let store = try fixture.registry.store(for: "main")
         let model = RecordingModel()
         let bound = PathBinding(store: store, key: key, codec: .scenePath(types: intOnlyTypes)).bind(\.path, on: model)
 
-        // The other process is the real `scenes` binary.
-        let written = try encodedPath([1, "kept?"]).base64EncodedString()
-        #expect(try await runScenes(["set", "--scene", "main", key, "--data-base64", written], root: fixture.root) == 0)
+        // Another writer, meeting this one only through the disk, as
+        // another process would (real processes: ScenesCLITests).
+        let other = try fixture.otherRegistry().store(for: "main")
+        try other.set(try encodedPath([1, "kept?"]), forKey: key)
+        try await other.flush()
         #expect(await model.wait { $0 == scenePath([1]) })
         model.path.append(2)
         #expect(await arrival(of: scenePath([1, "kept?", 2]), in: store))
         try await store.flush()
 
-        let printed = try await runScenesOutput(["get", "--scene", "main", key], root: fixture.root)
-        let data = try #require(Data(base64Encoded: printed.trimmingCharacters(in: .whitespacesAndNewlines)))
+        let reader = try fixture.otherRegistry(configuration: .init(watcher: .none, access: .readOnly))
+        let data = try #require(try reader.store(for: "main").value(forKey: key, as: Data.self))
         #expect(try ScenePath.restore(from: data, types: testTypes, policy: .strict).path == scenePath([1, "kept?", 2]))
         bound.stop()
         await fixture.tearDown()
@@ -229,30 +231,4 @@ extension BindingLosslessTests {
         #expect(store.value(forKey: "numbers", as: Data.self) == Data("1,2".utf8))
         await fixture.tearDown()
     }
-}
-
-/// Runs the built `scenes` binary and returns what it printed on stdout.
-func runScenesOutput(_ arguments: [String], root: URL, input: String? = nil) async throws -> String {
-    try await blockingWork { try runScenesOutputBlocking(arguments, root: root, input: input) }
-}
-
-private func runScenesOutputBlocking(_ arguments: [String], root: URL, input: String?) throws -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/proc/self/exe")
-        .resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("scenes")
-    process.arguments = arguments
-    var environment = ProcessInfo.processInfo.environment
-    environment["SCENES_ROOT"] = root.path
-    process.environment = environment
-    let output = Pipe()
-    let stdin = Pipe()
-    process.standardOutput = output
-    process.standardInput = stdin
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
-    try stdin.fileHandleForWriting.close()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return String(decoding: data, as: UTF8.self)
 }

@@ -73,15 +73,16 @@ import Testing
         let mine = binding(store)
         let arrivals = mine.externalChanges(empty: ScenePath())
 
-        // The other process is the real `scenes` binary writing the encoded path.
+        // Another writer, meeting this one only through the disk, as
+        // another process would (real processes: ScenesCLITests).
         let pushed = {
             var path = samplePath()
             path.append("pushed elsewhere")
             return path
         }()
-        let encoded = try pushed.encoded(types: testTypes).base64EncodedString()
-        let result = try await runScenes(["set", "--scene", "main", "mixed.path", "--data-base64", encoded], root: fixture.root)
-        #expect(result == 0)
+        let other = try fixture.otherRegistry().store(for: "main")
+        try other.set(try pushed.encoded(types: testTypes), forKey: "mixed.path")
+        try await other.flush()
 
         let arrived = await arrivals.first { $0.path == pushed }
         #expect(arrived?.path == pushed)
@@ -140,24 +141,4 @@ final class NavigationModel {
             }
         }
     }
-}
-
-/// Runs the built `scenes` binary (next to the test bundle) and returns its status.
-func runScenes(_ arguments: [String], root: URL) async throws -> Int32 {
-    try await blockingWork { try runScenesBlocking(arguments, root: root) }
-}
-
-private func runScenesBlocking(_ arguments: [String], root: URL) throws -> Int32 {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/proc/self/exe")
-        .resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("scenes")
-    process.arguments = arguments
-    var environment = ProcessInfo.processInfo.environment
-    environment["SCENES_ROOT"] = root.path
-    process.environment = environment
-    process.standardOutput = FileHandle.nullDevice
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    process.waitUntilExit()
-    return process.terminationStatus
 }

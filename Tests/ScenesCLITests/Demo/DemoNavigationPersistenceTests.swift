@@ -16,11 +16,11 @@ struct DemoNavigationPersistenceTests {
         path.append(Date(timeIntervalSinceReferenceDate: 0))
         path.append(2)
         let written = try path.encoded(types: newer).base64EncodedString()
-        #expect(try await runScenes(["set", "--scene", "main", "mixed.path", "--data-base64", written], root: fixture.root) == 0)
+        #expect(try await scenes(["set", "--scene", "main", "mixed.path", "--data-base64", written], root: fixture.root).status == 0)
 
-        _ = try await runScenesOutput(["run", "--scene", "main", "--headless"], root: fixture.root, input: "push 3\nquit\n")
+        _ = try await scenes(["run", "--scene", "main", "--headless"], root: fixture.root, stdin: "push 3\nquit\n")
 
-        let printed = try await runScenesOutput(["get", "--scene", "main", "mixed.path"], root: fixture.root)
+        let printed = try await scenes(["get", "--scene", "main", "mixed.path"], root: fixture.root).stdout
         let data = try #require(Data(base64Encoded: printed.trimmingCharacters(in: .whitespacesAndNewlines)))
         var expected = path
         expected.append(3)
