@@ -19,11 +19,7 @@ extension SceneStore {
                 }
                 try transaction.removeScene()
             }
-            let kept = self.mutate { state -> Bool in
-                state.discard(origin: .local, editsUpTo: editsUpTo)
-                return !state.pending.isEmpty
-            }
-            if kept { self.requestSave() }
+            self.perform(self.mutate { $0.discardedHere(editsUpTo: editsUpTo, at: self.clock.now) })
         }
     }
 

@@ -90,10 +90,10 @@ extension StoreState {
     /// The answer to ``ReadVerdict/checkTombstone``: a tombstone means
     /// another process discarded the scene (this store's incarnation, or a
     /// later one it never saw); edits not yet saved are kept (see
-    /// ``discard(origin:editsUpTo:)``).
+    /// ``discardedElsewhere()``).
     mutating func missing(tombstone: Bool) -> MissingFile {
         if tombstone {
-            discard(origin: .external(writerPID: nil))
+            discardedElsewhere()
             return .discarded
         }
         markAllPending()

@@ -212,15 +212,27 @@ struct StoreState: Sendable {
     /// drops the edits up to it, not the ones made while it runs.
     var lastEdit: UInt64 { nextSequence }
 
-    /// Empties the scene after a discard and enqueues a `.discarded` event;
-    /// streams go on. A local discard drops the pending edits made before
-    /// it was called (`editsUpTo`), not those made while it ran. A discard
-    /// by another process keeps them all: it cannot tell whether they came
-    /// before or after it, and dropping a later edit would lose an
-    /// acknowledged write. Kept sets are enqueued again as changes after
-    /// the discard, and are saved as a new scene.
-    mutating func discard(origin: SceneChangeOrigin, editsUpTo: UInt64? = nil) {
-        if let editsUpTo { pending = pending.filter { $0.value.sequence > editsUpTo } }
+    /// This store's discard is done: the pending edits made before it was
+    /// called (up to `editsUpTo`, ``lastEdit`` then) are dropped, not those
+    /// made while it ran, which are saved as a new scene.
+    /// - Returns: the save to schedule for the kept edits.
+    mutating func discardedHere(editsUpTo: UInt64, at now: @autoclosure () -> SaveSchedule.Instant) -> SaveSchedule.Action {
+        pending = pending.filter { $0.value.sequence > editsUpTo }
+        empty(origin: .local)
+        return saveRequested(at: now())
+    }
+
+    /// Another process discarded the scene: every pending edit is kept (it
+    /// cannot be told whether it came before or after the discard, and
+    /// dropping a later one would lose an acknowledged write) and saved as
+    /// a new scene by the save already scheduled for it.
+    mutating func discardedElsewhere() {
+        empty(origin: .external(writerPID: nil))
+    }
+
+    /// Empties the scene but for the pending sets, and enqueues a
+    /// `.discarded` event, then the kept sets again as changes; streams go on.
+    private mutating func empty(origin: SceneChangeOrigin) {
         let kept = pending.compactMap { key, edit in edit.value.map { (key, $0) } }.sorted { $0.0 < $1.0 }
         values = Dictionary(uniqueKeysWithValues: kept)
         byteCount = kept.reduce(0) { $0 + Self.cost(key: $1.0, value: $1.1) }

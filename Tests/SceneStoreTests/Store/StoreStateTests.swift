@@ -3,6 +3,21 @@ import Testing
 
 /// The store's state alone: no disk, no threads.
 struct StoreStateTests {
+    private func discard(_ state: inout StoreState, editsUpTo: UInt64) -> SaveSchedule.Action {
+        state.discardedHere(editsUpTo: editsUpTo, at: .zero)
+    }
+
+    /// What a local discard kept is scheduled for saving, as the policy says.
+    @Test func aLocalDiscardSchedulesTheSaveOfWhatItKept() throws {
+        let main = try SceneID("main")
+        var state = StoreState(savePolicy: .writeThrough)
+        let calledAt = state.lastEdit
+        _ = try state.applyLocal(key: "during", value: .int(2), sceneLimit: 1 << 20, scene: main)
+        #expect(discard(&state, editsUpTo: calledAt) == .saveNow)
+        var empty = StoreState(savePolicy: .writeThrough)
+        #expect(discard(&empty, editsUpTo: empty.lastEdit) == .none, "nothing kept, nothing to save")
+    }
+
     /// A local discard drops the edits made before it was called, not one
     /// made while it waited for the lock: that one is kept, shown and saved.
     @Test func aLocalDiscardKeepsTheEditsMadeAfterItWasCalled() throws {
@@ -11,7 +26,7 @@ struct StoreStateTests {
         _ = try state.applyLocal(key: "before", value: .int(1), sceneLimit: 1 << 20, scene: main)
         let calledAt = state.lastEdit
         _ = try state.applyLocal(key: "during", value: .int(2), sceneLimit: 1 << 20, scene: main)
-        state.discard(origin: .local, editsUpTo: calledAt)
+        #expect(discard(&state, editsUpTo: calledAt) == .none, "on-flush: nothing scheduled")
         #expect(state.values == ["during": .int(2)])
         #expect(Set(state.pending.keys) == ["during"])
     }
@@ -23,7 +38,7 @@ struct StoreStateTests {
         var state = StoreState(savePolicy: .onFlush)
         _ = try state.applyLocal(key: "a", value: .int(1), sceneLimit: 1 << 20, scene: main)
         _ = try state.applyLocal(key: "b", value: .int(2), sceneLimit: 1 << 20, scene: main)
-        state.discard(origin: .external(writerPID: nil))
+        state.discardedElsewhere()
         #expect(state.values == ["a": .int(1), "b": .int(2)])
         #expect(Set(state.pending.keys) == ["a", "b"])
     }
