@@ -116,11 +116,23 @@ let package = Package(
             ],
             path: "Demo/scenes-lab"
         ),
+        // What the multi-process tests of SceneStoreTests and ScenesCLITests
+        // share: launching and reading processes, the history and torture
+        // checkers, the storages a test runs on.
+        .target(
+            name: "MultiProcessSupport",
+            dependencies: ["SceneStore", "SceneStoreTesting", "SceneStorePostgres"],
+            path: "Tests/MultiProcessSupport"
+        ),
         .testTarget(
             name: "SceneStoreTests",
             dependencies: [
                 "SceneStore",
                 "SceneStoreTesting",
+                "SceneStorePostgres",
+                "MultiProcessSupport",
+                // The child processes of the multi-process tests.
+                "scenes-lab",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -153,7 +165,7 @@ let package = Package(
             name: "ScenesCLITests",
             dependencies: [
                 "SceneStore", "SceneNavigation", "SceneStoreTesting", "scenes", "scenes-lab",
-                "SceneStorePostgres",
+                "SceneStorePostgres", "MultiProcessSupport",
             ]
         ),
 

@@ -1,5 +1,6 @@
 import Foundation
 import SceneStoreTesting
+import MultiProcessSupport
 import Testing
 
 @Suite(.timeLimit(.minutes(2)))

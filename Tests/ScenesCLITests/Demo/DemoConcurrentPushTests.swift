@@ -1,5 +1,6 @@
 import Foundation
 import SceneStoreTesting
+import MultiProcessSupport
 import Testing
 
 /// Two demo windows on one scene pushing onto the same stack at the same

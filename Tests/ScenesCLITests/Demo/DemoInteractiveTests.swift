@@ -1,5 +1,6 @@
 import Foundation
 import SceneStoreTesting
+import MultiProcessSupport
 import Testing
 
 /// Drives the full-screen `scenes run` inside tmux.

@@ -1,4 +1,5 @@
 import Foundation
+import MultiProcessSupport
 
 /// One JSON state line of `scenes run` in headless mode, decoded.
 struct DemoLine: Decodable, Equatable, Sendable {

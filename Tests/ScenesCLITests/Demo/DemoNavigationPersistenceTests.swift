@@ -1,6 +1,7 @@
 import Foundation
 import SceneNavigation
 import SceneStoreTesting
+import MultiProcessSupport
 import Testing
 
 /// The demo keeps its stacks losslessly: an element another (newer) demo

@@ -1,4 +1,5 @@
 import Foundation
+import MultiProcessSupport
 
 /// A shell in a detached tmux session on a private server (its own `-L`
 /// socket), for driving the interactive `scenes run` as a user would.

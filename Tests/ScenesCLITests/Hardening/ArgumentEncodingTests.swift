@@ -1,6 +1,7 @@
 import Foundation
 import SceneStore
 import SceneStoreTesting
+import MultiProcessSupport
 import Testing
 
 /// Arguments that are not UTF-8 are refused (64) before anything is

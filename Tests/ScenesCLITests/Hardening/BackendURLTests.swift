@@ -1,6 +1,7 @@
 #if Postgres
 import Foundation
 import SceneStoreTesting
+import MultiProcessSupport
 import Testing
 
 /// `--backend URL`: no message shows a password, wherever the URL carries

@@ -1,5 +1,6 @@
 import Foundation
 import SceneStoreTesting
+import MultiProcessSupport
 import Testing
 
 /// `--lock-timeout`: a stopped lock holder makes `scenes set` give up,

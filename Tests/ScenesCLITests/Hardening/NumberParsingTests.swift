@@ -1,6 +1,7 @@
 import Foundation
 import SceneStore
 import SceneStoreTesting
+import MultiProcessSupport
 import Testing
 
 /// `set --int` and `--double` take JSON's number syntax and nothing a

@@ -1,5 +1,6 @@
 import Foundation
 import SceneStoreTesting
+import MultiProcessSupport
 import Testing
 
 /// `get`, `show` and `list` only read: they create nothing. No one-shot

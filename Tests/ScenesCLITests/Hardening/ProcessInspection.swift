@@ -3,6 +3,7 @@ import SceneStore
 import SceneStoreTesting
 #if canImport(Glibc)
 import Glibc
+import MultiProcessSupport
 #endif
 
 /// A `scenes` process caught while its registry is open, looked at through
@@ -197,19 +198,6 @@ final class LockHolder {
     }
 
     deinit { release() }
-}
-
-/// glibc's pipe2(2), which the Glibc module leaves out (it needs _GNU_SOURCE).
-@_silgen_name("pipe2")
-private func systemPipe2(_ fds: UnsafeMutablePointer<Int32>, _ flags: Int32) -> Int32
-
-/// A pipe whose two descriptors are close-on-exec from the start, so that
-/// no other child spawned meanwhile (tests run in parallel) inherits them:
-/// closing the test's end really closes the pipe.
-func cloexecPipe() throws -> (read: FileHandle, write: FileHandle) {
-    var fds: [Int32] = [-1, -1]
-    guard systemPipe2(&fds, O_CLOEXEC) == 0 else { throw LockHolderFailure(description: "pipe2: errno \(errno)") }
-    return (FileHandle(fileDescriptor: fds[0], closeOnDealloc: true), FileHandle(fileDescriptor: fds[1], closeOnDealloc: true))
 }
 
 struct LockHolderFailure: Error, CustomStringConvertible {

@@ -1,6 +1,7 @@
 import Foundation
 import SceneStore
 import SceneStoreTesting
+import MultiProcessSupport
 import Testing
 
 /// A stored key or value cannot rewrite the reader's terminal: plain

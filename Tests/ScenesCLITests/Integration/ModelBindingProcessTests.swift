@@ -2,6 +2,7 @@ import Foundation
 import Observation
 import SceneStore
 import SceneStoreTesting
+import MultiProcessSupport
 import Testing
 
 @Observable @MainActor final class EditorModel {

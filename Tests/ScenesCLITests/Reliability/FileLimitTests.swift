@@ -1,6 +1,7 @@
 import Foundation
 import SceneStore
 import SceneStoreTesting
+import MultiProcessSupport
 import Testing
 
 /// No file descriptor left (EMFILE), in a `scenes` process of its own so

@@ -2,6 +2,7 @@ import Foundation
 import SceneNavigation
 import SceneStore
 import SceneStoreTesting
+import MultiProcessSupport
 import Testing
 
 extension CrossProcessSync {

@@ -3,6 +3,7 @@ import SceneStore
 #if Postgres
 import SceneStorePostgres
 #endif
+import MultiProcessSupport
 import SceneStoreTesting
 import Testing
 
@@ -11,70 +12,11 @@ import Testing
 /// Each test gets a fresh root or a fresh database.
 @Suite(.serialized, .timeLimit(.minutes(4)))
 struct StorageContractTests {
-    enum Backend: String, Sendable, CustomTestStringConvertible {
-        case files, postgres
-        var testDescription: String { rawValue }
+    typealias Backend = StorageBackend
+    typealias Place = StoragePlace
 
-        /// The database only where the package was built with the Postgres
-        /// trait (`swift test --traits Postgres`, as the README says).
-        static var allCases: [Backend] {
-            #if Postgres
-            [.files, .postgres]
-            #else
-            [.files]
-            #endif
-        }
-    }
-
-    /// Where one test's scenes live, for processes (`arguments`) and for
-    /// a registry in the test process.
-    struct Place {
-        let fixture: SceneStoreFixture
-        let databaseURL: String?
-
-        /// `--backend URL` for a database; files go by `$SCENES_ROOT`.
-        var arguments: [String] { databaseURL.map { ["--backend", $0] } ?? [] }
-
-        /// Runs 4 `scenes-lab` processes at once, each with `arguments(index)`
-        /// on this place, and waits for each to succeed.
-        func runWriters(_ arguments: (Int) -> [String]) async throws {
-            let writers = try (0..<4).map { writer in
-                try RunningScenes(arguments(writer) + self.arguments, root: fixture.root, program: .lab)
-            }
-            for writer in writers {
-                #expect(await writer.exitStatus(within: .seconds(150)) == 0)
-            }
-        }
-
-        func registry(_ configuration: SceneRegistry.Configuration = .init()) throws -> SceneRegistry {
-            #if Postgres
-            if let databaseURL { return try SceneRegistry(postgres: databaseURL, appID: "scenes", configuration: configuration) }
-            #endif
-            return try SceneRegistry(root: fixture.root, configuration: configuration)
-        }
-    }
-
-    /// The suite's server, started on first use (the suite's tests run
-    /// one at a time) and left to the end of the test process.
-    private static let server = Locked<TemporaryPostgresServer?>(nil)
-
-    func place(_ backend: Backend) async throws -> Place {
-        let fixture = try SceneStoreFixture()
-        switch backend {
-        case .files:
-            return Place(fixture: fixture, databaseURL: nil)
-        case .postgres:
-            try #require(TemporaryPostgresServer.isAvailable, "PostgreSQL is not installed (.ci/deps --test installs it)")
-            let server = try await blockingWork {
-                try Self.server.withLock { server in
-                    if let server { return server }
-                    let started = try TemporaryPostgresServer.start()
-                    server = started
-                    return started
-                }
-            }
-            return Place(fixture: fixture, databaseURL: try await blockingWork { try server.createDatabase() })
-        }
+    func place(_ backend: Backend) async throws -> StoragePlace {
+        try await StoragePlace.make(backend)
     }
 
     @Test(arguments: Backend.allCases)
@@ -215,3 +157,16 @@ struct DatabaseLocationTests {
     }
 }
 #endif
+
+extension StoragePlace {
+    /// Runs 4 `scenes-lab` processes at once, each with `arguments(index)`
+    /// on this place, and waits for each to succeed.
+    func runWriters(_ arguments: (Int) -> [String]) async throws {
+        let writers = try (0..<4).map { writer in
+            try RunningScenes(arguments(writer) + self.arguments, root: fixture.root, program: .lab)
+        }
+        for writer in writers {
+            #expect(await writer.exitStatus(within: .seconds(150)) == 0)
+        }
+    }
+}

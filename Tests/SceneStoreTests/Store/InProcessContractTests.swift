@@ -1,6 +1,7 @@
 import Foundation
 import SceneStore
 import SceneStoreTesting
+import MultiProcessSupport
 import Testing
 
 /// The storage contract in one process, where registries stand in for
@@ -35,13 +36,13 @@ struct InProcessContractTests {
             case .memory:
                 return SceneRegistry(inMemory: memory, configuration: configuration)
             case .files, .postgres:
-                return try StorageContractTests.Place(fixture: fixture, databaseURL: databaseURL).registry(configuration)
+                return try StoragePlace(fixture: fixture, databaseURL: databaseURL).registry(configuration)
             }
         }
     }
 
     func place(_ medium: Medium) async throws -> Place {
-        let shared = try await StorageContractTests().place(medium == .postgres ? .postgres : .files)
+        let shared = try await StoragePlace.make(medium == .postgres ? .postgres : .files)
         return Place(medium: medium, fixture: shared.fixture, databaseURL: shared.databaseURL)
     }
 

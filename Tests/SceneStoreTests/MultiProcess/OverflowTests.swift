@@ -1,12 +1,13 @@
 import Foundation
 import SceneStore
 import SceneStoreTesting
+import MultiProcessSupport
 import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
 
-extension CrossProcessSync {
+extension MultiProcess {
     /// More events than the kernel queues (`IN_Q_OVERFLOW`): every open
     /// scene of the process that missed them still ends equal to the disk.
     @Suite struct OverflowTests {

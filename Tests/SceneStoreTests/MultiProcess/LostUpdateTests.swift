@@ -1,9 +1,10 @@
 import Foundation
 import SceneStore
 import SceneStoreTesting
+import MultiProcessSupport
 import Testing
 
-extension CrossProcessSync {
+extension MultiProcess {
     /// No lost updates: saves merge under the scene lock, and every process
     /// converges to what is on disk.
     @Suite struct LostUpdateTests {

@@ -4,15 +4,15 @@ import SceneStoreTesting
 
 /// The built `scenes` executable, next to the test bundle (the test target
 /// depends on it, so `swift test` builds it first).
-let scenesExecutable: URL = URL(fileURLWithPath: "/proc/self/exe")
+package let scenesExecutable: URL = URL(fileURLWithPath: "/proc/self/exe")
     .resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("scenes")
 
 /// The `scenes-lab` executable (benchmarks, probes, stress and torture
 /// writers), built next to `scenes`.
-let scenesLabExecutable: URL = scenesExecutable.deletingLastPathComponent().appendingPathComponent("scenes-lab")
+package let scenesLabExecutable: URL = scenesExecutable.deletingLastPathComponent().appendingPathComponent("scenes-lab")
 
 /// Which executable a test launches.
-enum ScenesProgram: Sendable {
+package enum ScenesProgram: Sendable {
     /// The user-facing CLI and demo.
     case scenes
     /// Benchmarks, probes and load writers.
@@ -22,7 +22,7 @@ enum ScenesProgram: Sendable {
     /// made with `printf '\377'`).
     case shell
 
-    var url: URL {
+    package var url: URL {
         switch self {
         case .scenes: scenesExecutable
         case .lab: scenesLabExecutable
@@ -32,15 +32,15 @@ enum ScenesProgram: Sendable {
 }
 
 /// What a finished `scenes` run printed.
-struct ScenesResult: Sendable {
-    let status: Int32
-    let stdout: String
-    let stderr: String
+package struct ScenesResult: Sendable {
+    package let status: Int32
+    package let stdout: String
+    package let stderr: String
 }
 
 /// A `scenes` process (not started yet) with `SCENES_ROOT` set to `root`,
 /// and `environment` added to the test's own.
-func scenesProcess(
+package func scenesProcess(
     _ arguments: [String], root: URL, program: ScenesProgram = .scenes, environment extra: [String: String] = [:]
 ) -> Process {
     let process = Process()
@@ -59,7 +59,7 @@ func scenesProcess(
 /// holding one of the few threads (or the main actor) that every test
 /// shares.
 @discardableResult
-func scenes(
+package func scenes(
     _ arguments: [String], root: URL, stdin: String? = nil, program: ScenesProgram = .scenes,
     workingDirectory: URL? = nil, environment: [String: String] = [:]
 ) async throws -> ScenesResult {
@@ -114,16 +114,16 @@ private func scenesBlocking(
 }
 
 /// A `scenes` process left running: its stdout arrives as a stream of lines.
-final class RunningScenes: Sendable {
-    let process: Process
-    let lines: AsyncStream<String>
+package final class RunningScenes: Sendable {
+    package let process: Process
+    package let lines: AsyncStream<String>
     private let input: FileHandle
     /// Kept for the life of the process: it closes its descriptor when freed.
     private let output: FileHandle
     /// Where the process's stderr goes (removed with this object).
     private let errorFile: String
 
-    init(_ arguments: [String], root: URL, program: ScenesProgram = .scenes) throws {
+    package init(_ arguments: [String], root: URL, program: ScenesProgram = .scenes) throws {
         let process = scenesProcess(arguments, root: root, program: program)
         let out = try cloexecPipe()
         let inputPipe = try cloexecPipe()
@@ -166,28 +166,28 @@ final class RunningScenes: Sendable {
     }
 
     /// What the process wrote to stderr so far: for failure messages.
-    var errorOutput: String {
+    package var errorOutput: String {
         (try? String(contentsOfFile: errorFile, encoding: .utf8)) ?? ""
     }
 
     /// Sends one line to the process's stdin.
-    func send(_ line: String) {
+    package func send(_ line: String) {
         input.write(Data((line + "\n").utf8))
     }
 
     /// Closes the process's stdin (commands that wait for its end then finish).
-    func closeInput() {
+    package func closeInput() {
         try? input.close()
     }
 
-    func kill(_ signal: Int32 = SIGKILL) {
+    package func kill(_ signal: Int32 = SIGKILL) {
         Foundation.kill(process.processIdentifier, signal)
     }
 
     /// Waits for exit on a thread of its own: not on a global dispatch
     /// queue, whose few threads are the ones Swift's concurrency runs
     /// every test's tasks on.
-    func exitStatus() async -> Int32 {
+    package func exitStatus() async -> Int32 {
         await withCheckedContinuation { continuation in
             Thread.detachNewThread {
                 self.process.waitUntilExit()
@@ -207,7 +207,7 @@ private final class LineBuffer: @unchecked Sendable {
     private var pending = Data()
     private let lock = NSLock()
 
-    func append(_ data: Data) -> [String] {
+    package func append(_ data: Data) -> [String] {
         lock.lock()
         defer { lock.unlock() }
         pending.append(data)
@@ -223,7 +223,7 @@ private final class LineBuffer: @unchecked Sendable {
 extension RunningScenes {
     /// Bytes sent to the process's stdin that it has not read yet
     /// (`FIONREAD` on the pipe).
-    var unreadInputBytes: Int {
+    package var unreadInputBytes: Int {
         var count: Int32 = 0
         guard ioctl(input.fileDescriptor, UInt(FIONREAD), &count) == 0 else { return -1 }
         return Int(count)
@@ -231,7 +231,7 @@ extension RunningScenes {
 
     /// Waits until the process has read everything sent to its stdin.
     /// - Returns: false if it has not after `timeout`.
-    func readAllInput(within timeout: Duration = .seconds(30)) async -> Bool {
+    package func readAllInput(within timeout: Duration = .seconds(30)) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while unreadInputBytes != 0 {
             guard ContinuousClock.now < deadline else { return false }
@@ -239,4 +239,22 @@ extension RunningScenes {
         }
         return true
     }
+}
+
+/// glibc's pipe2(2), which the Glibc module leaves out (it needs _GNU_SOURCE).
+@_silgen_name("pipe2")
+private func systemPipe2(_ fds: UnsafeMutablePointer<Int32>, _ flags: Int32) -> Int32
+
+/// A pipe whose two descriptors are close-on-exec from the start, so that
+/// no other child spawned meanwhile (tests run in parallel) inherits them:
+/// closing the test's end really closes the pipe.
+package func cloexecPipe() throws -> (read: FileHandle, write: FileHandle) {
+    var fds: [Int32] = [-1, -1]
+    guard systemPipe2(&fds, O_CLOEXEC) == 0 else { throw PipeFailure(errno: errno) }
+    return (FileHandle(fileDescriptor: fds[0], closeOnDealloc: true), FileHandle(fileDescriptor: fds[1], closeOnDealloc: true))
+}
+
+package struct PipeFailure: Error, CustomStringConvertible {
+    package let errno: Int32
+    package var description: String { "pipe2: errno \(errno)" }
 }

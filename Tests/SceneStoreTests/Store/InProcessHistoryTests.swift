@@ -1,6 +1,7 @@
 import Foundation
 @testable import SceneStore
 import SceneStoreTesting
+import MultiProcessSupport
 import Testing
 
 /// The history check in one process, where each client is a registry of
@@ -39,7 +40,7 @@ struct InProcessHistoryTests {
         let observer = try open(.init(savePolicy: .onFlush, watcher: .automatic))
         let watched = try observer.store(for: "h")
         let regressions = Locked<[String]>([])
-        let monitor = CrossProcessSync.HistoryTests.monitorGenerations(of: watched, into: regressions)
+        let monitor = MultiProcess.HistoryTests.monitorGenerations(of: watched, into: regressions)
 
         var history: [HistoryOperation] = []
         for phase in 0..<Self.phases {
@@ -53,11 +54,11 @@ struct InProcessHistoryTests {
                 return try await group.reduce(into: []) { $0 += $1 }
             }
             let reader = try open(.init(watcher: .none, access: .readOnly))
-            let stored = CrossProcessSync.HistoryTests.view(of: try reader.store(for: "h"))
+            let stored = MultiProcess.HistoryTests.view(of: try reader.store(for: "h"))
             reader.abandon()
-            let violations = HistoryCheck.violations(stored: stored, keys: CrossProcessSync.HistoryTests.keys, history: history)
+            let violations = HistoryCheck.violations(stored: stored, keys: MultiProcess.HistoryTests.keys, history: history)
             #expect(violations.isEmpty, "\(medium), phase \(phase): \(violations.joined(separator: "\n"))")
-            let seen = await CrossProcessSync.HistoryTests.converge(watched, to: stored)
+            let seen = await MultiProcess.HistoryTests.converge(watched, to: stored)
             #expect(seen == stored, "\(medium), phase \(phase): the observer shows \(seen), the scene holds \(stored)")
         }
         monitor.cancel()
@@ -79,7 +80,7 @@ struct InProcessHistoryTests {
         var operations: [HistoryOperation] = []
         var written: [String: [String]] = [:]
         for index in 1...Self.operations {
-            let key = CrossProcessSync.HistoryTests.keys.randomElement() ?? "k0"
+            let key = MultiProcess.HistoryTests.keys.randomElement() ?? "k0"
             let roll = Int.random(in: 0..<100)
             let value = "\(client).\(index)"
             let begin = Self.now()

@@ -1,27 +1,22 @@
 import Foundation
 import SceneStore
 import SceneStoreTesting
-import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// The cross-process checks of the sync layer. They launch many `scenes`
-/// processes and some measure time, so they run one at a time.
-@Suite(.serialized) enum CrossProcessSync {}
-
 /// `CLOCK_MONOTONIC` in nanoseconds, the clock `scenes` stamps views with.
-func monotonicNow() -> Int {
+package func monotonicNow() -> Int {
     var now = timespec()
     clock_gettime(CLOCK_MONOTONIC, &now)
     return Int(now.tv_sec) * 1_000_000_000 + Int(now.tv_nsec)
 }
 
-func milliseconds(_ nanoseconds: Int) -> Double { Double(nanoseconds) / 1_000_000 }
+package func milliseconds(_ nanoseconds: Int) -> Double { Double(nanoseconds) / 1_000_000 }
 
 /// The lines a running `scenes` printed, kept, so a test can wait for one
 /// line after another (with a deadline, never a sleep).
-final class LineLog: Sendable {
+package final class LineLog: Sendable {
     private struct State {
         var lines: [String] = []
         var finished = false
@@ -33,7 +28,7 @@ final class LineLog: Sendable {
     /// How many lines ``next(within:where:)`` has taken.
     private let taken = Locked(0)
 
-    init(_ process: RunningScenes) {
+    package init(_ process: RunningScenes) {
         let lines = process.lines
         Task { [state] in
             for await line in lines {
@@ -54,12 +49,12 @@ final class LineLog: Sendable {
     }
 
     /// Every line so far.
-    var lines: [String] { state.withLock { $0.lines } }
+    package var lines: [String] { state.withLock { $0.lines } }
 
     /// The first line not taken yet that matches `predicate`; it and the
     /// lines before it are taken. `nil` if the process's stdout ended or
     /// `timeout` passed first. `predicate` runs outside every lock.
-    func next(within timeout: Duration = .seconds(30), where predicate: (String) -> Bool = { _ in true }) async -> String? {
+    package func next(within timeout: Duration = .seconds(30), where predicate: (String) -> Bool = { _ in true }) async -> String? {
         let deadline = ContinuousClock.now + timeout
         // Wakes the wait below at the deadline.
         let alarm = Task { [weak self] in
@@ -97,7 +92,7 @@ final class LineLog: Sendable {
     }
 
     /// The next line starting with `prefix`, decoded from the JSON after it.
-    func next<T: Decodable>(
+    package func next<T: Decodable>(
         _ type: T.Type, prefix: String = "", within timeout: Duration = .seconds(30),
         where predicate: (T) -> Bool = { _ in true }
     ) async -> T? {
@@ -117,14 +112,14 @@ final class LineLog: Sendable {
     }
 }
 
-func decodeJSON<T: Decodable>(_ type: T.Type, from text: some StringProtocol) -> T? {
+package func decodeJSON<T: Decodable>(_ type: T.Type, from text: some StringProtocol) -> T? {
     try? JSONDecoder().decode(T.self, from: Data(text.utf8))
 }
 
 extension RunningScenes {
     /// The exit status, or `nil` if the process did not exit within
     /// `timeout` (it is killed then).
-    func exitStatus(within timeout: Duration) async -> Int32? {
+    package func exitStatus(within timeout: Duration) async -> Int32? {
         let timedOut = Locked(false)
         let watchdog = Task {
             try? await Task.sleep(for: timeout)
@@ -139,35 +134,41 @@ extension RunningScenes {
 }
 
 /// `stress --converge`: one writer's view of the scene (`view <json>`).
-struct StressView: Decodable {
+package struct StressView: Decodable {
     /// `CLOCK_MONOTONIC` nanoseconds when the writer saw this view.
-    let at: Int
-    let generation: UInt64
-    let keys: Int
-    let value: String?
+    package let at: Int
+    package let generation: UInt64
+    package let keys: Int
+    package let value: String?
 }
 
 /// `probe follow`: one scene as a process holds it.
-struct FollowedScene: Decodable, Equatable {
-    let scene: String
-    let generation: UInt64
-    let values: [String: SceneValue]
+package struct FollowedScene: Decodable, Equatable {
+    package let scene: String
+    package let generation: UInt64
+    package let values: [String: SceneValue]
+
+    package init(scene: String, generation: UInt64, values: [String: SceneValue]) {
+        self.scene = scene
+        self.generation = generation
+        self.values = values
+    }
 }
 
 /// One line of `scenes watch --json`.
-struct WatchEvent: Decodable {
-    let event: String
-    let scene: String
-    let key: String?
-    let new: SceneValue?
-    let origin: String?
-    let pid: Int32?
-    let watcher: String?
+package struct WatchEvent: Decodable {
+    package let event: String
+    package let scene: String
+    package let key: String?
+    package let new: SceneValue?
+    package let origin: String?
+    package let pid: Int32?
+    package let watcher: String?
 }
 
 /// What is on disk now, read by a registry of its own that watches nothing
 /// in time to matter.
-func onDisk(_ scene: String, root: URL) throws -> (generation: UInt64, values: [String: SceneValue], recovered: Bool) {
+package func onDisk(_ scene: String, root: URL) throws -> (generation: UInt64, values: [String: SceneValue], recovered: Bool) {
     let registry = try SceneRegistry(root: root, configuration: .init(
         savePolicy: .onFlush, watcher: .polling(interval: .seconds(3600))))
     defer { registry.abandon() }
@@ -176,19 +177,18 @@ func onDisk(_ scene: String, root: URL) throws -> (generation: UInt64, values: [
 }
 
 /// Runs a `scenes-lab probe` in a fresh process and decodes its JSON line.
-func probe<T: Decodable>(_ type: T.Type, _ arguments: [String]) async throws -> T {
+package func probe<T: Decodable>(_ type: T.Type, _ arguments: [String]) async throws -> T {
     let result = try await scenes(["probe"] + arguments, root: FileManager.default.temporaryDirectory, program: .lab)
-    #expect(result.status == 0, "probe \(arguments): \(result.stderr)")
     let line = result.stdout.split(separator: "\n").last.map(String.init) ?? ""
-    guard let value = decodeJSON(T.self, from: line) else {
+    guard result.status == 0, let value = decodeJSON(T.self, from: line) else {
         throw ProbeFailure(arguments: arguments, stdout: result.stdout, stderr: result.stderr)
     }
     return value
 }
 
-struct ProbeFailure: Error, CustomStringConvertible {
-    let arguments: [String]
-    let stdout: String
-    let stderr: String
-    var description: String { "probe \(arguments) printed \(stdout.debugDescription), stderr \(stderr.debugDescription)" }
+package struct ProbeFailure: Error, CustomStringConvertible {
+    package let arguments: [String]
+    package let stdout: String
+    package let stderr: String
+    package var description: String { "probe \(arguments) printed \(stdout.debugDescription), stderr \(stderr.debugDescription)" }
 }

@@ -1,7 +1,8 @@
 import Foundation
+import MultiProcessSupport
 import Testing
 
-extension CrossProcessSync {
+extension MultiProcess {
     /// A process with 10 open scenes (and a subscriber on each) and no
     /// changes uses no CPU: measured over 10 s from /proc/self/stat of a
     /// fresh `scenes-lab probe idle` process.

@@ -1,3 +1,4 @@
+import MultiProcessSupport
 import Testing
 
 /// The history check itself, on made-up histories: it must catch the

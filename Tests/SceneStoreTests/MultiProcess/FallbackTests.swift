@@ -1,9 +1,10 @@
 import Foundation
 import SceneStore
 import SceneStoreTesting
+import MultiProcessSupport
 import Testing
 
-extension CrossProcessSync {
+extension MultiProcess {
     /// The polling watcher, forced, passes the propagation and lost-update
     /// checks; and inotify that cannot serve falls back to it.
     @Suite struct FallbackTests {
@@ -16,7 +17,24 @@ extension CrossProcessSync {
             let fixture = try SceneStoreFixture(configuration: Self.polling)
             #expect(fixture.registry.watcherKind == .polling(interval: .milliseconds(50)))
             await fixture.tearDown()
-            try await checkSetReachesChangeStream(configuration: Self.polling)
+            try await Self.checkSetReachesChangeStream(configuration: Self.polling)
+        }
+
+        /// A `scenes-lab` writer in another process sets a key; the change
+        /// stream here yields it, marked external with the writer's pid.
+        static func checkSetReachesChangeStream(configuration: SceneRegistry.Configuration) async throws {
+            let fixture = try SceneStoreFixture(configuration: configuration)
+            let store = try fixture.registry.store(for: "main")
+            let changes = store.changes()
+            let writer = try RunningScenes(
+                ["stress", "--scene", "main", "--count", "1", "--prefix", "tab"], root: fixture.root, program: .lab)
+            let writerPID = writer.process.processIdentifier
+            #expect(await writer.exitStatus(within: .seconds(30)) == 0)
+            let change = try #require(await changes.first(within: .seconds(30)) { $0.key == "tab0" })
+            #expect(change.newValue == .int(0))
+            #expect(change.oldValue == nil)
+            #expect(change.origin == .external(writerPID: writerPID))
+            await fixture.tearDown()
         }
 
         @Test(.timeLimit(.minutes(3)))

@@ -1,12 +1,13 @@
 import Foundation
 import SceneStore
 import SceneStoreTesting
+import MultiProcessSupport
 import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
 
-extension CrossProcessSync {
+extension MultiProcess {
     /// Writers on several scenes (sets, removes, discards, each flushed and
     /// acknowledged) killed with SIGKILL at random instants, round after
     /// round. After each round every scene loads undamaged, holds every

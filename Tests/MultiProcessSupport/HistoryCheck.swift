@@ -1,6 +1,6 @@
 /// One operation of a `scenes-lab history` client, as its lines reported it.
-struct HistoryOperation: Sendable, CustomStringConvertible {
-    enum Kind: Sendable, Equatable {
+package struct HistoryOperation: Sendable, CustomStringConvertible {
+    package enum Kind: Sendable, Equatable {
         case set(key: String, value: String)
         case remove(key: String)
         case update(key: String, value: String)
@@ -8,19 +8,19 @@ struct HistoryOperation: Sendable, CustomStringConvertible {
         case reopen
     }
 
-    let client: String
-    let index: Int
-    let kind: Kind
+    package let client: String
+    package let index: Int
+    package let kind: Kind
     /// `CLOCK_MONOTONIC` nanoseconds when it began.
-    let begin: Int
+    package let begin: Int
     /// When it was acknowledged (durable); `nil` if it never was: it
     /// failed, or its process was killed first. Such an operation may have
     /// taken effect at any moment after it began, or never.
-    var end: Int?
+    package var end: Int?
 
     /// What it writes to `key`: `.some(value)`, `.some(nil)` for a remove
     /// or a discard, `nil` when it leaves the key alone.
-    func writes(_ key: String) -> String?? {
+    package func writes(_ key: String) -> String?? {
         switch kind {
         case .set(key, let value), .update(key, let value): .some(value)
         case .remove(key), .discard: .some(nil)
@@ -28,12 +28,12 @@ struct HistoryOperation: Sendable, CustomStringConvertible {
         }
     }
 
-    var description: String {
+    package var description: String {
         "\(client)#\(index) \(kind) [\(begin)...\(end.map(String.init) ?? "unacknowledged")]"
     }
 
     /// Parses a `begin I T ...` line of client `client`.
-    init?(client: String, line: Substring) {
+    package init?(client: String, line: Substring) {
         let words = line.split(separator: " ", omittingEmptySubsequences: false).map(String.init)
         guard words.count >= 4, words[0] == "begin", let index = Int(words[1]), let begin = Int(words[2]) else { return nil }
         let kind: Kind
@@ -48,7 +48,7 @@ struct HistoryOperation: Sendable, CustomStringConvertible {
         self.init(client: client, index: index, kind: kind, begin: begin, end: nil)
     }
 
-    init(client: String, index: Int, kind: Kind, begin: Int, end: Int?) {
+    package init(client: String, index: Int, kind: Kind, begin: Int, end: Int?) {
         self.client = client
         self.index = index
         self.kind = kind
@@ -57,7 +57,7 @@ struct HistoryOperation: Sendable, CustomStringConvertible {
     }
 
     /// The operations a client's lines report, acknowledgements applied.
-    static func parse(client: String, lines: [String]) -> [HistoryOperation] {
+    package static func parse(client: String, lines: [String]) -> [HistoryOperation] {
         var operations: [Int: HistoryOperation] = [:]
         for line in lines {
             if line.hasPrefix("begin "), let operation = HistoryOperation(client: client, line: Substring(line)) {
@@ -77,9 +77,9 @@ struct HistoryOperation: Sendable, CustomStringConvertible {
 /// for sure), or the key is absent and nothing acknowledged ever wrote
 /// it. A lost acknowledged write shows as a stored value that a later,
 /// acknowledged write should have replaced, or as a value nobody wrote.
-enum HistoryCheck {
+package enum HistoryCheck {
     /// The values `key` may hold after `history` (`nil`: absent).
-    static func admissible(_ key: String, after history: [HistoryOperation]) -> Set<String?> {
+    package static func admissible(_ key: String, after history: [HistoryOperation]) -> Set<String?> {
         let writers = history.filter { $0.writes(key) != nil }
         let acknowledgedBegins = writers.filter { $0.end != nil }.map(\.begin)
         let latestAcknowledgedBegin = acknowledgedBegins.max()
@@ -94,7 +94,7 @@ enum HistoryCheck {
     }
 
     /// One line per key whose stored value the history does not explain.
-    static func violations(stored: [String: String], keys: [String], history: [HistoryOperation]) -> [String] {
+    package static func violations(stored: [String: String], keys: [String], history: [HistoryOperation]) -> [String] {
         keys.compactMap { key in
             let allowed = admissible(key, after: history)
             let value = stored[key]

@@ -1,9 +1,10 @@
 import Foundation
 @testable import SceneStore
 import SceneStoreTesting
+import MultiProcessSupport
 import Testing
 
-extension CrossProcessSync {
+extension MultiProcess {
     /// The history check: several real processes (`scenes-lab history`)
     /// run random sets (often of a value written before), removes,
     /// updates, discards and reopens on a few keys of one scene, and one
@@ -48,7 +49,7 @@ extension CrossProcessSync {
 
         @Test(arguments: Storage.all)
         func everyStoredStateIsExplainedByTheHistory(_ storage: Storage) async throws {
-            let place = try await StorageContractTests().place(storage == .postgres ? .postgres : .files)
+            let place = try await StoragePlace.make(storage == .postgres ? .postgres : .files)
             let observer = try place.registry(.init(savePolicy: .onFlush, watcher: storage.watcher))
             let watched = try observer.store(for: "h")
             let regressions = Locked<[String]>([])
@@ -110,7 +111,7 @@ extension CrossProcessSync {
         }
 
         /// The scene's values now, as a fresh registry reads them.
-        static func stored(in place: StorageContractTests.Place) throws -> [String: String] {
+        static func stored(in place: StoragePlace) throws -> [String: String] {
             let reader = try place.registry(.init(watcher: .none, access: .readOnly))
             defer { reader.abandon() }
             return Self.view(of: try reader.store(for: "h"))

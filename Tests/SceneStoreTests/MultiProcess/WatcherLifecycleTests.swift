@@ -1,8 +1,9 @@
 import Foundation
 import SceneStore
+import MultiProcessSupport
 import Testing
 
-extension CrossProcessSync {
+extension MultiProcess {
     /// 1000 open/close cycles of stores on 1000 fresh roots leave no
     /// descriptor, inotify watch or thread behind. Counted from /proc/self
     /// of a fresh `scenes-lab probe lifecycle` process, where no other test

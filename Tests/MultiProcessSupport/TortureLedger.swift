@@ -13,30 +13,32 @@ import SceneStore
 /// writer's own unacknowledged last operation, or a discard of the scene
 /// that had not returned before that acknowledged operation began. And a
 /// value an acknowledged discard ended never comes back.
-struct TortureLedger {
-    enum Kind: Equatable {
+package struct TortureLedger {
+    package enum Kind: Equatable {
         case set(Int)
         case remove
         case discard
     }
 
-    struct Operation {
-        let writer: String
-        let sequence: Int
-        let kind: Kind
-        let scene: String
-        let key: String?
-        let began: Int
+    package struct Operation {
+        package let writer: String
+        package let sequence: Int
+        package let kind: Kind
+        package let scene: String
+        package let key: String?
+        package let began: Int
         /// When it returned; `nil` if its writer died first.
-        var acknowledged: Int?
+        package var acknowledged: Int?
     }
 
     private(set) var operations: [Operation] = []
+
+    package init() {}
     /// When each writer was seen dead.
     private var deaths: [String: Int] = [:]
 
     /// Adds the lines of a writer that is dead now (seen dead at `death`).
-    mutating func record(writer: String, lines: [String], death: Int) throws {
+    package mutating func record(writer: String, lines: [String], death: Int) throws {
         var started: [Int: Int] = [:]
         for line in lines {
             let fields = line.split(separator: " ").map(String.init)
@@ -69,14 +71,14 @@ struct TortureLedger {
         deaths[writer] = death
     }
 
-    var acknowledgedWrites: Int {
+    package var acknowledgedWrites: Int {
         operations.count { $0.acknowledged != nil && $0.kind != .discard }
     }
 
-    var unacknowledged: Int { operations.count { $0.acknowledged == nil } }
+    package var unacknowledged: Int { operations.count { $0.acknowledged == nil } }
 
     /// Every key of `scene` whose value on disk breaks the rule, described.
-    func violations(scene: String, onDisk values: [String: SceneValue]) -> [String] {
+    package func violations(scene: String, onDisk values: [String: SceneValue]) -> [String] {
         let discards = operations.filter { $0.scene == scene && $0.kind == .discard }
         // A discard may have taken effect until it returned, or until its
         // writer died.
@@ -123,7 +125,7 @@ struct TortureLedger {
         return problems
     }
 
-    enum LedgerError: Error {
+    package enum LedgerError: Error {
         case malformed(String)
     }
 }
