@@ -74,14 +74,15 @@ extension SceneStore {
     /// commit): each sees the result of the one before, one save makes
     /// them all durable, then each caller resumes.
     func runUpdates() {
-        let (batch, open) = state.withLock { state in
-            defer { state.updates = [] }
-            return (state.updates, state.phase == .open)
-        }
-        guard !batch.isEmpty else { return }
-        guard open else {
-            for update in batch { update.continuation.resume(throwing: SceneStoreError.closed(scene: id.rawValue)) }
+        let batch: [QueuedUpdate]
+        switch state.withLock({ $0.takeUpdates() }) {
+        case .nothing:
             return
+        case .refuse(let refused):
+            for update in refused { update.continuation.resume(throwing: SceneStoreError.closed(scene: id.rawValue)) }
+            return
+        case .run(let queued):
+            batch = queued
         }
         var outcomes: [(any Error)?] = []
         do throws(SceneStoreError) {
