@@ -57,32 +57,24 @@ extension SceneStore {
                 "scene": "\(id)", "problem": "\(problem)",
             ])
             return .settled(base: nil)
-        case .lookHoldingLock, .checkTombstone, .quarantine:
+        case .lookHoldingLock:
+            // Only ever said without the lock.
+            return .needsLock
+        case .checkTombstone:
             guard let transaction else { return .needsLock }
-            return try resolveHoldingLock(reading, in: transaction)
-        }
-    }
-
-    /// The verdicts that act on the document, holding its lock.
-    private func resolveHoldingLock(
-        _ reading: SceneReadResult?, in transaction: any SceneStorageTransaction
-    ) throws(SceneStoreError) -> Synchronized {
-        guard let reading else { return .settled(base: nil) }
-        switch reading {
-        case .missing:
             let tombstone = try transaction.hasTombstone()
             if mutate({ $0.missing(tombstone: tombstone) }) == .vanished {
                 logger.warning("scene file vanished without a discard; writing it again from memory", metadata: [
                     "scene": "\(id)",
                 ])
             }
-        case .damaged(let problem):
+            return .settled(base: nil)
+        case .quarantine(let problem):
+            guard let transaction else { return .needsLock }
             let recovery = try quarantine(problem, in: transaction)
             mutate { $0.quarantined(recovery) }
-        case .file, .newerVersion:
-            break  // settled or refused by the state already
+            return .settled(base: nil)
         }
-        return .settled(base: nil)
     }
 
     func unsupported(_ version: Int) -> SceneStoreError {

@@ -15,7 +15,7 @@ struct ReadSite: Sendable, Equatable {
 
 /// What the store makes of a reading: the one place where a missing, a
 /// damaged or a newer document is given its meaning. The store carries out
-/// the answer (``SceneStore/synchronize(_:)``) and reports back.
+/// the answer (``SceneStore/synchronize(_:in:)``) and reports back.
 enum ReadVerdict: Sendable {
     /// Memory now reflects the document; `base` is the document to save
     /// over (`nil`: none).

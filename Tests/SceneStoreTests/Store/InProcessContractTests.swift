@@ -23,27 +23,38 @@ struct InProcessContractTests {
         }
     }
 
-    /// Where one test's scenes live; ``registry(_:)`` opens another
-    /// "process" on them.
-    struct Place: Sendable {
-        let medium: Medium
-        let memory = InMemoryScenes()
-        let fixture: SceneStoreFixture
-        let databaseURL: String?
+    /// Where one test's scenes live: memory, or a fresh root or database;
+    /// ``registry(_:)`` opens another "process" on them.
+    enum Place: Sendable {
+        case memory(InMemoryScenes)
+        case stored(StoragePlace)
 
         func registry(_ configuration: SceneRegistry.Configuration = .testing) throws -> SceneRegistry {
-            switch medium {
-            case .memory:
-                return SceneRegistry(inMemory: memory, configuration: configuration)
-            case .files, .postgres:
-                return try StoragePlace(fixture: fixture, databaseURL: databaseURL).registry(configuration)
+            switch self {
+            case .memory(let scenes): SceneRegistry(inMemory: scenes, configuration: configuration)
+            case .stored(let place): try place.registry(configuration)
             }
+        }
+
+        /// Drops `registry` as `kill -9` would its process.
+        func crash(_ registry: SceneRegistry) {
+            switch self {
+            case .memory(let scenes): scenes.crash(registry)
+            case .stored: registry.abandon()
+            }
+        }
+
+        func tearDown() async {
+            if case .stored(let place) = self { await place.fixture.tearDown() }
         }
     }
 
     func place(_ medium: Medium) async throws -> Place {
-        let shared = try await StoragePlace.make(medium == .postgres ? .postgres : .files)
-        return Place(medium: medium, fixture: shared.fixture, databaseURL: shared.databaseURL)
+        switch medium {
+        case .memory: .memory(InMemoryScenes())
+        case .files: .stored(try await StoragePlace.make(.files))
+        case .postgres: .stored(try await StoragePlace.make(.postgres))
+        }
     }
 
     /// 4 registries set distinct keys at once; a fresh one sees every key.
@@ -67,7 +78,7 @@ struct InProcessContractTests {
         let reader = try place.registry()
         #expect(try reader.store(for: "main").snapshot.count == 100)
         try await reader.close()
-        await place.fixture.tearDown()
+        await place.tearDown()
     }
 
     /// 4 registries increment one key 25 times each: 100, none lost.
@@ -88,7 +99,7 @@ struct InProcessContractTests {
         let reader = try place.registry()
         #expect(try reader.store(for: "main").value(forKey: "count", default: 0) == 100)
         try await reader.close()
-        await place.fixture.tearDown()
+        await place.tearDown()
     }
 
     /// Another registry's save and discard arrive as events; a later set
@@ -119,7 +130,7 @@ struct InProcessContractTests {
         let reader = try place.registry()
         #expect(try reader.store(for: "main").value(forKey: "tab", default: 0) == 7)
         for registry in [watching, reader] { try await registry.close() }
-        await place.fixture.tearDown()
+        await place.tearDown()
     }
 
     /// A, B, A again on one key, A never hearing of B (no watcher): A's
@@ -143,7 +154,7 @@ struct InProcessContractTests {
             try await reader.close()
         }
         for registry in [a, b] { try await registry.close() }
-        await place.fixture.tearDown()
+        await place.tearDown()
     }
 
     /// What was flushed survives a crash; what was not is gone.
@@ -155,11 +166,11 @@ struct InProcessContractTests {
         try store.set(1, forKey: "flushed")
         try await store.flush()
         try store.set(2, forKey: "unflushed")
-        if medium == .memory { place.memory.crash(first) } else { first.abandon() }
+        place.crash(first)
         let relaunched = try place.registry()
         #expect(try relaunched.store(for: "main").snapshot == ["flushed": .int(1)])
         try await relaunched.close()
-        await place.fixture.tearDown()
+        await place.tearDown()
     }
 }
 
