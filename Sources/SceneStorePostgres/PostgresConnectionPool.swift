@@ -1,5 +1,7 @@
 #if Postgres
+import Dispatch
 import Logging
+import NIOPosix
 import SceneStore
 import NIOConcurrencyHelpers
 
@@ -38,7 +40,7 @@ final class PostgresConnectionPool: Sendable {
     }
 
     /// A connection: an idle one (`reused`), or a new one.
-    func checkout(fresh: Bool = false) throws(SceneStoreError) -> (session: PostgresSession, reused: Bool) {
+    func checkout(fresh: Bool = false) async throws(SceneStoreError) -> (session: PostgresSession, reused: Bool) {
         let (idle, schemaReady, closed) = state.withLockedValue { state in
             (fresh ? nil : state.idle.popLast(), state.schemaReady, state.closed)
         }
@@ -46,10 +48,10 @@ final class PostgresConnectionPool: Sendable {
             throw .storageUnavailable(location: location.description, reason: "the storage was closed")
         }
         if let idle, !idle.isClosed { return (idle, true) }
-        let session = try PostgresSession.connect(to: location, timeout: timeout, logger: logger)
+        let session = try await PostgresSession.connect(to: location, timeout: timeout, logger: logger)
         if !schemaReady {
             do {
-                try PostgresSchema.prepare(on: session)
+                try await PostgresSchema.prepare(on: session)
             } catch {
                 session.close()
                 throw error
@@ -75,25 +77,25 @@ final class PostgresConnectionPool: Sendable {
     /// because it was closed, it runs once more on a new connection, so
     /// `body` must be safe to repeat (a read).
     func withSession<Result>(
-        _ body: (PostgresSession) throws(SceneStoreError) -> Result
-    ) throws(SceneStoreError) -> Result {
-        let (session, reused) = try checkout()
+        _ body: (PostgresSession) async throws(SceneStoreError) -> Result
+    ) async throws(SceneStoreError) -> Result {
+        let (session, reused) = try await checkout()
         do {
-            return try lend(session, to: body)
+            return try await lend(session, to: body)
         } catch {
             guard reused, session.lostConnection else { throw error }
             logger.debug("a kept connection had closed; retrying on a new one", metadata: ["error": "\(error)"])
         }
-        return try lend(try checkout(fresh: true).session, to: body)
+        return try await lend(try await checkout(fresh: true).session, to: body)
     }
 
     /// Runs `body` on `session`, then takes the session back: kept when
     /// `body` returned, closed when it threw.
     private func lend<Result>(
-        _ session: PostgresSession, to body: (PostgresSession) throws(SceneStoreError) -> Result
-    ) throws(SceneStoreError) -> Result {
+        _ session: PostgresSession, to body: (PostgresSession) async throws(SceneStoreError) -> Result
+    ) async throws(SceneStoreError) -> Result {
         do {
-            let result = try body(session)
+            let result = try await body(session)
             checkin(session, healthy: true)
             return result
         } catch {
@@ -102,14 +104,21 @@ final class PostgresConnectionPool: Sendable {
         }
     }
 
-    /// Closes the idle connections; later calls throw.
+    /// Closes the idle connections, waiting for them to close (at most
+    /// 2 s, and not at all on an event loop); later calls throw.
     func close() {
         let idle = state.withLockedValue { state in
             state.closed = true
             defer { state.idle.removeAll() }
             return state.idle
         }
-        for session in idle { session.close() }
+        let done = DispatchGroup()
+        for session in idle {
+            done.enter()
+            session.closed.whenComplete { _ in done.leave() }
+            session.close()
+        }
+        if MultiThreadedEventLoopGroup.currentEventLoop == nil { _ = done.wait(timeout: .now() + .seconds(2)) }
     }
 }
 #endif

@@ -16,39 +16,39 @@ extension PostgresSceneStorage {
     ///   ``SceneStoreError/storageUnavailable(location:reason:)`` when the
     ///   server fails, the commit included: nothing is durable then.
     package func transaction<Result>(
-        _ id: SceneID, _ body: (any SceneStorageTransaction) throws(SceneStoreError) -> Result
-    ) throws(SceneStoreError) -> Result {
-        let session = try begin()
+        _ id: SceneID, _ body: (any SceneStorageTransaction) async throws(SceneStoreError) -> Result
+    ) async throws(SceneStoreError) -> Result {
+        let session = try await begin()
         do throws(SceneStoreError) {
-            try lock(id, on: session)
+            try await lock(id, on: session)
             let transaction = PostgresSceneTransaction(storage: self, session: session, scene: id)
-            let result = try body(transaction)
+            let result = try await body(transaction)
             if transaction.changed {
-                try session.query("SELECT pg_notify(\(channel), \(id.rawValue))")
+                try await session.query("SELECT pg_notify(\(channel), \(id.rawValue))")
             }
-            try session.commit()
+            try await session.commit()
             pool.checkin(session, healthy: true)
             return result
         } catch {
-            pool.checkin(session, healthy: session.rollback())
+            pool.checkin(session, healthy: await session.rollback())
             throw error
         }
     }
 
     /// A connection with a transaction begun. A kept connection found
     /// closed (the server restarted since) is replaced once.
-    private func begin() throws(SceneStoreError) -> PostgresSession {
-        let (session, reused) = try pool.checkout()
+    private func begin() async throws(SceneStoreError) -> PostgresSession {
+        let (session, reused) = try await pool.checkout()
         do {
-            try session.query("BEGIN")
+            try await session.query("BEGIN")
             return session
         } catch {
             pool.checkin(session, healthy: false)
             guard reused, session.lostConnection else { throw error }
         }
-        let (fresh, _) = try pool.checkout(fresh: true)
+        let (fresh, _) = try await pool.checkout(fresh: true)
         do {
-            try fresh.query("BEGIN")
+            try await fresh.query("BEGIN")
             return fresh
         } catch {
             pool.checkin(fresh, healthy: false)
@@ -58,16 +58,16 @@ extension PostgresSceneStorage {
 
     /// Takes the scene's advisory lock in the open transaction, bounded by
     /// `lock_timeout` (a lock wait past it fails with SQLSTATE 55P03).
-    private func lock(_ id: SceneID, on session: PostgresSession) throws(SceneStoreError) {
+    private func lock(_ id: SceneID, on session: PostgresSession) async throws(SceneStoreError) {
         let key = PostgresNames.lockKey(app: app, scene: id)
-        try session.query("SELECT set_config('lock_timeout', \("\(lockTimeout.wholeMilliseconds)ms"), true)")
+        try await session.query("SELECT set_config('lock_timeout', \("\(lockTimeout.wholeMilliseconds)ms"), true)")
         let started = ContinuousClock.now
         do {
-            _ = try session.attempt("SELECT pg_advisory_xact_lock(\(key))", timeout: lockTimeout + requestTimeout)
+            _ = try await session.attempt("SELECT pg_advisory_xact_lock(\(key))", timeout: lockTimeout + requestTimeout)
         } catch where error.sqlState == "55P03" {
             let waited = ContinuousClock.now - started
             // The failed wait aborted the transaction: end it to ask who holds the lock.
-            let holder = session.rollback() ? holderPID(of: key, on: session) : nil
+            let holder = await session.rollback() ? await holderPID(of: key, on: session) : nil
             throw .lockTimeout(scene: id.rawValue, holderPID: holder, waited: waited)
         } catch {
             throw .storageUnavailable(location: location, reason: error.reason)
@@ -76,12 +76,12 @@ extension PostgresSceneStorage {
 
     /// The server backend pid holding the advisory lock `key` in this
     /// database, if it can be told.
-    private func holderPID(of key: Int64, on session: PostgresSession) -> Int32? {
+    private func holderPID(of key: Int64, on session: PostgresSession) async -> Int32? {
         // pg_locks shows a bigint advisory key as its two 32-bit halves.
         let bits = UInt64(bitPattern: key)
         let high = Int64(bits >> 32)
         let low = Int64(bits & 0xffff_ffff)
-        let rows = try? session.rows(
+        let rows = try? await session.rows(
             """
             SELECT pid FROM pg_locks
             WHERE locktype = 'advisory' AND granted AND objsubid = 1
@@ -112,18 +112,18 @@ final class PostgresSceneTransaction: SceneStorageTransaction {
 
     private var app: String { storage.app }
 
-    func readBytes(skip: ((DiskVersion) -> Bool)?) throws(SceneStoreError) -> StoredDocument {
-        try storage.readDocument(scene, on: session, skip: skip)
+    func readBytes(skip: ((DiskVersion) -> Bool)?) async throws(SceneStoreError) -> StoredDocument {
+        try await storage.readDocument(scene, on: session, skip: skip)
     }
 
     /// Upserts the document, with the version its header names (from a
     /// full decode if the header is not the usual one; none if neither
     /// reads, or the generation does not fit a bigint).
-    func write(_ document: Data) throws(SceneStoreError) {
+    func write(_ document: Data) async throws(SceneStoreError) {
         let version = SceneFile.peekVersion(document) ?? (try? SceneFile.decode(document).get())?.version
         let generation = version.flatMap { Int64(exactly: $0.generation) }
         let incarnation = version?.incarnation
-        try session.query(
+        try await session.query(
             """
             INSERT INTO scenestore_scenes (app, scene, document, generation, incarnation)
             VALUES (\(app), \(scene.rawValue), \(ByteBuffer(bytes: document)), \(generation), \(incarnation))
@@ -134,13 +134,13 @@ final class PostgresSceneTransaction: SceneStorageTransaction {
         changed = true
     }
 
-    func removeScene() throws(SceneStoreError) {
-        try session.query("DELETE FROM scenestore_scenes WHERE app = \(app) AND scene = \(scene.rawValue)")
+    func removeScene() async throws(SceneStoreError) {
+        try await session.query("DELETE FROM scenestore_scenes WHERE app = \(app) AND scene = \(scene.rawValue)")
         changed = true
     }
 
-    func writeTombstone(incarnation: String) throws(SceneStoreError) {
-        try session.query(
+    func writeTombstone(incarnation: String) async throws(SceneStoreError) {
+        try await session.query(
             """
             INSERT INTO scenestore_tombstones (app, scene, incarnation) VALUES (\(app), \(scene.rawValue), \(incarnation))
             ON CONFLICT (app, scene) DO UPDATE SET incarnation = EXCLUDED.incarnation
@@ -149,15 +149,15 @@ final class PostgresSceneTransaction: SceneStorageTransaction {
         changed = true
     }
 
-    func hasTombstone() throws(SceneStoreError) -> Bool {
-        let rows = try session.rows(
+    func hasTombstone() async throws(SceneStoreError) -> Bool {
+        let rows = try await session.rows(
             "SELECT 1::int4 FROM scenestore_tombstones WHERE app = \(app) AND scene = \(scene.rawValue)", as: Int32.self
         )
         return !rows.isEmpty
     }
 
-    func removeTombstone() throws(SceneStoreError) {
-        try session.query("DELETE FROM scenestore_tombstones WHERE app = \(app) AND scene = \(scene.rawValue)")
+    func removeTombstone() async throws(SceneStoreError) {
+        try await session.query("DELETE FROM scenestore_tombstones WHERE app = \(app) AND scene = \(scene.rawValue)")
         changed = true
     }
 
@@ -165,8 +165,8 @@ final class PostgresSceneTransaction: SceneStorageTransaction {
     /// - Returns: the table and the row's id, e.g. `scenestore_quarantine id 7 in postgres://…`.
     /// - Throws: ``SceneStoreError/storageUnavailable(location:reason:)``
     ///   also when there is no document to move.
-    func quarantine(reason: String) throws(SceneStoreError) -> String {
-        let rows = try session.rows(
+    func quarantine(reason: String) async throws(SceneStoreError) -> String {
+        let rows = try await session.rows(
             """
             WITH moved AS (
                 DELETE FROM scenestore_scenes WHERE app = \(app) AND scene = \(scene.rawValue) RETURNING document)

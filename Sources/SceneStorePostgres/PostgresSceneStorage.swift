@@ -93,15 +93,15 @@ package final class PostgresSceneStorage: SceneStorage {
         close()
     }
 
-    package func readBytes(_ id: SceneID, skip: ((DiskVersion) -> Bool)?) throws(SceneStoreError) -> StoredDocument {
-        try pool.withSession { session throws(SceneStoreError) in
-            try readDocument(id, on: session, skip: skip)
+    package func readBytes(_ id: SceneID, skip: ((DiskVersion) -> Bool)?) async throws(SceneStoreError) -> StoredDocument {
+        try await pool.withSession { session async throws(SceneStoreError) in
+            try await readDocument(id, on: session, skip: skip)
         }
     }
 
-    package func sceneIDs() throws(SceneStoreError) -> [SceneID] {
-        let names = try pool.withSession { session throws(SceneStoreError) in
-            try session.rows("SELECT scene FROM scenestore_scenes WHERE app = \(app)", as: String.self)
+    package func sceneIDs() async throws(SceneStoreError) -> [SceneID] {
+        let names = try await pool.withSession { session async throws(SceneStoreError) in
+            try await session.rows("SELECT scene FROM scenestore_scenes WHERE app = \(app)", as: String.self)
         }
         return names.compactMap { name in
             // A row whose name is no scene id was not written by SceneStore.
@@ -125,8 +125,8 @@ package final class PostgresSceneStorage: SceneStorage {
     /// fetched, else from the columns that repeat its header.
     func readDocument(
         _ id: SceneID, on session: PostgresSession, skip: ((DiskVersion) -> Bool)?
-    ) throws(SceneStoreError) -> StoredDocument {
-        let rows = try session.rows(
+    ) async throws(SceneStoreError) -> StoredDocument {
+        let rows = try await session.rows(
             """
             SELECT generation, incarnation, octet_length(document),
                    CASE WHEN octet_length(document) <= \(Self.wholeReadBytes) THEN document END
@@ -141,7 +141,7 @@ package final class PostgresSceneStorage: SceneStorage {
            skip(DiskVersion(incarnation: incarnation, generation: generation)) {
             return .skipped
         }
-        let large = try session.rows(
+        let large = try await session.rows(
             "SELECT document FROM scenestore_scenes WHERE app = \(app) AND scene = \(id.rawValue)", as: Data.self
         )
         return large.first.map(StoredDocument.bytes) ?? .missing

@@ -67,16 +67,16 @@ enum PostgresSchema {
     /// `session` (outside any transaction).
     /// - Throws: ``SceneStoreError/storageUnavailable(location:reason:)``
     ///   when the server fails, or when the schema is newer than this code.
-    static func prepare(on session: PostgresSession) throws(SceneStoreError) {
-        try session.query("BEGIN")
+    static func prepare(on session: PostgresSession) async throws(SceneStoreError) {
+        try await session.query("BEGIN")
         do throws(SceneStoreError) {
-            try session.query("SELECT pg_advisory_xact_lock(\(PostgresNames.schemaLockKey))")
-            for statement in statements { try session.query(statement) }
-            try session.query(
+            try await session.query("SELECT pg_advisory_xact_lock(\(PostgresNames.schemaLockKey))")
+            for statement in statements { try await session.query(statement) }
+            try await session.query(
                 "INSERT INTO scenestore_schema (version) SELECT \(version) WHERE NOT EXISTS (SELECT 1 FROM scenestore_schema)"
             )
-            let found = try session.rows("SELECT max(version) FROM scenestore_schema", as: (Int32?.self)).first ?? nil
-            try session.commit()
+            let found = try await session.rows("SELECT max(version) FROM scenestore_schema", as: (Int32?.self)).first ?? nil
+            try await session.commit()
             if let found, found > version {
                 throw SceneStoreError.storageUnavailable(
                     location: session.location,
@@ -84,7 +84,7 @@ enum PostgresSchema {
                 )
             }
         } catch {
-            session.rollback()
+            await session.rollback()
             throw error
         }
     }

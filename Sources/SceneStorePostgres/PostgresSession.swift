@@ -8,12 +8,10 @@ import PostgresNIO
 import SceneStore
 import NIOConcurrencyHelpers
 
-/// One open connection, used by one caller at a time, with every call
-/// made blocking: ``SceneStorage`` is synchronous and called on the store's
-/// own queue. The waiting thread blocks on a semaphore that an event-loop
-/// callback signals, so nothing waits on Swift's cooperative pool and a
-/// caller on it cannot starve the answer. Every wait is bounded: past its
-/// timeout the connection is closed and the call throws
+/// One open connection, used by one caller at a time. Every call is
+/// `async` and suspends (no thread waits) until the server answers, the
+/// connection closes or the call's timeout passes: then the connection is
+/// closed and the call throws
 /// ``SceneStoreError/storageUnavailable(location:reason:)``.
 final class PostgresSession: Sendable {
     let connection: PostgresConnection
@@ -36,8 +34,9 @@ final class PostgresSession: Sendable {
     /// `timeout`, in all; `timeout` bounds each later call.
     static func connect(
         to location: PostgresLocation, timeout: Duration, logger: Logger
-    ) throws(SceneStoreError) -> PostgresSession {
-        let future = PostgresConnection.connect(
+    ) async throws(SceneStoreError) -> PostgresSession {
+        // The future, not the async overload: the wait below bounds it.
+        let future: EventLoopFuture<PostgresConnection> = PostgresConnection.connect(
             on: PostgresConnection.defaultEventLoopGroup.any(),
             configuration: location.configuration(defaultConnectTimeout: timeout),
             id: connectionIDs.withLockedValue { $0 &+= 1; return $0 },
@@ -46,7 +45,7 @@ final class PostgresSession: Sendable {
         // The connect timeout is the library's; this one only backs it up.
         let connection: PostgresConnection
         do {
-            connection = try wait(for: future, timeout: location.connectTimeout(default: timeout) + .seconds(1)) {
+            connection = try await wait(for: future, timeout: location.connectTimeout(default: timeout) + .seconds(1)) {
                 future.whenSuccess { $0.closeInBackground() }
             }
         } catch {
@@ -60,9 +59,9 @@ final class PostgresSession: Sendable {
     /// Runs `query` and collects its rows, waiting at most `timeout` (the
     /// session's by default).
     @discardableResult
-    func query(_ query: PostgresQuery, timeout: Duration? = nil) throws(SceneStoreError) -> PostgresQueryResult {
+    func query(_ query: PostgresQuery, timeout: Duration? = nil) async throws(SceneStoreError) -> PostgresQueryResult {
         do {
-            return try attempt(query, timeout: timeout)
+            return try await attempt(query, timeout: timeout)
         } catch {
             throw .storageUnavailable(location: location, reason: error.reason)
         }
@@ -70,10 +69,10 @@ final class PostgresSession: Sendable {
 
     /// Like ``query(_:timeout:)``, but the failure keeps the server's
     /// SQLSTATE, for callers that handle one.
-    func attempt(_ query: PostgresQuery, timeout: Duration? = nil) throws(Failure) -> PostgresQueryResult {
-        let future = connection.query(query, logger: logger)
+    func attempt(_ query: PostgresQuery, timeout: Duration? = nil) async throws(Failure) -> PostgresQueryResult {
+        let future: EventLoopFuture<PostgresQueryResult> = connection.query(query, logger: logger)
         do {
-            return try Self.wait(for: future, timeout: timeout ?? self.timeout, closed: connection.closeFuture) { self.close() }
+            return try await Self.wait(for: future, timeout: timeout ?? self.timeout, closed: connection.closeFuture) { self.close() }
         } catch {
             if error.connectionLost { connectionLost.withLockedValue { $0 = true } }
             throw error
@@ -83,8 +82,8 @@ final class PostgresSession: Sendable {
     /// Runs `query` and decodes each row as `Row`.
     func rows<each Column: PostgresDecodable>(
         _ query: PostgresQuery, as _: (repeat each Column).Type
-    ) throws(SceneStoreError) -> [(repeat each Column)] {
-        let result = try self.query(query)
+    ) async throws(SceneStoreError) -> [(repeat each Column)] {
+        let result = try await self.query(query)
         var rows: [(repeat each Column)] = []
         for row in result.rows {
             do {
@@ -96,22 +95,14 @@ final class PostgresSession: Sendable {
         return rows
     }
 
-    /// Closes the connection, waiting for the close (at most 2 s) unless
-    /// called on an event loop.
+    /// Closes the connection without waiting; ``closed`` completes once
+    /// it has.
     func close() {
-        // The connection must outlive its close (postgres-nio asserts
-        // that it is closed before it is freed): the completion holds it,
-        // and a caller off the event loops waits for it, briefly.
-        let done = DispatchSemaphore(value: 0)
-        let connection = connection
-        connection.close().whenComplete { _ in
-            _ = connection  // held by this closure until the close completed
-            done.signal()
-        }
-        if MultiThreadedEventLoopGroup.currentEventLoop == nil {
-            _ = done.wait(timeout: .now() + .seconds(2))
-        }
+        connection.closeInBackground()
     }
+
+    /// Completes when the connection has closed.
+    var closed: EventLoopFuture<Void> { connection.closeFuture }
 
     var isClosed: Bool { connection.isClosed }
 
@@ -123,53 +114,60 @@ final class PostgresSession: Sendable {
         var connectionLost = false
     }
 
-    /// Blocks until `future` completes or `timeout` passes (then runs
+    /// Waits until `future` completes or `timeout` passes (then runs
     /// `onTimeout` and throws). With `closed` (the connection's close),
     /// a connection that closes first fails the wait at once: a query sent
     /// as the server ends the connection (`pg_terminate_backend`, a
     /// restart) may otherwise never be answered, and would wait the whole
-    /// timeout.
+    /// timeout. The task suspends meanwhile; no thread waits.
     private static func wait<Value: Sendable>(
         for future: EventLoopFuture<Value>, timeout: Duration, closed: EventLoopFuture<Void>? = nil,
         onTimeout: () -> Void
-    ) throws(Failure) -> Value {
-        guard MultiThreadedEventLoopGroup.currentEventLoop == nil else {
-            throw Failure(reason: "called on an event loop, which would deadlock", sqlState: nil)
-        }
-        let outcome = NIOLockedValueBox<Result<Value, any Error>?>(nil)
-        let closedFirst = NIOLockedValueBox(false)
-        let done = DispatchSemaphore(value: 0)
-        future.whenComplete { result in
-            outcome.withLockedValue { $0 = result }
-            done.signal()
-        }
-        closed?.whenComplete { _ in
-            // Queued behind the close on the loop: the query's own answer,
-            // if the close brought one, is recorded first and wins.
-            future.eventLoop.execute {
-                if outcome.withLockedValue({ $0 == nil }) { closedFirst.withLockedValue { $0 = true } }
-                done.signal()
+    ) async throws(Failure) -> Value {
+        let outcome = await withCheckedContinuation { (continuation: CheckedContinuation<Outcome<Value>, Never>) in
+            let pending = NIOLockedValueBox<CheckedContinuation<Outcome<Value>, Never>?>(continuation)
+            let finish: @Sendable (Outcome<Value>) -> Void = { outcome in
+                pending.withLockedValue { pending in
+                    defer { pending = nil }
+                    return pending
+                }?.resume(returning: outcome)
+            }
+            let timer = future.eventLoop.scheduleTask(in: .nanoseconds(Int64(timeout.nanoseconds))) {
+                finish(.timedOut)
+            }
+            future.whenComplete { result in
+                timer.cancel()
+                finish(.answered(result))
+            }
+            closed?.whenComplete { _ in
+                // Queued behind the close on the loop: the query's own
+                // answer, if the close brought one, comes first and wins.
+                future.eventLoop.execute { finish(.closedFirst) }
             }
         }
-        let deadline = DispatchTime.now() + .nanoseconds(Int(clamping: timeout.nanoseconds))
-        guard done.wait(timeout: deadline) == .success else {
+        switch outcome {
+        case .timedOut:
             onTimeout()
             throw Failure(reason: "no answer within \(timeout)", sqlState: nil)
-        }
-        if outcome.withLockedValue({ $0 == nil }), closedFirst.withLockedValue({ $0 }) {
+        case .closedFirst:
             throw Failure(reason: "the connection closed before the server answered", sqlState: nil, connectionLost: true)
-        }
-        switch outcome.withLockedValue({ $0 }) {
-        case .success(let value): return value
-        case .failure(let error):
+        case .answered(.success(let value)):
+            return value
+        case .answered(.failure(let error)):
             let code = (error as? PSQLError)?.code
             throw Failure(
                 reason: describe(error), sqlState: sqlState(of: error),
                 connectionLost: code == .serverClosedConnection || code == .clientClosedConnection
                     || code == .uncleanShutdown
             )
-        case nil: throw Failure(reason: "no result", sqlState: nil)
         }
+    }
+
+    /// How a ``wait(for:timeout:closed:onTimeout:)`` ended.
+    private enum Outcome<Value: Sendable>: Sendable {
+        case answered(Result<Value, any Error>)
+        case closedFirst
+        case timedOut
     }
 
     /// What went wrong, without the query's binds (they may hold a
@@ -195,8 +193,8 @@ extension PostgresSession {
     /// - Throws: ``SceneStoreError/storageUnavailable(location:reason:)``
     ///   when the server fails or rolled the transaction back instead (a
     ///   statement in it had failed): nothing of it is durable then.
-    func commit() throws(SceneStoreError) {
-        let result = try query("COMMIT")
+    func commit() async throws(SceneStoreError) {
+        let result = try await query("COMMIT")
         guard result.metadata.command == "COMMIT" else {
             throw .storageUnavailable(location: location, reason: "the transaction was rolled back, not committed")
         }
@@ -206,10 +204,10 @@ extension PostgresSession {
     /// (the server then rolls back itself).
     /// - Returns: whether the connection can be used again.
     @discardableResult
-    func rollback() -> Bool {
+    func rollback() async -> Bool {
         guard !isClosed else { return false }
         do {
-            try query("ROLLBACK")
+            try await query("ROLLBACK")
             return true
         } catch {
             logger.debug("rollback failed; closing the connection", metadata: ["error": "\(error)"])

@@ -90,8 +90,8 @@ final class MemorySceneStorage: SceneStorage {
     }
 
     func transaction<Result>(
-        _ id: SceneID, _ body: (any SceneStorageTransaction) throws(SceneStoreError) -> Result
-    ) throws(SceneStoreError) -> Result {
+        _ id: SceneID, _ body: (any SceneStorageTransaction) async throws(SceneStoreError) -> Result
+    ) async throws(SceneStoreError) -> Result {
         let start = clock.now
         var pause: UInt32 = 50
         while !medium.tryLock(id) {
@@ -106,7 +106,7 @@ final class MemorySceneStorage: SceneStorage {
             medium.unlock(id)
             if transaction.changed.withLock({ $0 }) { medium.announce(id, from: ObjectIdentifier(self)) }
         }
-        return try body(transaction)
+        return try await body(transaction)
     }
 
     func sceneIDs() throws(SceneStoreError) -> [SceneID] {

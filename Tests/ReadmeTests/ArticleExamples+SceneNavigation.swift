@@ -57,7 +57,7 @@ enum RestoringNavigationArticle {
 
     @MainActor static func restoringNavigation() async throws {
         // Bind the path to a scene key
-        let store = try SceneRegistry(appID: "com.example.cookbook").store(for: "main")
+        let store = try await SceneRegistry(appID: "com.example.cookbook").store(for: "main")
         let recipes = RecipeBox.load()                   // the app's data
         let binding = PathBinding(store: store, key: "recipes.path",
             codec: .references(to: Recipe.self) { id in recipes.recipe(id: id) })

@@ -37,7 +37,7 @@ extension SceneCodableKey where Model == Sidebar {
 enum SceneStoreArticle {
     static func overview() async throws {
         let scenes = try SceneRegistry(appID: "com.example.editor")
-        let store = try scenes.store(for: "main")
+        let store = try await scenes.store(for: "main")
 
         @SceneStored("selectedTab", store: store) var selectedTab = 0
         selectedTab = 2                                        // saved off the caller's thread
@@ -59,7 +59,7 @@ enum GettingStartedArticle {
     @MainActor static func gettingStarted() async throws {
         // Open a scene
         let scenes = try SceneRegistry(appID: "com.example.editor")
-        let store = try scenes.store(for: "main")       // the same instance for the same id
+        let store = try await scenes.store(for: "main")       // the same instance for the same id
 
         // Keep values
         @SceneStored("selectedTab", store: store) var selectedTab = Tab.mixed

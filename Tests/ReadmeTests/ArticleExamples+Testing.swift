@@ -18,9 +18,9 @@ import Testing
 @Suite struct SceneStoreTestingArticle {
     @Test func tabSurvivesRelaunch() async throws {
         let fixture = try SceneStoreFixture()
-        try fixture.registry.store(for: "main").set(2, forKey: "tab")
+        try await fixture.registry.store(for: "main").set(2, forKey: "tab")
         let relaunched = try await fixture.relaunch()
-        #expect(try relaunched.store(for: "main").value(forKey: "tab", default: 0) == 2)
+        await #expect(try relaunched.store(for: "main").value(forKey: "tab", default: 0) == 2)
         await fixture.tearDown()
     }
 }
@@ -36,7 +36,7 @@ import Testing
     // Relaunch
     @Test @MainActor func settingsComeBack() async throws {
         let fixture = try SceneStoreFixture()
-        let store = try fixture.registry.store(for: "main")
+        let store = try await fixture.registry.store(for: "main")
         let settings = Settings()
         let binding = store.bind([SceneProperty(\.selectedTab, forKey: "selectedTab")], on: settings)
         let changes = store.changes()
@@ -46,7 +46,7 @@ import Testing
 
         let relaunched = try await fixture.relaunch()
         let restored = Settings()
-        let again = try relaunched.store(for: "main").bind(
+        let again = try await relaunched.store(for: "main").bind(
             [SceneProperty(\.selectedTab, forKey: "selectedTab")], on: restored)
         #expect(restored.selectedTab == 2)
         again.stop()
@@ -56,21 +56,21 @@ import Testing
     // Crash
     @Test func tabSurvivesCrash() async throws {
         let fixture = try SceneStoreFixture()
-        let store = try fixture.registry.store(for: "main")
+        let store = try await fixture.registry.store(for: "main")
         try store.set(2, forKey: "tab")
         try await store.flush()
         try store.set(3, forKey: "tab")                   // never flushed
         let after = try fixture.crash()
-        #expect(try after.store(for: "main").value(forKey: "tab", default: 0) == 2)
+        await #expect(try after.store(for: "main").value(forKey: "tab", default: 0) == 2)
         await fixture.tearDown()
     }
 
     // Another writer
     @Test func anotherWritersChangeArrives() async throws {
         let fixture = try SceneStoreFixture()
-        let mine = try fixture.registry.store(for: "main")
+        let mine = try await fixture.registry.store(for: "main")
         let changes = mine.changes()
-        let theirs = try fixture.otherRegistry().store(for: "main")
+        let theirs = try await fixture.otherRegistry().store(for: "main")
         try theirs.set("dune", forKey: "query")
         try await theirs.flush()
         let change = try #require(await changes.first(within: .seconds(10)) { $0.key == "query" })
@@ -82,10 +82,10 @@ import Testing
     @Test func tabSurvivesRelaunchInMemory() async throws {
         let scenes = InMemoryScenes()
         let first = scenes.registry()
-        try first.store(for: "main").set(2, forKey: "tab")
+        try await first.store(for: "main").set(2, forKey: "tab")
         try await first.close()
         let relaunched = scenes.registry()
-        #expect(try relaunched.store(for: "main").value(forKey: "tab", default: 0) == 2)
+        await #expect(try relaunched.store(for: "main").value(forKey: "tab", default: 0) == 2)
         try await relaunched.close()
     }
 }

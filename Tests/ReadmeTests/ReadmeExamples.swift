@@ -36,7 +36,7 @@ extension SceneCodableKey where Model == Layout {
 
 func registryExample() async throws {
 let scenes = try SceneRegistry(appID: "com.example.editor")   // ~/.local/state/com.example.editor/scenes
-let store = try scenes.store(for: "main")                      // same instance for the same id
+let store = try await scenes.store(for: "main")                // same instance for the same id
 try store.set(2, forKey: "selectedTab")                        // memory now, disk soon (coalesced, off-thread)
 let selected = store.value(forKey: "selectedTab", default: 0)  // synchronous, never touches the disk
 store.removeValue(forKey: "selectedTab")
@@ -113,14 +113,14 @@ import SceneStoreTesting
 
 @Test func tabSurvivesCrash() async throws {
     let fixture = try SceneStoreFixture()                 // fresh temp root, removed afterwards
-    let store = try fixture.registry.store(for: "main")
+    let store = try await fixture.registry.store(for: "main")
     try store.set(2, forKey: "tab"); try await store.flush()
     try store.set(3, forKey: "tab")                       // never flushed
     let after = try fixture.crash()                       // as kill -9: only durable state survives
-    #expect(try after.store(for: "main").value(forKey: "tab", default: 0) == 2)
-    let other = try fixture.otherRegistry().store(for: "main")   // another writer on the same root, as another process sees it
+    await #expect(try after.store(for: "main").value(forKey: "tab", default: 0) == 2)
+    let other = try await fixture.otherRegistry().store(for: "main")   // another writer on the same root, as another process sees it
     try other.set(4, forKey: "tab"); try await other.flush()
     let relaunched = try await fixture.relaunch()         // graceful quit and launch
-    #expect(try relaunched.store(for: "main").value(forKey: "tab", default: 0) == 4)
+    await #expect(try relaunched.store(for: "main").value(forKey: "tab", default: 0) == 4)
     await fixture.tearDown()
 }

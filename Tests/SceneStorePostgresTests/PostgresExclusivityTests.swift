@@ -21,18 +21,18 @@ struct PostgresExclusivityTests {
         let overlaps = Atomic<Int>(0)
         let failures = Failures()
 
-        await onThreadsOfTheirOwn(count) { index in
+        await concurrently(count) { index in
             for _ in 0..<rounds {
                 do {
-                    try storages[index].transaction(id) { (transaction) throws(SceneStoreError) in
+                    try await storages[index].transaction(id) { (transaction) throws(SceneStoreError) in
                         if inside.add(1, ordering: .relaxed).newValue != 1 { overlaps.add(1, ordering: .relaxed) }
                         defer { inside.subtract(1, ordering: .relaxed) }
-                        let stored = try transaction.readBytes(skip: nil)
+                        let stored = try await transaction.readBytes(skip: nil)
                         guard let current = try? TestDocuments.count(in: stored) else {
                             failures.record(SceneStoreError.storageUnavailable(location: "the counter", reason: "unreadable"))
                             return
                         }
-                        try transaction.write(
+                        try await transaction.write(
                             TestDocuments.document("counter", generation: UInt64(current + 1), values: ["count": .int(current + 1)])
                         )
                     }
@@ -44,7 +44,7 @@ struct PostgresExclusivityTests {
 
         #expect(failures.all.isEmpty, "\(failures.all)")
         #expect(overlaps.load(ordering: .relaxed) == 0)
-        #expect(try TestDocuments.count(in: storages[0].readBytes(id, skip: nil)) == count * rounds)
+        await #expect(try TestDocuments.count(in: storages[0].readBytes(id, skip: nil)) == count * rounds)
     }
 
     @Test func lockHeldElsewhereGivesLockTimeout() async throws {
@@ -52,39 +52,33 @@ struct PostgresExclusivityTests {
         let holder = try PostgresSceneStorage(testing: url)
         let waiter = try PostgresSceneStorage(testing: url, lockTimeout: .milliseconds(400))
         let id = try SceneID("busy")
-        let holding = DispatchSemaphore(value: 0)
-        let release = DispatchSemaphore(value: 0)
-        let holderDone = DispatchSemaphore(value: 0)
-        let holderPID = Mutex<Int32?>(nil)
-
-        Thread.detachNewThread {
-            try? holder.transaction(id) { (transaction) throws(SceneStoreError) in
-                let pid = try? transaction.backendPID()
-                holderPID.withLock { $0 = pid }
-                holding.signal()
-                release.wait()
+        let (holding, holdingStarted) = AsyncStream<Int32?>.makeStream()
+        let (release, releaseHolder) = AsyncStream<Void>.makeStream()
+        let holderTask = Task {
+            try? await holder.transaction(id) { (transaction) async throws(SceneStoreError) in
+                holdingStarted.yield(try? await transaction.backendPID())
+                for await _ in release { break }
             }
-            holderDone.signal()
         }
-        holding.wait()
-        defer {
-            release.signal()
-            holderDone.wait()
-        }
+        var started = holding.makeAsyncIterator()
+        let holderPID = await started.next() ?? nil
+        defer { releaseHolder.finish() }
 
         do {
-            try waiter.put(TestDocuments.document("busy"), as: id)
+            try await waiter.put(TestDocuments.document("busy"), as: id)
             Issue.record("the transaction ran while another held the lock")
         } catch SceneStoreError.lockTimeout(let scene, let pid, let waited) {
             #expect(scene == "busy")
-            #expect(pid != nil && pid == holderPID.withLock { $0 })
+            #expect(pid != nil && pid == holderPID)
             // Not before the timeout (how much later depends on the machine).
             #expect(waited >= .milliseconds(350))
         } catch {
             Issue.record("expected lockTimeout, got \(error)")
         }
         // Another scene is not blocked.
-        try waiter.put(TestDocuments.document("free"), as: try SceneID("free"))
+        try await waiter.put(TestDocuments.document("free"), as: try SceneID("free"))
+        releaseHolder.finish()
+        await holderTask.value
     }
 
     @Test func lockOfASceneWithoutRowIsExclusiveToo() async throws {
@@ -92,24 +86,24 @@ struct PostgresExclusivityTests {
         let first = try PostgresSceneStorage(testing: url)
         let second = try PostgresSceneStorage(testing: url, lockTimeout: .milliseconds(200))
         let id = try SceneID("new")
-        try first.transaction(id) { (_) throws(SceneStoreError) in
+        try await first.transaction(id) { (_) throws(SceneStoreError) in
             do {
-                try second.transaction(id) { (_) throws(SceneStoreError) in }
+                try await second.transaction(id) { (_) throws(SceneStoreError) in }
                 Issue.record("two transactions held one scene's lock")
             } catch SceneStoreError.lockTimeout {
             } catch {
                 Issue.record("expected lockTimeout, got \(error)")
             }
         }
-        try second.transaction(id) { (_) throws(SceneStoreError) in }
+        try await second.transaction(id) { (_) throws(SceneStoreError) in }
     }
 }
 
 extension SceneStorageTransaction {
     /// The server backend pid of the transaction's connection.
-    func backendPID() throws -> Int32? {
+    func backendPID() async throws -> Int32? {
         guard let transaction = self as? PostgresSceneTransaction else { return nil }
-        return try transaction.session.rows("SELECT pg_backend_pid()", as: Int32.self).first
+        return try await transaction.session.rows("SELECT pg_backend_pid()", as: Int32.self).first
     }
 }
 #endif

@@ -105,11 +105,10 @@ struct PostgresLocationTests {
                 "postgres://\(server.user)@\(socket):\(server.port)/postgres?application_name=socket-test&connect_timeout=3",
             ]
             for (url, expected) in zip(urls, ["tcp-test", "socket-test"]) {
-                let session = try await blockingWork {
-                    try PostgresSession.connect(to: try PostgresLocation(url), timeout: .seconds(5), logger: PostgresServer.logger)
-                }
+                let session = try await PostgresSession.connect(
+                    to: try PostgresLocation(url), timeout: .seconds(5), logger: PostgresServer.logger)
                 defer { session.close() }
-                let names = try session.rows("SELECT current_setting('application_name')", as: String.self)
+                let names = try await session.rows("SELECT current_setting('application_name')", as: String.self)
                 #expect(names == [expected])
             }
         }

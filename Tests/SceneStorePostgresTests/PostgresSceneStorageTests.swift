@@ -10,32 +10,32 @@ struct PostgresSceneStorageTests {
     @Test func documentRoundTripsThroughTransactionAndRead() async throws {
         let storage = try PostgresSceneStorage(testing: try await PostgresServer.current().newDatabase())
         let id = try SceneID("main")
-        #expect(try storage.readBytes(id, skip: nil).isMissing)
+        await #expect(try storage.readBytes(id, skip: nil).isMissing)
 
         let first = TestDocuments.document("main", generation: 1, values: ["name": .string("Ada")])
-        try storage.put(first, as: id)
-        #expect(try storage.readBytes(id, skip: nil).bytes == first)
+        try await storage.put(first, as: id)
+        await #expect(try storage.readBytes(id, skip: nil).bytes == first)
 
         let second = TestDocuments.document("main", generation: 2, values: ["name": .string("Grace")])
-        let seen = try storage.transaction(id) { (transaction) throws(SceneStoreError) -> StoredDocument in
-            let before = try transaction.readBytes(skip: nil)
-            try transaction.write(second)
+        let seen = try await storage.transaction(id) { (transaction) throws(SceneStoreError) -> StoredDocument in
+            let before = try await transaction.readBytes(skip: nil)
+            try await transaction.write(second)
             return before
         }
         #expect(seen.bytes == first)
-        #expect(try storage.readBytes(id, skip: nil).bytes == second)
-        let file = try SceneFile.decode(try #require(storage.readBytes(id, skip: nil).bytes)).get()
+        await #expect(try storage.readBytes(id, skip: nil).bytes == second)
+        let file = try await SceneFile.decode(try #require(storage.readBytes(id, skip: nil).bytes)).get()
         #expect(file.values["name"] == .string("Grace"))
     }
 
     @Test func readSkipsTheVersionItIsToldToSkip() async throws {
         let storage = try PostgresSceneStorage(testing: try await PostgresServer.current().newDatabase())
         let id = try SceneID("main")
-        try storage.put(TestDocuments.document("main", generation: 7, incarnation: "abc"), as: id)
+        try await storage.put(TestDocuments.document("main", generation: 7, incarnation: "abc"), as: id)
 
         let current = DiskVersion(incarnation: "abc", generation: 7)
-        #expect(try storage.readBytes(id, skip: { $0 == current }).isSkipped)
-        #expect(try storage.readBytes(id, skip: { $0.generation == 6 }).bytes != nil)
+        await #expect(try storage.readBytes(id, skip: { $0 == current }).isSkipped)
+        await #expect(try storage.readBytes(id, skip: { $0.generation == 6 }).bytes != nil)
     }
 
     @Test func largeDocumentIsSkippedByItsStoredVersion() async throws {
@@ -44,43 +44,43 @@ struct PostgresSceneStorageTests {
         let big = TestDocuments.document(
             "big", generation: 3, incarnation: "xyz", values: ["blob": .data(Data(repeating: 7, count: 200_000))]
         )
-        try storage.put(big, as: id)
+        try await storage.put(big, as: id)
 
-        #expect(try storage.readBytes(id, skip: { $0 == DiskVersion(incarnation: "xyz", generation: 3) }).isSkipped)
-        #expect(try storage.readBytes(id, skip: { _ in false }).bytes == big)
+        await #expect(try storage.readBytes(id, skip: { $0 == DiskVersion(incarnation: "xyz", generation: 3) }).isSkipped)
+        await #expect(try storage.readBytes(id, skip: { _ in false }).bytes == big)
     }
 
     @Test func thrownBodyLeavesNothing() async throws {
         let storage = try PostgresSceneStorage(testing: try await PostgresServer.current().newDatabase())
         let id = try SceneID("main")
-        #expect(throws: SceneStoreError.closed(scene: "main")) {
-            try storage.transaction(id) { (transaction) throws(SceneStoreError) in
-                try transaction.write(TestDocuments.document("main"))
+        await #expect(throws: SceneStoreError.closed(scene: "main")) {
+            try await storage.transaction(id) { (transaction) async throws(SceneStoreError) in
+                try await transaction.write(TestDocuments.document("main"))
                 throw SceneStoreError.closed(scene: "main")
             }
         }
-        #expect(try storage.readBytes(id, skip: nil).isMissing)
-        #expect(try storage.sceneIDs().isEmpty)
+        await #expect(try storage.readBytes(id, skip: nil).isMissing)
+        await #expect(try storage.sceneIDs().isEmpty)
     }
 
     @Test func removeSceneAndTombstones() async throws {
         let storage = try PostgresSceneStorage(testing: try await PostgresServer.current().newDatabase())
         let id = try SceneID("main")
-        try storage.put(TestDocuments.document("main"), as: id)
+        try await storage.put(TestDocuments.document("main"), as: id)
 
-        try storage.transaction(id) { (transaction) throws(SceneStoreError) in
-            #expect(try !transaction.hasTombstone())
-            try transaction.writeTombstone(incarnation: "inc-1")
-            try transaction.removeScene()
+        try await storage.transaction(id) { (transaction) throws(SceneStoreError) in
+            await #expect(try !transaction.hasTombstone())
+            try await transaction.writeTombstone(incarnation: "inc-1")
+            try await transaction.removeScene()
         }
-        try storage.transaction(id) { (transaction) throws(SceneStoreError) in
-            #expect(try transaction.hasTombstone())
-            #expect(try transaction.readBytes(skip: nil).isMissing)
-            try transaction.write(TestDocuments.document("main", incarnation: "inc-2"))
-            try transaction.removeTombstone()
+        try await storage.transaction(id) { (transaction) throws(SceneStoreError) in
+            await #expect(try transaction.hasTombstone())
+            await #expect(try transaction.readBytes(skip: nil).isMissing)
+            try await transaction.write(TestDocuments.document("main", incarnation: "inc-2"))
+            try await transaction.removeTombstone()
         }
-        try storage.transaction(id) { (transaction) throws(SceneStoreError) in
-            #expect(try !transaction.hasTombstone())
+        try await storage.transaction(id) { (transaction) throws(SceneStoreError) in
+            await #expect(try !transaction.hasTombstone())
         }
         #expect(storage.scenesWithLeftovers().isEmpty)
     }
@@ -90,15 +90,15 @@ struct PostgresSceneStorageTests {
         let storage = try PostgresSceneStorage(testing: url)
         let id = try SceneID("broken")
         let damaged = Data("not a scene".utf8)
-        try storage.put(damaged, as: id)
-        #expect(try storage.readBytes(id, skip: nil).bytes == damaged)
+        try await storage.put(damaged, as: id)
+        await #expect(try storage.readBytes(id, skip: nil).bytes == damaged)
 
-        let place = try storage.transaction(id) { (transaction) throws(SceneStoreError) in
-            try transaction.quarantine(reason: "malformed")
+        let place = try await storage.transaction(id) { (transaction) throws(SceneStoreError) in
+            try await transaction.quarantine(reason: "malformed")
         }
         #expect(place.contains("scenestore_quarantine"))
         #expect(try !place.contains(PostgresServer.current().password))
-        #expect(try storage.readBytes(id, skip: nil).isMissing)
+        await #expect(try storage.readBytes(id, skip: nil).isMissing)
 
         let kept = try await PostgresServer.current().withConnection(database: databaseName(url)) { connection in
             let rows = try await connection.query(
@@ -119,28 +119,28 @@ struct PostgresSceneStorageTests {
         let storage = try PostgresSceneStorage(testing: url, app: "one")
         let other = try PostgresSceneStorage(testing: url, app: "two")
         for name in ["zeta", "alpha", "mid"] {
-            try storage.put(TestDocuments.document(name), as: try SceneID(name))
+            try await storage.put(TestDocuments.document(name), as: try SceneID(name))
         }
-        try other.put(TestDocuments.document("other"), as: try SceneID("other"))
+        try await other.put(TestDocuments.document("other"), as: try SceneID("other"))
 
-        #expect(try storage.sceneIDs().map(\.rawValue) == ["alpha", "mid", "zeta"])
-        #expect(try other.sceneIDs().map(\.rawValue) == ["other"])
-        #expect(try other.readBytes(try SceneID("alpha"), skip: nil).isMissing)
+        await #expect(try storage.sceneIDs().map(\.rawValue) == ["alpha", "mid", "zeta"])
+        await #expect(try other.sceneIDs().map(\.rawValue) == ["other"])
+        await #expect(try other.readBytes(try SceneID("alpha"), skip: nil).isMissing)
     }
 
     @Test func schemaIsCreatedOnceByConcurrentFirstUsers() async throws {
         let url = try await PostgresServer.current().newDatabase()
         let storages = try (0..<4).map { _ in try PostgresSceneStorage(testing: url) }
         let failures = Failures()
-        await onThreadsOfTheirOwn(storages.count) { index in
+        await concurrently(storages.count) { index in
             do {
-                try storages[index].put(TestDocuments.document("s\(index)"), as: try SceneID("s\(index)"))
+                try await storages[index].put(TestDocuments.document("s\(index)"), as: try SceneID("s\(index)"))
             } catch {
                 failures.record(error)
             }
         }
         #expect(failures.all.isEmpty)
-        #expect(try storages[0].sceneIDs().count == 4)
+        await #expect(try storages[0].sceneIDs().count == 4)
     }
 }
 

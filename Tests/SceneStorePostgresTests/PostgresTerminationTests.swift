@@ -19,7 +19,7 @@ struct PostgresTerminationTests {
             let name = try #require(database.split(separator: "/").last.map(String.init))
             let storage = try PostgresSceneStorage(testing: database, requestTimeout: .seconds(60))
             let id = try SceneID("main")
-            try storage.put(TestDocuments.document("main"), as: id)
+            try await storage.put(TestDocuments.document("main"), as: id)
 
             let stop = Locked(false)
             let terminations = Locked(0)
@@ -35,7 +35,7 @@ struct PostgresTerminationTests {
                     }
                 }
             }
-            let outcome = try await blockingWork {
+            let outcome = await withTaskExecutorPreference(OwnQueue()) { () async -> (Int, [String], Int) in
                 var failed = 0
                 var calls = 0
                 var waited: [String] = []
@@ -44,8 +44,8 @@ struct PostgresTerminationTests {
                 for generation in 2...5001 where calls < 150 || terminations.withLock({ $0 }) < 100 {
                     calls += 1
                     do {
-                        try storage.put(TestDocuments.document("main", generation: UInt64(generation)), as: id)
-                        _ = try storage.readBytes(id, skip: nil)
+                        try await storage.put(TestDocuments.document("main", generation: UInt64(generation)), as: id)
+                        _ = try await storage.readBytes(id, skip: nil)
                     } catch {
                         failed += 1
                         if case .storageUnavailable(_, let reason)? = error as? SceneStoreError, reason.contains("no answer within") {

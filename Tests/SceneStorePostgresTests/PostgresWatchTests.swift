@@ -17,20 +17,20 @@ struct PostgresWatchTests {
         let otherApp = try PostgresSceneStorage(testing: url, app: "another")
 
         let id = try SceneID("main")
-        try writer.put(TestDocuments.document("main"), as: id)
+        try await writer.put(TestDocuments.document("main"), as: id)
         #expect(await events.wait { $0 == .changed(id) })
 
-        try writer.transaction(id) { (transaction) throws(SceneStoreError) in
-            try transaction.writeTombstone(incarnation: "inc-1")
-            try transaction.removeScene()
+        try await writer.transaction(id) { (transaction) throws(SceneStoreError) in
+            try await transaction.writeTombstone(incarnation: "inc-1")
+            try await transaction.removeScene()
         }
         #expect(await events.wait { $0 == .changed(id) })
 
         // Another app's scenes and transactions that write nothing are not announced.
-        try otherApp.put(TestDocuments.document("elsewhere"), as: try SceneID("elsewhere"))
-        try writer.transaction(try SceneID("quiet")) { (_) throws(SceneStoreError) in }
+        try await otherApp.put(TestDocuments.document("elsewhere"), as: try SceneID("elsewhere"))
+        try await writer.transaction(try SceneID("quiet")) { (_) throws(SceneStoreError) in }
         let marker = try SceneID("marker")
-        try writer.put(TestDocuments.document("marker"), as: marker)
+        try await writer.put(TestDocuments.document("marker"), as: marker)
         #expect(await events.wait { $0 == .changed(marker) })
         #expect(!events.all.contains(.changed(try SceneID("elsewhere"))))
         #expect(!events.all.contains(.changed(try SceneID("quiet"))))
@@ -45,7 +45,7 @@ struct PostgresWatchTests {
         let watch = try #require(storage.watch(.automatic, logger: Logger(label: "test"), handler: events.handler))
         watch.cancel()
         let id = try SceneID("after")
-        try storage.put(TestDocuments.document("after"), as: id)
+        try await storage.put(TestDocuments.document("after"), as: id)
         #expect(await !events.wait(for: .milliseconds(500)) { _ in true })
     }
 
@@ -54,14 +54,14 @@ struct PostgresWatchTests {
             let (writer, events, watch) = try watched(try await server.newDatabase())
             defer { watch.cancel() }
             let id = try SceneID("main")
-            try writer.put(TestDocuments.document("main"), as: id)
+            try await writer.put(TestDocuments.document("main"), as: id)
             #expect(await events.wait { $0 == .changed(id) })
 
             try await blockingWork { try server.restart() }
             #expect(await events.wait { $0 == .rescan })
 
             // The writer's kept connection died in the restart too: it reconnects.
-            try writer.put(TestDocuments.document("main", generation: 2), as: id)
+            try await writer.put(TestDocuments.document("main", generation: 2), as: id)
             #expect(await events.wait { $0 == .changed(id) })
         }
     }
@@ -70,7 +70,7 @@ struct PostgresWatchTests {
         try await PostgresServer.with { server in
             let url = try await server.newDatabase()
             let storage = try PostgresSceneStorage(testing: url, requestTimeout: .seconds(1))
-            try storage.put(TestDocuments.document("main"), as: try SceneID("main"))
+            try await storage.put(TestDocuments.document("main"), as: try SceneID("main"))
             try await blockingWork { try server.stop() }
 
             let events = EventRecorder()

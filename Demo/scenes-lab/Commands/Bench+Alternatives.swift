@@ -58,7 +58,7 @@ struct SceneStoreAlternative: CommitAlternative {
 
     mutating func prepare(keys: Int, in directory: URL) async throws {
         let registry = try SceneRegistry(root: directory, configuration: configuration)
-        let store = try registry.store(for: AlternativeFiles.sceneStoreScene)
+        let store = try await registry.store(for: AlternativeFiles.sceneStoreScene)
         for key in 0..<keys { try store.set("value number \(key)", forKey: "key\(key)") }
         try await store.flush()
         (self.registry, self.store, preparedGeneration) = (registry, store, store.generation)

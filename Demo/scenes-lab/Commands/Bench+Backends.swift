@@ -79,10 +79,10 @@ extension Bench {
         ) async throws -> (commit: [Int], propagation: [Int]) {
             let writer = try open(.init(savePolicy: .onFlush, watcher: .none))
             let reader = try open(.init(savePolicy: .onFlush, watcher: .automatic))
-            let store = try writer.store(for: Bench.sceneName)
+            let store = try await writer.store(for: Bench.sceneName)
             for key in 0..<keys { try store.set(0, forKey: "k\(key)") }
             try await store.flush()
-            let follower = try reader.store(for: Bench.sceneName)
+            let follower = try await reader.store(for: Bench.sceneName)
             let changes = follower.changes()
             var commitTimes: [Int] = []
             var propagationTimes: [Int] = []

@@ -158,7 +158,7 @@ extension Bench {
                 var configuration = ColdRestoreFigures.sceneStoreConfiguration
                 if kind == .sceneStoreWithoutWatcher { configuration.watcher = .none }
                 let registry = try SceneRegistry(root: place, configuration: configuration)
-                emit(try registry.store(for: AlternativeFiles.sceneStoreScene).value(forKey: "key0", as: String.self) ?? "")
+                await emit(try registry.store(for: AlternativeFiles.sceneStoreScene).value(forKey: "key0", as: String.self) ?? "")
                 try await registry.close()
             case .sqlite:
                 emit(try readSQLite(place.appendingPathComponent(AlternativeFiles.sqlite).path))

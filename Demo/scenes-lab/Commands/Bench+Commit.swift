@@ -97,7 +97,7 @@ extension Bench {
         /// `set` + `flush` on a store holding `keys` keys.
         private func measureStore(in root: URL) async throws -> [Int] {
             let registry = try SceneRegistry(root: root, configuration: .init(savePolicy: .onFlush))
-            let store = try registry.store(for: "bench")
+            let store = try await registry.store(for: "bench")
             for key in 0..<keys { try store.set("value number \(key)", forKey: "key\(key)") }
             try await store.flush()
             var samples: [Int] = []

@@ -29,7 +29,7 @@ extension Bench {
             let root = scratch.appendingPathComponent("memory-scenes")
             let registry = try SceneRegistry(root: root, configuration: .init(savePolicy: .onFlush, watcher: .none))
             for scene in 0..<scenes {
-                let store = try registry.store(for: "m\(scene)")
+                let store = try await registry.store(for: "m\(scene)")
                 for key in 0..<keys { try store.set("value number \(key)", forKey: "key\(key)") }
             }
             try await registry.close()
@@ -103,7 +103,7 @@ extension Bench {
             var stores: [SceneStore] = []
             var afterFirst = before
             for scene in 0..<scenes {
-                let store = try registry.store(for: "m\(scene)")
+                let store = try await registry.store(for: "m\(scene)")
                 guard store.value(forKey: "key0", as: String.self) != nil else { throw failure("scene m\(scene) has no key0") }
                 stores.append(store)
                 if scene == 0 { afterFirst = try Memory.current() }

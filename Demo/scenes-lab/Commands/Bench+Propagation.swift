@@ -159,7 +159,7 @@ extension Bench {
         func measure(in directory: URL) async throws -> (sceneStore: [Int], floor: [Int], flushes: [Int]) {
             let root = directory.appendingPathComponent("scenes")
             let registry = try SceneRegistry(root: root, configuration: .init(savePolicy: .onFlush))
-            let store = try registry.store(for: Bench.sceneName)
+            let store = try await registry.store(for: Bench.sceneName)
             for key in 0..<keys { try store.set(0, forKey: "k\(key)") }
             try await store.flush()
             let storePeer = try PeerProcess(["bench", "propagation-peer", "--mode", "store", "--directory", root.path])

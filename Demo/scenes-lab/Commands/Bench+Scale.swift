@@ -100,15 +100,15 @@ extension Bench {
             var totals: [Double] = []
             for size in [0] + sizes {
                 for scene in created..<size {
-                    let store = try writer.store(for: "s\(scene)")
+                    let store = try await writer.store(for: "s\(scene)")
                     try store.set("value number \(scene)", forKey: "key0")
                     try await store.flush()
                 }
                 created = size
                 totals.append(try await medianMs(runs: runs) {
                     let registry = try SceneRegistry(root: root, configuration: Self.reading)
-                    let count = try registry.sceneIDs().count
-                    let value = try registry.store(for: "s0").value(forKey: "key0", as: String.self)
+                    let count = try await registry.sceneIDs().count
+                    let value = try await registry.store(for: "s0").value(forKey: "key0", as: String.self)
                     try await registry.close()
                     guard count == size, size == 0 || value == "value number 0" else { throw failure("listed \(count) of \(size) scenes") }
                 })
@@ -124,12 +124,12 @@ extension Bench {
             let writer = try SceneRegistry(root: root, configuration: writing)
             var totals: [Double] = []
             for size in [1] + sizes {
-                let store = try writer.store(for: "k\(size)")
+                let store = try await writer.store(for: "k\(size)")
                 for key in 0..<size { try store.set("value number \(key)", forKey: "key\(key)") }
                 try await store.flush()
                 totals.append(try await medianMs(runs: runs) {
                     let registry = try SceneRegistry(root: root, configuration: Self.reading)
-                    let value = try registry.store(for: "k\(size)").value(forKey: "key\(size - 1)", as: String.self)
+                    let value = try await registry.store(for: "k\(size)").value(forKey: "key\(size - 1)", as: String.self)
                     try await registry.close()
                     guard value == "value number \(size - 1)" else { throw failure("scene k\(size) lost its last key") }
                 })

@@ -18,7 +18,7 @@ extension Bench {
             guard FileManager.default.isExecutableFile(atPath: scenesExecutable.path) else { return nil }
             let root = scratch.appendingPathComponent("get-scenes")
             let registry = try SceneRegistry(root: root, configuration: .init(savePolicy: .onFlush, watcher: .none))
-            let store = try registry.store(for: "get")
+            let store = try await registry.store(for: "get")
             for key in 0..<100 { try store.set("value number \(key)", forKey: "key\(key)") }
             try await registry.close()
             let children: [(executable: URL, arguments: [String])] = [

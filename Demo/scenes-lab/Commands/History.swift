@@ -46,7 +46,7 @@ struct History: AsyncParsableCommand {
     func run() async throws {
         let id = try sceneOption.sceneID()
         var registry = try watcherOption.openRegistry(rootOptions, savePolicy: .onFlush)
-        var store = try registry.store(for: id)
+        var store = try await registry.store(for: id)
         var written: [String: [String]] = [:]
         emit("ready \(getpid())")
         if waitForGo { _ = await Task.detached { readLine() }.value }
@@ -61,7 +61,7 @@ struct History: AsyncParsableCommand {
                     emit("begin \(index) \(monotonicNanoseconds()) reopen")
                     try await registry.close()
                     registry = try watcherOption.openRegistry(rootOptions, savePolicy: .onFlush)
-                    store = try registry.store(for: id)
+                    store = try await registry.store(for: id)
                 } else if roll < 60 {
                     let again = Int.random(in: 0..<100) < repeatPercent
                         ? Self.valueSeenBefore(shown: store.value(forKey: key, as: String.self), written: written[key] ?? [])

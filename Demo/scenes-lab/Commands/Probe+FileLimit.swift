@@ -32,7 +32,7 @@ extension Probe {
         func run() async throws {
             let registry = try SceneRegistry(root: rootOptions.rootURL(), configuration: .init(
                 savePolicy: .onFlush, watcher: .polling(interval: .seconds(3600))))
-            let store = try registry.store(for: "main")
+            let store = try await registry.store(for: "main")
             try store.set("before", forKey: "before")
             try await store.flush()
 

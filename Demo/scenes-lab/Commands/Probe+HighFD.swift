@@ -49,11 +49,11 @@ extension Probe {
                 savePolicy: .onFlush, watcher: .automatic))
             let inotifyFDs = ProcessStats.inotifyDescriptors().count
 
-            let watched = try automatic.store(for: "s")
+            let watched = try await automatic.store(for: "s")
             let changes = watched.changes()
             let writer = try SceneRegistry(root: root, configuration: .init(
                 savePolicy: .onFlush, watcher: .polling(interval: .seconds(60))))
-            try writer.store(for: "s").set(1, forKey: "k")
+            try await writer.store(for: "s").set(1, forKey: "k")
             try await writer.store(for: "s").flush()
             let seen = await changes.first(within: .seconds(10)) { $0.key == "k" } != nil
 

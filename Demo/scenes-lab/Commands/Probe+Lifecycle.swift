@@ -69,7 +69,7 @@ extension Probe {
                 let directory = scratch.appendingPathComponent("\(label)-\(index)")
                 let registry = try SceneRegistry(
                     root: directory.appendingPathComponent("scenes"), configuration: .init(savePolicy: .onFlush))
-                try registry.store(for: "cycle").set(index, forKey: "index")
+                try await registry.store(for: "cycle").set(index, forKey: "index")
                 try await registry.close()
                 try FileManager.default.removeItem(at: directory)
             }

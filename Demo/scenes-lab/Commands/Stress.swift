@@ -31,7 +31,7 @@ struct Stress: AsyncParsableCommand {
     func run() async throws {
         let id = try sceneOption.sceneID()
         let registry = try watcherOption.openRegistry(rootOptions, savePolicy: .onFlush)
-        let store = try registry.store(for: id)
+        let store = try await registry.store(for: id)
         let pid = getpid()
         emit("ready \(pid)")
         var index = 0

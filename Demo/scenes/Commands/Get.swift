@@ -22,7 +22,7 @@ struct Get: AsyncParsableCommand {
     func run() async throws {
         let id = try sceneOption.sceneID()
         let registry = try rootOptions.openRegistry(access: .readOnly)
-        guard let value = try registry.store(for: id).snapshot[keyArgument.key] else {
+        guard let value = try await registry.store(for: id).snapshot[keyArgument.key] else {
             throw keyArgument.missing(in: id)
         }
         emit(json ? try jsonLine(value) : value.description.terminalSafe)

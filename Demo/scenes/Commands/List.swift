@@ -11,7 +11,7 @@ struct List: AsyncParsableCommand {
 
     func run() async throws {
         let registry = try rootOptions.openRegistry(access: .readOnly)
-        let ids = try registry.sceneIDs()
+        let ids = try await registry.sceneIDs()
         if json {
             struct Entry: Encodable { let scene: String; let generation: UInt64; let keys: Int }
             let entries = try ids.map { id in

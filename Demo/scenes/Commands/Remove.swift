@@ -14,7 +14,7 @@ struct Remove: AsyncParsableCommand {
         let id = try sceneOption.sceneID()
         guard try rootOptions.rootExists() else { throw keyArgument.missing(in: id) }
         let registry = try rootOptions.openRegistry(access: .readWrite, savePolicy: .onFlush)
-        let store = try registry.store(for: id)
+        let store = try await registry.store(for: id)
         guard store.snapshot[keyArgument.key] != nil else {
             throw keyArgument.missing(in: id)
         }

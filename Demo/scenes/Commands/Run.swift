@@ -30,7 +30,7 @@ struct Run: AsyncParsableCommand {
         } catch {
             throw failure("\(error)")
         }
-        let persistence = DemoPersistence(store: try registry.store(for: id), catalog: catalog)
+        let persistence = await DemoPersistence(store: try registry.store(for: id), catalog: catalog)
         let signal: Int32?
         if headless || isatty(STDIN_FILENO) == 0 || isatty(STDOUT_FILENO) == 0 {
             signal = await HeadlessSession(scene: id, persistence: persistence).run()

@@ -77,7 +77,7 @@ struct SetCommand: AsyncParsableCommand {
         let id = try sceneOption.sceneID()
         let value = try parsedValue()
         let registry = try rootOptions.openRegistry(access: .readWrite, savePolicy: .onFlush)
-        let store = try registry.store(for: id)
+        let store = try await registry.store(for: id)
         do {
             try store.set(value, forKey: keyArgument.key)
         } catch {

@@ -19,7 +19,7 @@ struct Show: AsyncParsableCommand {
         let id = try sceneOption.sceneID()
         let registry = try rootOptions.openRegistry(access: .readOnly)
         try requireScene(id, in: registry)
-        let store = try registry.store(for: id)
+        let store = try await registry.store(for: id)
         let values = store.snapshot
         if json {
             emit(try jsonLine(SceneDump(scene: id.rawValue, generation: store.generation, values: values)))

@@ -17,7 +17,7 @@ struct Watch: AsyncParsableCommand {
     func run() async throws {
         let id = try sceneOption.sceneID()
         let registry = try watcherOption.openRegistry(rootOptions)
-        let store = try registry.store(for: id)
+        let store = try await registry.store(for: id)
         // Subscribed before "ready": a change made once a script has read
         // that line is always printed.
         let events = store.events()

@@ -19,11 +19,11 @@ extension SceneDirectory: SceneStorage {
     }
 
     func transaction<Result>(
-        _ id: SceneID, _ body: (any SceneStorageTransaction) throws(SceneStoreError) -> Result
-    ) throws(SceneStoreError) -> Result {
+        _ id: SceneID, _ body: (any SceneStorageTransaction) async throws(SceneStoreError) -> Result
+    ) async throws(SceneStoreError) -> Result {
         let lock = try lock(id)
         defer { lock.unlock() }
-        return try body(FileTransaction(directory: self, id: id))
+        return try await body(FileTransaction(directory: self, id: id))
     }
 
     func watch(

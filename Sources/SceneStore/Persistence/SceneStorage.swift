@@ -26,8 +26,11 @@ import Logging
 /// * ``watch(_:logger:handler:)`` reports every change another writer
 ///   commits as ``SceneStorageEvent/changed(_:)`` for its scene, or
 ///   ``SceneStorageEvent/rescan`` when changes may have been missed.
-/// * Everything may be called from any thread; calls block (the store
-///   makes them on its own queue, never on a caller's thread).
+/// * Everything may be called from any thread or task. The calls that
+///   reach the medium are `async`: a database suspends while it waits for
+///   the server; the file root and memory never suspend (their work is
+///   quick local I/O), so a store applies their changes right where it
+///   hears of them.
 package protocol SceneStorage: Sendable {
     /// Where the scenes are.
     var sceneLocation: SceneLocation { get }
@@ -42,21 +45,22 @@ package protocol SceneStorage: Sendable {
     /// - Parameter skip: when it accepts the version the document's header
     ///   names, the result may be ``StoredDocument/skipped`` instead of the
     ///   bytes (a reader that already has that version).
-    func readBytes(_ id: SceneID, skip: ((DiskVersion) -> Bool)?) throws(SceneStoreError) -> StoredDocument
+    func readBytes(_ id: SceneID, skip: ((DiskVersion) -> Bool)?) async throws(SceneStoreError) -> StoredDocument
 
     /// Whether a read outside a transaction waits on nothing but this
-    /// machine (a local disk, memory; never a server): a store then applies
-    /// a small change on the watcher's thread, where it is heard of.
+    /// machine (a local disk, memory; never a server) and never suspends:
+    /// a store then applies a small change on the watcher's thread, where
+    /// it is heard of.
     var readsAreLocal: Bool { get }
 
     /// Runs `body` holding the exclusive lock of scene `id`; see the
     /// contract above.
     func transaction<Result>(
-        _ id: SceneID, _ body: (any SceneStorageTransaction) throws(SceneStoreError) -> Result
-    ) throws(SceneStoreError) -> Result
+        _ id: SceneID, _ body: (any SceneStorageTransaction) async throws(SceneStoreError) -> Result
+    ) async throws(SceneStoreError) -> Result
 
     /// The scenes that have a document, sorted.
-    func sceneIDs() throws(SceneStoreError) -> [SceneID]
+    func sceneIDs() async throws(SceneStoreError) -> [SceneID]
 
     /// Scenes with debris of interrupted writers to clean when first
     /// opened (temporary files of the file root); empty where there is none.
@@ -80,24 +84,24 @@ package protocol SceneStorage: Sendable {
 /// ``SceneStorage/transaction(_:_:)``.
 package protocol SceneStorageTransaction {
     /// The scene's document now (nobody else can change it meanwhile).
-    func readBytes(skip: ((DiskVersion) -> Bool)?) throws(SceneStoreError) -> StoredDocument
+    func readBytes(skip: ((DiskVersion) -> Bool)?) async throws(SceneStoreError) -> StoredDocument
     /// Replaces the scene's document (atomically: readers see the old one
     /// or this one).
-    func write(_ document: Data) throws(SceneStoreError)
+    func write(_ document: Data) async throws(SceneStoreError)
     /// Deletes the scene's document (a discard).
-    func removeScene() throws(SceneStoreError)
+    func removeScene() async throws(SceneStoreError)
     /// Records that the incarnation `incarnation` was discarded, so that a
     /// missing document is told from one that vanished.
-    func writeTombstone(incarnation: String) throws(SceneStoreError)
+    func writeTombstone(incarnation: String) async throws(SceneStoreError)
     /// Whether a discard was recorded and not yet followed by a new document.
-    func hasTombstone() throws(SceneStoreError) -> Bool
+    func hasTombstone() async throws(SceneStoreError) -> Bool
     /// Forgets the recorded discard (a new incarnation begins).
-    func removeTombstone() throws(SceneStoreError)
+    func removeTombstone() async throws(SceneStoreError)
     /// Moves the damaged document aside, never deleting it.
     /// - Returns: where it went, for the report.
-    func quarantine(reason: String) throws(SceneStoreError) -> String
+    func quarantine(reason: String) async throws(SceneStoreError) -> String
     /// Removes debris of interrupted writers of this scene.
-    func removeLeftovers()
+    func removeLeftovers() async
 }
 
 /// A scene's document as read.

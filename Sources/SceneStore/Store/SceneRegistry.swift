@@ -5,7 +5,7 @@ import Logging
 ///
 /// ```swift
 /// let scenes = try SceneRegistry(appID: "com.example.editor")
-/// let store = try scenes.store(for: "main")
+/// let store = try await scenes.store(for: "main")
 /// try store.set(2, forKey: "selectedTab")
 /// try await scenes.close()
 /// ```
@@ -123,12 +123,37 @@ public final class SceneRegistry: Sendable {
     ///   A damaged file is not an error: it is moved to `quarantine/`, the
     ///   scene starts empty and ``SceneStore/lastRecovery`` says so.
     ///
-    /// The first call for an id reads the scene on the calling thread
-    /// (waiting, at most the lock timeout, for another process's lock when
-    /// the document must be looked at under it); calls for the same id made
-    /// meanwhile wait for that one reading and share its result: a scene is
-    /// never loaded twice.
+    /// The first call for an id reads the scene (waiting, at most the lock
+    /// timeout, for another process's lock when the document must be looked
+    /// at under it); calls for the same id made meanwhile wait for that one
+    /// reading and share its result: a scene is never loaded twice.
+    public func store(for id: SceneID) async throws -> SceneStore {
+        try await open(id)
+    }
+
+    /// The store of scene `id`; the id is validated first.
+    public func store(for id: String) async throws -> SceneStore {
+        try await open(SceneID(id))
+    }
+
+    /// ``store(for:)-(SceneID)`` for synchronous code: it blocks the calling
+    /// thread while the scene is read (on the file root and in memory the
+    /// reading runs on this thread; a database's answers are waited for on
+    /// a thread of the library's own, never on Swift's cooperative pool).
+    /// In `async` code, `await` the asynchronous one.
+    @_disfavoredOverload
     public func store(for id: SceneID) throws -> SceneStore {
+        try BlockingCall.wait { () async throws(SceneStoreError) in try await self.open(id) }
+    }
+
+    /// ``store(for:)-(SceneID)`` for synchronous code, with the id
+    /// validated first; see ``store(for:)-(SceneID)`` (blocking).
+    @_disfavoredOverload
+    public func store(for id: String) throws -> SceneStore {
+        try store(for: SceneID(id))
+    }
+
+    private func open(_ id: SceneID) async throws(SceneStoreError) -> SceneStore {
         let (store, created, hasLeftovers) = try state.withLock { (state) throws(SceneStoreError) in
             guard !state.closed else { throw .closed(scene: nil) }
             if let existing = state.stores[id] { return (existing, false, false) }
@@ -139,11 +164,11 @@ public final class SceneRegistry: Sendable {
             return (store, true, state.leftovers.remove(id) != nil)
         }
         guard created else {
-            try store.awaitLoad()
+            try await store.awaitLoad()
             return store
         }
-        do {
-            try store.io.sync { () throws in try store.load(cleanLeftovers: hasLeftovers) }
+        do throws(SceneStoreError) {
+            try await store.load(cleanLeftovers: hasLeftovers)
         } catch {
             // The next call tries again with a store of its own.
             state.withLock { state in
@@ -157,16 +182,22 @@ public final class SceneRegistry: Sendable {
         return store
     }
 
-    /// The store of scene `id`; the id is validated first.
-    public func store(for id: String) throws -> SceneStore {
-        try store(for: SceneID(id))
+    /// The scenes that have a document, sorted (none for a read-only
+    /// registry whose root does not exist).
+    public func sceneIDs() async throws -> [SceneID] {
+        try await listScenes()
     }
 
-    /// The scenes that have a file in the root, sorted (none for a
-    /// read-only registry whose root does not exist).
+    /// ``sceneIDs()`` for synchronous code: it blocks the calling thread
+    /// while the storage is asked (see the blocking ``store(for:)-(SceneID)``).
+    @_disfavoredOverload
     public func sceneIDs() throws -> [SceneID] {
+        try BlockingCall.wait { () async throws(SceneStoreError) in try await self.listScenes() }
+    }
+
+    private func listScenes() async throws(SceneStoreError) -> [SceneID] {
         do {
-            return try storage.sceneIDs()
+            return try await storage.sceneIDs()
         } catch .io(_, _, ENOENT) where configuration.access == .readOnly {
             return []
         }

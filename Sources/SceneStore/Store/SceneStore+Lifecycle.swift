@@ -12,21 +12,21 @@ extension SceneStore {
     func discard() async throws {
         guard configuration.access == .readWrite else { throw SceneStoreError.readOnly(scene: id.rawValue) }
         let editsUpTo = state.withLock { $0.lastEdit }
-        try await onIO { () throws in
-            try self.storage.transaction(self.id) { (transaction) throws(SceneStoreError) in
-                if let incarnation = try self.incarnationOnDisk(transaction) {
-                    try transaction.writeTombstone(incarnation: incarnation)
+        try await io.run { () async throws(SceneStoreError) in
+            try await storage.transaction(id) { (transaction) async throws(SceneStoreError) in
+                if let incarnation = try await incarnationOnDisk(transaction) {
+                    try await transaction.writeTombstone(incarnation: incarnation)
                 }
-                try transaction.removeScene()
+                try await transaction.removeScene()
             }
-            self.perform(self.mutate { $0.discardedHere(editsUpTo: editsUpTo, at: self.clock.now) })
+            perform(mutate { $0.discardedHere(editsUpTo: editsUpTo, at: clock.now) })
         }
     }
 
     /// The incarnation of the scene file now (the lock held): from its
     /// header, else decoded, else the one this store last saw.
-    private func incarnationOnDisk(_ transaction: any SceneStorageTransaction) throws(SceneStoreError) -> String? {
-        if case .bytes(let data) = try transaction.readBytes(skip: nil) {
+    private func incarnationOnDisk(_ transaction: any SceneStorageTransaction) async throws(SceneStoreError) -> String? {
+        if case .bytes(let data) = try await transaction.readBytes(skip: nil) {
             if let version = SceneFile.peekVersion(data) { return version.incarnation }
             if case .file(let file) = SceneReadResult(interpreting: data, as: id, limits: storage.limits) {
                 return file.incarnation

@@ -10,31 +10,31 @@ extension SceneStore {
         case .none:
             break
         case .saveNow:
-            io.async { self.saveInBackground() }
+            io.submit { await self.saveInBackground() }
         case .save(let instant):
             Task {
                 // Never cancelled: a store that closed meanwhile skips the save.
                 try? await clock.sleep(until: instant)
-                io.async { self.saveInBackground() }
+                io.submit { await self.saveInBackground() }
             }
         }
     }
 
     /// A save the schedule queued; its failure is reported (and retried as
     /// the schedule says), not thrown.
-    private func saveInBackground() {
-        try? saveNow(queued: true)
+    private func saveInBackground() async {
+        try? await saveNow(queued: true)
     }
 
     /// Saves the pending edits, merged over whatever is on disk now:
     /// lock, read, apply pending sets and removes, write generation + 1
-    /// atomically, unlock. Runs on ``io``.
-    func saveNow(queued: Bool = false) throws(SceneStoreError) {
+    /// atomically, unlock. Runs holding ``io``.
+    func saveNow(queued: Bool = false) async throws(SceneStoreError) {
         guard state.withLock({ $0.beginSave(queued: queued) }) else { return }
         var failure: SceneStoreError?
         do throws(SceneStoreError) {
-            let written = try storage.transaction(id) { (transaction) throws(SceneStoreError) in
-                try saveHoldingLock(transaction)
+            let written = try await storage.transaction(id) { (transaction) async throws(SceneStoreError) in
+                try await saveHoldingLock(transaction)
             }
             record(written)
         } catch {
@@ -59,8 +59,8 @@ extension SceneStore {
 
     /// The save itself, inside the caller's transaction.
     /// - Returns: what to ``record(_:)`` once the transaction has ended.
-    func saveHoldingLock(_ transaction: any SceneStorageTransaction) throws(SceneStoreError) -> SavedWrite? {
-        try writePending(over: synchronize(.holdingLock, in: transaction).base, in: transaction)
+    func saveHoldingLock(_ transaction: any SceneStorageTransaction) async throws(SceneStoreError) -> SavedWrite? {
+        try await writePending(over: synchronize(.holdingLock, in: transaction).base, in: transaction)
     }
 
     /// Writes the pending edits over `base`, the file as it is now (read
@@ -68,7 +68,9 @@ extension SceneStore {
     /// - Returns: what to ``record(_:)`` once the transaction has ended
     ///   (then the write is durable: a database commits only at the end),
     ///   or `nil` when there was nothing to write.
-    func writePending(over base: SceneFile?, in transaction: any SceneStorageTransaction) throws(SceneStoreError) -> SavedWrite? {
+    func writePending(
+        over base: SceneFile?, in transaction: any SceneStorageTransaction
+    ) async throws(SceneStoreError) -> SavedWrite? {
         // Planned after reading the document: a recovery there marks every value pending.
         switch try state.withLock({ (state) throws(SceneStoreError) in try state.plan(over: base, scene: id, writer: writer) }) {
         case .nothing:
@@ -77,8 +79,8 @@ extension SceneStore {
             return SavedWrite(edits: edits, file: nil, base: base)
         case .write(let edits, let file):
             let bytes = encoder.withLock { $0.encode(file, over: base, edited: edits.keys) }
-            try transaction.write(bytes)
-            if base == nil { try transaction.removeTombstone() }
+            try await transaction.write(bytes)
+            if base == nil { try await transaction.removeTombstone() }
             return SavedWrite(edits: edits, file: file, base: base)
         }
     }
@@ -106,20 +108,7 @@ extension SceneStore {
     ///   the values stay in memory and the next save or flush tries again.
     public func flush() async throws {
         guard configuration.access == .readWrite else { throw SceneStoreError.readOnly(scene: id.rawValue) }
-        try await onIO { () throws in try self.saveNow() }
-    }
-
-    func onIO(_ work: @escaping @Sendable () throws -> Void) async throws {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            io.async {
-                do {
-                    try work()
-                    continuation.resume()
-                } catch {
-                    continuation.resume(throwing: error)
-                }
-            }
-        }
+        try await io.run { () async throws(SceneStoreError) in try await self.saveNow() }
     }
 }
 

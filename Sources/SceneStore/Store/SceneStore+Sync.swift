@@ -36,14 +36,16 @@ extension SceneStore {
     /// - Throws: ``SceneStoreError/unsupportedFormat(scene:version:path:)``
     ///   for a document of a newer format (left as it is), or the storage's
     ///   error.
-    func synchronize(_ site: ReadSite, in transaction: (any SceneStorageTransaction)?) throws(SceneStoreError) -> Synchronized {
+    func synchronize(
+        _ site: ReadSite, in transaction: (any SceneStorageTransaction)?
+    ) async throws(SceneStoreError) -> Synchronized {
         let site = transaction == nil ? site : site.lockTaken
         let (skip, keys) = state.withLock { ($0.skipRule(site), $0.diskFile?.values.count ?? 0) }
         let stored: StoredDocument
         if let transaction {
-            stored = try transaction.readBytes(skip: skip)
+            stored = try await transaction.readBytes(skip: skip)
         } else {
-            stored = try storage.readBytes(id, skip: skip)
+            stored = try await storage.readBytes(id, skip: skip)
         }
         let reading = SceneReadResult(stored, as: id, limits: storage.limits, expectedKeys: keys)
         let writable = configuration.access == .readWrite
@@ -62,7 +64,7 @@ extension SceneStore {
             return .needsLock
         case .checkTombstone:
             guard let transaction else { return .needsLock }
-            let tombstone = try transaction.hasTombstone()
+            let tombstone = try await transaction.hasTombstone()
             if mutate({ $0.missing(tombstone: tombstone) }) == .vanished {
                 logger.warning("scene file vanished without a discard; writing it again from memory", metadata: [
                     "scene": "\(id)",
@@ -71,7 +73,7 @@ extension SceneStore {
             return .settled(base: nil)
         case .quarantine(let problem):
             guard let transaction else { return .needsLock }
-            let recovery = try quarantine(problem, in: transaction)
+            let recovery = try await quarantine(problem, in: transaction)
             mutate { $0.quarantined(recovery) }
             return .settled(base: nil)
         }
@@ -86,7 +88,7 @@ extension SceneStore {
     /// followed: the damaged file stays and the error is thrown and logged.
     private func quarantine(
         _ problem: SceneFile.Problem, in transaction: any SceneStorageTransaction
-    ) throws(SceneStoreError) -> SceneRecovery {
+    ) async throws(SceneStoreError) -> SceneRecovery {
         let reason: String
         switch problem {
         case .malformed: reason = "malformed"
@@ -95,7 +97,7 @@ extension SceneStore {
         }
         let destination: String
         do throws(SceneStoreError) {
-            destination = try transaction.quarantine(reason: reason)
+            destination = try await transaction.quarantine(reason: reason)
         } catch {
             logger.error("damaged scene file could not be moved to quarantine; left in place", metadata: [
                 "scene": "\(id)", "problem": "\(problem)", "error": "\(error)",
@@ -110,18 +112,25 @@ extension SceneStore {
 
     // MARK: Opening and reloading
 
-    /// Loads the scene on open, on ``io``. Cleans leftovers of crashed
-    /// writers when `cleanLeftovers`; a damaged file is moved to quarantine
-    /// and the scene starts empty (other processes that hold the scene
-    /// write it again from their memory).
-    func load(cleanLeftovers: Bool) throws(SceneStoreError) {
+    /// Loads the scene on open, holding ``io`` since the store was made,
+    /// and lets go of it. Cleans leftovers of crashed writers when
+    /// `cleanLeftovers`; a damaged file is moved to quarantine and the
+    /// scene starts empty (other processes that hold the scene write it
+    /// again from their memory).
+    func load(cleanLeftovers: Bool) async throws(SceneStoreError) {
+        try await io.runClaimed { () async throws(SceneStoreError) in try await loadHoldingIO(cleanLeftovers: cleanLeftovers) }
+    }
+
+    private func loadHoldingIO(cleanLeftovers: Bool) async throws(SceneStoreError) {
         do throws(SceneStoreError) {
             if cleanLeftovers {
-                try storage.transaction(id) { (transaction) throws(SceneStoreError) in transaction.removeLeftovers() }
+                try await storage.transaction(id) { (transaction) async throws(SceneStoreError) in
+                    await transaction.removeLeftovers()
+                }
             }
-            if case .needsLock = try synchronize(.opening, in: nil) {
-                _ = try storage.transaction(id) { (transaction) throws(SceneStoreError) in
-                    try synchronize(.opening, in: transaction)
+            if case .needsLock = try await synchronize(.opening, in: nil) {
+                _ = try await storage.transaction(id) { (transaction) async throws(SceneStoreError) in
+                    try await synchronize(.opening, in: transaction)
                 }
             }
         } catch {
@@ -132,10 +141,10 @@ extension SceneStore {
     }
 
     /// For a caller that found the store registered by another: returns
-    /// once its load has ended (on ``io``, after it), throwing what the
-    /// load threw.
-    func awaitLoad() throws(SceneStoreError) {
-        let failure = io.sync { state.withLock { $0.loadFailure } }
+    /// once its load has ended (the load holds ``io`` from the start),
+    /// throwing what the load threw.
+    func awaitLoad() async throws(SceneStoreError) {
+        let failure = await io.run { state.withLock { $0.loadFailure } }
         if let failure { throw failure }
     }
 
@@ -145,21 +154,27 @@ extension SceneStore {
     /// of the store can run); anything else, or anything that needs the
     /// lock, is re-read on the store's queue.
     func sceneMayHaveChanged() {
-        if storage.readsAreLocal, state.withLock({ $0.phase == .open && $0.byteCount <= Self.inlineReloadBytes }) {
-            var settled = false
-            let ran = io.runIfIdle {
-                if case .settled? = try? synchronize(.withoutLock, in: nil) { settled = true }
-            }
-            if settled { return }
-            // Busy: most often with this store's own save, whose rename the
-            // watcher reports before the save ends. The save records what
-            // it wrote; a reload would only find it so.
-            if !ran, case .bytes(let data)? = try? storage.readBytes(id, skip: nil),
-               SceneFile.peekHeader(data)?.writerToken == writer.token {
+        guard storage.readsAreLocal, state.withLock({ $0.phase == .open && $0.byteCount <= Self.inlineReloadBytes })
+        else {
+            scheduleReload()
+            return
+        }
+        let ran = io.runIfIdle {
+            if case .settled? = try? await self.synchronize(.withoutLock, in: nil) { return }
+            self.scheduleReload()
+        }
+        if ran { return }
+        // Busy: most often with this store's own save, whose rename the
+        // watcher reports before the save ends. The save records what it
+        // wrote; a reload would only find it so. (A local read never
+        // suspends: this ends here, on the watcher's thread.)
+        Task.immediate {
+            if case .bytes(let data)? = try? await self.storage.readBytes(self.id, skip: nil),
+               SceneFile.peekHeader(data)?.writerToken == self.writer.token {
                 return
             }
+            self.scheduleReload()
         }
-        scheduleReload()
     }
 
     /// The largest scene (in value bytes) re-read on the watcher's thread.
@@ -172,7 +187,7 @@ extension SceneStore {
             state.reloadQueued = true
             return true
         }
-        if enqueue { io.async { self.reloadNow() } }
+        if enqueue { io.submit { await self.reloadNow() } }
     }
 
     /// Applies what another process wrote: reads without the lock (a
@@ -182,15 +197,15 @@ extension SceneStore {
     /// process's quarantine, and whatever memory holds that the document
     /// lost is written again before the lock is let go: no other process
     /// sees the scene missing in between.
-    func reloadNow() {
+    func reloadNow() async {
         guard state.withLock({ state -> Bool in
             state.reloadQueued = false
             return state.phase == .open
         }) else { return }
         do throws(SceneStoreError) {
-            guard case .needsLock = try synchronize(.withoutLock, in: nil) else { return }
-            let written = try storage.transaction(id) { (transaction) throws(SceneStoreError) -> SavedWrite? in
-                try writePending(over: synchronize(.holdingLock, in: transaction).base, in: transaction)
+            guard case .needsLock = try await synchronize(.withoutLock, in: nil) else { return }
+            let written = try await storage.transaction(id) { (transaction) async throws(SceneStoreError) -> SavedWrite? in
+                try await saveHoldingLock(transaction)
             }
             record(written)
         } catch {

@@ -54,7 +54,7 @@ extension SceneStore {
                 state.updates.append(QueuedUpdate(key: key, change: change, continuation: continuation))
                 return state.updates.count == 1
             }
-            if first { io.async { self.runUpdates() } }
+            if first { io.submit { await self.runUpdates() } }
         }
         guard let value = result.value else { throw SceneStoreError.closed(scene: id.rawValue) }
         return value
@@ -73,7 +73,7 @@ extension SceneStore {
     /// Runs every update queued so far in one critical section (a group
     /// commit): each sees the result of the one before, one save makes
     /// them all durable, then each caller resumes.
-    func runUpdates() {
+    func runUpdates() async {
         let batch: [QueuedUpdate]
         switch state.withLock({ $0.takeUpdates() }) {
         case .nothing:
@@ -86,8 +86,8 @@ extension SceneStore {
         }
         var outcomes: [(any Error)?] = []
         do throws(SceneStoreError) {
-            let written = try storage.transaction(id) { (transaction) throws(SceneStoreError) -> SavedWrite? in
-                let base = try synchronize(.holdingLock, in: transaction).base
+            let written = try await storage.transaction(id) { (transaction) async throws(SceneStoreError) -> SavedWrite? in
+                let base = try await synchronize(.holdingLock, in: transaction).base
                 for update in batch {
                     do {
                         let stored = state.withLock { $0.values[update.key] }
@@ -99,7 +99,7 @@ extension SceneStore {
                     }
                 }
                 guard outcomes.contains(where: { $0 == nil }) else { return nil }
-                return try writePending(over: base, in: transaction)
+                return try await writePending(over: base, in: transaction)
             }
             record(written)
         } catch {

@@ -26,7 +26,8 @@ public final class SceneStore: Sendable {
     let state: Locked<StoreState>
     /// Used on ``io`` only; its lock is never contended.
     let encoder = Locked(SceneFileEncoder())
-    /// Every storage operation of this store runs here, one at a time.
+    /// Every storage operation of this store runs here, one at a time;
+    /// created claimed by the store's load.
     let io: StoreExecutor
     let watcherKindProvider: @Sendable () -> FileWatcherKind?
     /// The model bindings on this store, settled before it closes.
@@ -50,7 +51,7 @@ public final class SceneStore: Sendable {
         self.clock = clock
         self.writer = writer
         self.state = Locked(StoreState(savePolicy: configuration.savePolicy, phase: .loading))
-        self.io = StoreExecutor(label: "SceneStore.io.\(id.rawValue)")
+        self.io = StoreExecutor(label: "SceneStore.io.\(id.rawValue)", claimed: true)
         self.watcherKindProvider = watcherKind
     }
 

@@ -1,46 +1,152 @@
 import Foundation
 
-/// Where a store's I/O runs: one piece of work at a time, in order of
-/// submission, on the store's own dispatch queue, or, for a quick piece of
-/// work that finds nothing else running, right where it was asked for
-/// (``runIfIdle(_:)``: the watcher's thread applying a small change, which
-/// spares waking the queue, about a tenth of the time a change takes to
-/// reach another process).
+/// Where a store's I/O runs: one piece of work at a time, in the order it
+/// asked, on the store's own dispatch queue. Work is `async` (the storage
+/// seam is), so this is an asynchronous mutex over a task executor, not a
+/// plain queue: a piece of work holds the executor across its suspensions
+/// (a database's answer), and the next one starts only when it has ended.
 ///
-/// Each piece of work holds ``running`` while it runs, so nothing else of
-/// the store's I/O runs meanwhile, wherever it was started.
+/// The work runs on the store's queue, never on Swift's cooperative pool:
+/// the file root's reads, writes and `fsync`s block for as long as the
+/// disk takes, and the few threads of that pool run every task of the app.
+///
+/// * ``run(_:)`` runs work in the caller's task, on the store's queue,
+///   once its turn came (the caller suspends meanwhile).
+/// * ``submit(_:)`` runs work in a task of its own, for the store's
+///   background work (a save, a reload, a batch of updates).
+/// * ``runIfIdle(_:)`` starts work right on the calling thread if nothing
+///   else runs: the watcher's thread applying a small change, which spares
+///   waking another thread, about a tenth of the time a change takes to
+///   reach another process. It goes on there until its first suspension
+///   (on a local storage, it never suspends).
+///
+/// A store is created with its executor claimed (``init(label:claimed:)``):
+/// its load (``runClaimed(_:)``) is the first work, and everything asked
+/// meanwhile waits for it.
 final class StoreExecutor: Sendable {
-    private let queue: DispatchQueue
-    private let running = NSLock()
+    /// The store's queue as a task executor.
+    private let queue: QueueExecutor
 
-    init(label: String) {
-        queue = DispatchQueue(label: label)
+    /// Work waiting for its turn, first come first served.
+    private enum Waiter: Sendable {
+        case task(CheckedContinuation<Void, Never>)
+        case job(@Sendable () async -> Void)
     }
 
-    /// Runs `work` after everything submitted before it.
-    func async(_ work: @escaping @Sendable () -> Void) {
-        queue.async {
-            self.running.lock()
-            defer { self.running.unlock() }
-            work()
+    private struct State: Sendable {
+        var busy: Bool
+        var waiting: [Waiter] = []
+        var head = 0
+    }
+
+    private let state: Locked<State>
+
+    init(label: String, claimed: Bool = false) {
+        queue = QueueExecutor(DispatchQueue(label: label))
+        state = Locked(State(busy: claimed))
+    }
+
+    /// Runs `work` in the caller's task, on the store's queue, once
+    /// everything asked before it has ended.
+    func run<Result, Failure: Error>(_ work: () async throws(Failure) -> Result) async throws(Failure) -> Result {
+        try await withTaskExecutorPreference(queue) { () async throws(Failure) -> Result in
+            await acquire()
+            defer { handOff() }
+            return try await work()
         }
     }
 
-    /// Runs `work` after everything submitted before it, and waits for it.
-    func sync<Result>(_ work: () throws -> Result) rethrows -> Result {
-        try queue.sync {
-            running.lock()
-            defer { running.unlock() }
-            return try work()
+    /// Runs `work` in the caller's task, on the store's queue, holding the
+    /// executor claimed at ``init(label:claimed:)``, then lets go of it.
+    func runClaimed<Result, Failure: Error>(_ work: () async throws(Failure) -> Result) async throws(Failure) -> Result {
+        try await withTaskExecutorPreference(queue) { () async throws(Failure) -> Result in
+            defer { handOff() }
+            return try await work()
         }
     }
 
-    /// Runs `work` on the calling thread if no other work of the store runs
-    /// now, and returns `true`; else returns `false` at once.
-    func runIfIdle(_ work: () -> Void) -> Bool {
-        guard running.try() else { return false }
-        defer { running.unlock() }
-        work()
+    /// Runs `work` (in a task of its own) once everything asked before it
+    /// has ended.
+    func submit(_ work: @escaping @Sendable () async -> Void) {
+        let start = state.withLock { state -> Bool in
+            guard state.busy else {
+                state.busy = true
+                return true
+            }
+            state.waiting.append(.job(work))
+            return false
+        }
+        if start { Task(executorPreference: queue) { await self.finish(work) } }
+    }
+
+    /// Starts `work` on the calling thread if nothing else of the store
+    /// runs, and returns `true`; else returns `false` at once.
+    func runIfIdle(_ work: @escaping @Sendable () async -> Void) -> Bool {
+        guard claimIfIdle() else { return false }
+        Task.immediate(executorPreference: queue) { await self.finish(work) }
         return true
+    }
+
+    /// Takes the executor if it is idle.
+    private func claimIfIdle() -> Bool {
+        state.withLock { state in
+            guard !state.busy else { return false }
+            state.busy = true
+            return true
+        }
+    }
+
+    private func finish(_ work: @Sendable () async -> Void) async {
+        await work()
+        handOff()
+    }
+
+    private func acquire() async {
+        guard !claimIfIdle() else { return }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = state.withLock { state -> Bool in
+                guard state.busy else {
+                    state.busy = true
+                    return true
+                }
+                state.waiting.append(.task(continuation))
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
+
+    /// Gives the executor to the first waiting work, or marks it idle.
+    private func handOff() {
+        let next = state.withLock { state -> Waiter? in
+            guard state.head < state.waiting.count else {
+                state.busy = false
+                state.waiting.removeAll(keepingCapacity: true)
+                state.head = 0
+                return nil
+            }
+            defer { state.head += 1 }
+            return state.waiting[state.head]
+        }
+        switch next {
+        case nil: break
+        case .task(let continuation): continuation.resume()
+        case .job(let work): Task(executorPreference: queue) { await self.finish(work) }
+        }
+    }
+}
+
+/// A serial dispatch queue as a task executor: tasks that prefer it run
+/// their nonisolated code there.
+private final class QueueExecutor: TaskExecutor {
+    private let queue: DispatchQueue
+
+    init(_ queue: DispatchQueue) {
+        self.queue = queue
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
     }
 }

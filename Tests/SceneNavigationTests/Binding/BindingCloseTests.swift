@@ -24,7 +24,7 @@ struct BindingCloseTests {
         for round in 0..<Self.rounds {
             let registry = fixture.registry
             let model = RecordingModel()
-            let bound = PathBinding(store: try registry.store(for: "main"), key: key, codec: codec).bind(\.path, on: model)
+            let bound = await PathBinding(store: try registry.store(for: "main"), key: key, codec: codec).bind(\.path, on: model)
             model.path.append(round)
             switch ending {
             case .close:
@@ -39,7 +39,7 @@ struct BindingCloseTests {
             try await fixture.relaunch()
             if let error = bound.lastError { errors.append("\(round): \(error)") }
         }
-        let data = try #require(try fixture.registry.store(for: "main").value(forKey: key, as: Data.self))
+        let data = try await #require(try fixture.registry.store(for: "main").value(forKey: key, as: Data.self))
         let restored = try ScenePath.restore(from: data, types: testTypes, policy: .strict).path
         let kept = Set(restored.compactMap { $0 as? Int })
         let lost = (0..<Self.rounds).filter { !kept.contains($0) }
@@ -53,13 +53,13 @@ struct BindingCloseTests {
     @Test func anEditAfterStopIsNotSaved() async throws {
         let fixture = try SceneStoreFixture()
         let model = RecordingModel()
-        let bound = PathBinding(store: try fixture.registry.store(for: "main"), key: key, codec: .scenePath(types: testTypes))
+        let bound = await PathBinding(store: try fixture.registry.store(for: "main"), key: key, codec: .scenePath(types: testTypes))
             .bind(\.path, on: model)
         model.path.append(1)
         bound.stop()
         model.path.append(2)
         let relaunched = try await fixture.relaunch()
-        let data = try #require(try relaunched.store(for: "main").value(forKey: key, as: Data.self))
+        let data = try await #require(try relaunched.store(for: "main").value(forKey: key, as: Data.self))
         #expect(try ScenePath.restore(from: data, types: testTypes, policy: .strict).path == scenePath([1]))
         await fixture.tearDown()
     }

@@ -28,9 +28,9 @@ struct BindingConcurrentPushTests {
         let codec = PathCodec<ScenePath>.scenePath(types: testTypes)
         let left = RecordingModel()
         let right = RecordingModel()
-        let leftBound = PathBinding(store: try fixture.registry.store(for: "main"), key: key, codec: codec)
+        let leftBound = await PathBinding(store: try fixture.registry.store(for: "main"), key: key, codec: codec)
             .bind(\.path, on: left)
-        let rightBound = PathBinding(store: try fixture.otherRegistry().store(for: "main"), key: key, codec: codec)
+        let rightBound = await PathBinding(store: try fixture.otherRegistry().store(for: "main"), key: key, codec: codec)
             .bind(\.path, on: right)
 
         var expected: [Int] = []
@@ -64,7 +64,7 @@ struct BindingConcurrentPushTests {
         rightBound.stop()
 
         let relaunched = try await fixture.relaunch()
-        let data = try #require(try relaunched.store(for: "main").value(forKey: key, as: Data.self))
+        let data = try await #require(try relaunched.store(for: "main").value(forKey: key, as: Data.self))
         let restored = try ScenePath.restore(from: data, types: testTypes, policy: .strict).path
         #expect(restored.count == expected.count)
         #expect(Set(restored.compactMap { $0 as? Int }) == Set(expected))
@@ -81,7 +81,7 @@ extension BindingConcurrentPushTests {
         var configuration = SceneRegistry.Configuration(savePolicy: .writeThrough, lockTimeout: .zero)
         configuration.clock = clock
         let fixture = try SceneStoreFixture(configuration: configuration)
-        let store = try fixture.registry.store(for: "main")
+        let store = try await fixture.registry.store(for: "main")
         let model = RecordingModel()
         let bound = PathBinding(store: store, key: key, codec: .scenePath(types: testTypes)).bind(\.path, on: model)
 

@@ -16,11 +16,11 @@ struct BindingFollowTests {
 
     @Test @MainActor func theModelFollowsThroughARemoteDiscardAndAfterIt() async throws {
         let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .writeThrough))
-        let mine = try fixture.registry.store(for: "main")
+        let mine = try await fixture.registry.store(for: "main")
         try binding(mine).save(scenePath([5]))
         try await mine.flush()
         let other = try fixture.otherRegistry()
-        let theirs = try other.store(for: "main")
+        let theirs = try await other.store(for: "main")
         let model = RecordingModel()
         let bound = binding(mine).bind(\.path, on: model)
         #expect(model.path == scenePath([5]))
@@ -39,10 +39,10 @@ struct BindingFollowTests {
 
     @Test @MainActor func aKeyRemovedElsewhereResetsTheModelToTheEmptyPath() async throws {
         let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .writeThrough))
-        let mine = try fixture.registry.store(for: "main")
+        let mine = try await fixture.registry.store(for: "main")
         try binding(mine).save(scenePath([5]))
         try await mine.flush()
-        let theirs = try fixture.otherRegistry().store(for: "main")
+        let theirs = try await fixture.otherRegistry().store(for: "main")
         let model = RecordingModel()
         let bound = binding(mine).bind(\.path, on: model)
         #expect(model.path == scenePath([5]))
@@ -59,8 +59,8 @@ struct BindingFollowTests {
 
     @Test @MainActor func aBurstOfRemoteChangesEndsAtTheLatestAndWritesNothingBack() async throws {
         let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .writeThrough))
-        let mine = try fixture.registry.store(for: "main")
-        let theirs = try fixture.otherRegistry().store(for: "main")
+        let mine = try await fixture.registry.store(for: "main")
+        let theirs = try await fixture.otherRegistry().store(for: "main")
         let writes = LocalWrites(of: mine, key: key)
         let model = RecordingModel()
         let bound = binding(mine).bind(\.path, on: model)
@@ -84,8 +84,8 @@ struct BindingFollowTests {
 
     @Test func externalChangesYieldTheLatestPathOnly() async throws {
         let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .writeThrough))
-        let mine = try fixture.registry.store(for: "main")
-        let theirs = try fixture.otherRegistry().store(for: "main")
+        let mine = try await fixture.registry.store(for: "main")
+        let theirs = try await fixture.otherRegistry().store(for: "main")
         let arrivals = binding(mine).externalChanges(empty: ScenePath())
         for number in 1...10 {
             try binding(theirs).save(scenePath([number]))
@@ -102,7 +102,7 @@ struct BindingFollowTests {
     @Test func theBindingLogsThroughTheStoresLogger() async throws {
         let log = LogCapture()
         let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .onFlush, logger: log.logger()))
-        let store = try fixture.registry.store(for: "main")
+        let store = try await fixture.registry.store(for: "main")
         try store.set(Data("not a path".utf8), forKey: key)
         #expect(binding(store).restore() == nil)
         #expect(log.messages.contains { $0.contains("no longer decodes") }, "\(log.messages)")

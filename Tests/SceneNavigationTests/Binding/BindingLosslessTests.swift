@@ -27,8 +27,8 @@ struct BindingLosslessTests {
 
     @Test @MainActor func aReaderWithoutATagNeverErasesTheElementItCannotRead() async throws {
         let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .writeThrough))
-        let writer = try fixture.registry.store(for: "main")
-        let readerStore = try fixture.otherRegistry().store(for: "main")
+        let writer = try await fixture.registry.store(for: "main")
+        let readerStore = try await fixture.otherRegistry().store(for: "main")
         let readerWrites = LocalWrites(of: readerStore, key: key)
         let model = RecordingModel()
         let bound = PathBinding(store: readerStore, key: key, codec: .scenePath(types: intOnlyTypes))
@@ -60,13 +60,13 @@ struct BindingLosslessTests {
 
     @Test @MainActor func aPathAnotherWriterWroteKeepsTheElementThisOneCannotRead() async throws {
         let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .writeThrough))
-        let store = try fixture.registry.store(for: "main")
+        let store = try await fixture.registry.store(for: "main")
         let model = RecordingModel()
         let bound = PathBinding(store: store, key: key, codec: .scenePath(types: intOnlyTypes)).bind(\.path, on: model)
 
         // Another writer, meeting this one only through the disk, as
         // another process would (real processes: ScenesCLITests).
-        let other = try fixture.otherRegistry().store(for: "main")
+        let other = try await fixture.otherRegistry().store(for: "main")
         try other.set(try encodedPath([1, "kept?"]), forKey: key)
         try await other.flush()
         #expect(await model.wait { $0 == scenePath([1]) })
@@ -75,7 +75,7 @@ struct BindingLosslessTests {
         try await store.flush()
 
         let reader = try fixture.otherRegistry(configuration: .init(watcher: .none, access: .readOnly))
-        let data = try #require(try reader.store(for: "main").value(forKey: key, as: Data.self))
+        let data = try await #require(try reader.store(for: "main").value(forKey: key, as: Data.self))
         #expect(try ScenePath.restore(from: data, types: testTypes, policy: .strict).path == scenePath([1, "kept?", 2]))
         bound.stop()
         await fixture.tearDown()
@@ -83,7 +83,7 @@ struct BindingLosslessTests {
 
     @Test func saveKeepsAnElementItCannotReadWhileTheElementsUnderItStay() async throws {
         let fixture = try SceneStoreFixture()
-        let store = try fixture.registry.store(for: "main")
+        let store = try await fixture.registry.store(for: "main")
         try store.set(encodedPath([1, "a", 3, "b"]), forKey: key)
         let binding = PathBinding(store: store, key: key, codec: .scenePath(types: intOnlyTypes))
         let restored = try #require(binding.restore())
@@ -111,7 +111,7 @@ struct BindingLosslessTests {
 
     @Test func typedAndReferenceStacksKeepWhatTheyCannotRestore() async throws {
         let fixture = try SceneStoreFixture()
-        let store = try fixture.registry.store(for: "main")
+        let store = try await fixture.registry.store(for: "main")
         // A stack of Books where one element no longer decodes as a Book.
         let books = PathBinding(store: store, key: "books", codec: .stack(of: Book.self))
         let mixed = Data(#"{"elements":[{"author":"Frank Herbert","id":1,"title":"Dune"},{"id":9,"pages":3,"title":"Old"}],"version":1}"#.utf8)
@@ -140,8 +140,8 @@ struct BindingLosslessTests {
         // push only when it commits its own, so the model pushes on a view
         // that is stale for sure (and the main actor is never blocked).
         let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .writeThrough, watcher: .none))
-        let mine = try fixture.registry.store(for: "main")
-        let theirs = try fixture.otherRegistry(configuration: .init(savePolicy: .writeThrough)).store(for: "main")
+        let mine = try await fixture.registry.store(for: "main")
+        let theirs = try await fixture.otherRegistry(configuration: .init(savePolicy: .writeThrough)).store(for: "main")
         let model = RecordingModel()
         let bound = PathBinding(store: mine, key: key, codec: .scenePath(types: testTypes)).bind(\.path, on: model)
 
@@ -163,8 +163,8 @@ struct BindingLosslessTests {
     @Test func simultaneousCommitsFromTwoProcessesKeepBothPushes() async throws {
         let fixture = try SceneStoreFixture(configuration: .init(
             savePolicy: .onFlush, watcher: .polling(interval: .seconds(3600))))
-        let mine = try fixture.registry.store(for: "main")
-        let theirs = try fixture.otherRegistry().store(for: "main")
+        let mine = try await fixture.registry.store(for: "main")
+        let theirs = try await fixture.otherRegistry().store(for: "main")
         try mine.set(encodedPath([5]), forKey: key)
         try await mine.flush()
         _ = try await theirs.update(forKey: "sync", default: 0) { $0 }  // reads [5] from disk
@@ -182,7 +182,7 @@ struct BindingLosslessTests {
 
     @Test func saveFromABaseRebasesAPushOnAPushMadeMeanwhile() async throws {
         let fixture = try SceneStoreFixture()
-        let store = try fixture.registry.store(for: "main")
+        let store = try await fixture.registry.store(for: "main")
         let binding = PathBinding(store: store, key: key, codec: .scenePath(types: testTypes))
         // The store took [7] from another process after the caller read [].
         try store.set(encodedPath([7]), forKey: key)
@@ -198,7 +198,7 @@ struct BindingLosslessTests {
 extension BindingLosslessTests {
     @Test func saveRefusesToWriteOverAPathOfANewerFormat() async throws {
         let fixture = try SceneStoreFixture()
-        let store = try fixture.registry.store(for: "main")
+        let store = try await fixture.registry.store(for: "main")
         let newer = Data(#"{"elements":[{"tag":"int","value":1}],"version":2}"#.utf8)
         try store.set(newer, forKey: key)
         let binding = PathBinding(store: store, key: key, codec: .scenePath(types: testTypes))
@@ -214,7 +214,7 @@ extension BindingLosslessTests {
 
     @Test func aCodecWithoutElementsRefusesToDropWhatItLeftOut() async throws {
         let fixture = try SceneStoreFixture()
-        let store = try fixture.registry.store(for: "main")
+        let store = try await fixture.registry.store(for: "main")
         // Comma-separated numbers; anything else is left out.
         let codec = PathCodec<[Int]>(
             encode: { Data($0.map(String.init).joined(separator: ",").utf8) },

@@ -22,9 +22,9 @@ import Testing
     @Test func relaunchRestoresTheExactPath() async throws {
         let fixture = try SceneStoreFixture()
         let path = samplePath()
-        try binding(fixture.registry.store(for: "main")).save(path)
+        try await binding(fixture.registry.store(for: "main")).save(path)
         let relaunched = try await fixture.relaunch()
-        let restored = try #require(binding(relaunched.store(for: "main")).restore())
+        let restored = try await #require(binding(relaunched.store(for: "main")).restore())
         #expect(restored.path == path)
         #expect(restored.dropped.isEmpty)
         await fixture.tearDown()
@@ -32,7 +32,7 @@ import Testing
 
     @Test func crashRestoresTheLastFlushedPath() async throws {
         let fixture = try SceneStoreFixture()
-        let store = try fixture.registry.store(for: "main")
+        let store = try await fixture.registry.store(for: "main")
         var path = samplePath()
         try binding(store).save(path)
         try await store.flush()
@@ -40,13 +40,13 @@ import Testing
         path.append(99)
         try binding(store).save(path)
         let relaunched = try fixture.crash()
-        #expect(try binding(relaunched.store(for: "main")).restore()?.path == flushed)
+        await #expect(try binding(relaunched.store(for: "main")).restore()?.path == flushed)
         await fixture.tearDown()
     }
 
     @Test func typedAndReferenceStacksRoundTrip() async throws {
         let fixture = try SceneStoreFixture()
-        let store = try fixture.registry.store(for: "main")
+        let store = try await fixture.registry.store(for: "main")
         let books = PathBinding(store: store, key: "books", codec: .stack(of: Book.self))
         try books.save([dune, emma])
         let library = [dune, emma, ulysses]
@@ -55,7 +55,7 @@ import Testing
         })
         try byID.save([ulysses, dune])
         let relaunched = try await fixture.relaunch()
-        let store2 = try relaunched.store(for: "main")
+        let store2 = try await relaunched.store(for: "main")
         #expect(PathBinding(store: store2, key: "books", codec: .stack(of: Book.self)).restore()?.path == [dune, emma])
         // Dune was deleted from the catalog meanwhile: dropped, order kept.
         let shrunk = [emma, ulysses]
@@ -69,7 +69,7 @@ import Testing
 
     @Test func aPathPushedByAnotherProcessArrives() async throws {
         let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .writeThrough))
-        let store = try fixture.registry.store(for: "main")
+        let store = try await fixture.registry.store(for: "main")
         let mine = binding(store)
         let arrivals = mine.externalChanges(empty: ScenePath())
 
@@ -80,7 +80,7 @@ import Testing
             path.append("pushed elsewhere")
             return path
         }()
-        let other = try fixture.otherRegistry().store(for: "main")
+        let other = try await fixture.otherRegistry().store(for: "main")
         try other.set(try pushed.encoded(types: testTypes), forKey: "mixed.path")
         try await other.flush()
 
@@ -92,7 +92,7 @@ import Testing
 
     @Test @MainActor func observableModelIsRestoredSavedAndFollowsOthers() async throws {
         let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .writeThrough))
-        let store = try fixture.registry.store(for: "main")
+        let store = try await fixture.registry.store(for: "main")
         try binding(store).save(samplePath())
 
         let model = NavigationModel()
@@ -110,7 +110,7 @@ import Testing
 
         // Another registry on the root (another process to this one) pops to root.
         let other = try fixture.otherRegistry(configuration: .init(savePolicy: .writeThrough))
-        try binding(other.store(for: "main")).save(ScenePath())
+        try await binding(other.store(for: "main")).save(ScenePath())
         try await other.store(for: "main").flush()
         // The model follows, on the main actor.
         #expect(await modelChanges.first { $0.isEmpty } != nil)

@@ -3,7 +3,7 @@ import Foundation
 import SceneStoreTesting
 import Synchronization
 
-/// Errors collected from threads a test started.
+/// Errors collected from tasks a test started.
 final class Failures: Sendable {
     private let errors = Mutex<[any Error]>([])
 
@@ -14,19 +14,27 @@ final class Failures: Sendable {
     var all: [any Error] { errors.withLock { $0 } }
 }
 
-/// Runs `body(0)`, ..., `body(count - 1)` at once, each on a thread of its
-/// own, and returns when all have: `DispatchQueue.concurrentPerform` would
-/// block the global queue's threads, the few that Swift's concurrency runs
-/// every test on, for as long as the bodies wait on the server.
-func onThreadsOfTheirOwn(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) async {
-    let group = DispatchGroup()
-    for index in 0..<count {
-        group.enter()
-        Thread.detachNewThread {
-            body(index)
-            group.leave()
+/// Runs `body(0)`, ..., `body(count - 1)` at once, each in a task that
+/// runs on a dispatch queue of its own (``OwnQueue``), and returns when all
+/// have.
+func concurrently(_ count: Int, _ body: @escaping @Sendable (Int) async -> Void) async {
+    await withTaskGroup(of: Void.self) { group in
+        for index in 0..<count {
+            group.addTask(executorPreference: OwnQueue()) { await body(index) }
         }
     }
-    _ = try? await blockingWork { group.wait() }
+}
+
+/// A serial dispatch queue as a task executor. A test that waits on the
+/// server from a task preferring one resumes there when the answer comes,
+/// not on Swift's cooperative pool, whose few threads every test of the
+/// process shares: a busy pool must not make an answer look late.
+final class OwnQueue: TaskExecutor {
+    private let queue = DispatchQueue(label: "SceneStorePostgresTests.OwnQueue")
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+    }
 }
 #endif

@@ -34,8 +34,8 @@ extension PostgresSceneStorage {
     }
 
     /// Writes `document` as scene `id` in a transaction of its own.
-    func put(_ document: Data, as id: SceneID) throws {
-        try transaction(id) { (transaction) throws(SceneStoreError) in try transaction.write(document) }
+    func put(_ document: Data, as id: SceneID) async throws {
+        try await transaction(id) { (transaction) throws(SceneStoreError) in try await transaction.write(document) }
     }
 }
 #endif

@@ -36,7 +36,7 @@ extension SceneCodableKey where Model == Bookmark {
 @Suite(.timeLimit(.minutes(1))) struct SceneCodableKeyTests {
     @Test func aModelRoundTripsThroughRelaunchAsTaggedJSONData() async throws {
         let fixture = try SceneStoreFixture()
-        let store = try fixture.registry.store(for: "main")
+        let store = try await fixture.registry.store(for: "main")
         #expect(try store.decode(.layout) == Layout(), "the default while the key is empty")
         try store.encode(Layout(sidebarWidth: 300, columns: 3), for: .layout)
 
@@ -50,7 +50,7 @@ extension SceneCodableKey where Model == Bookmark {
 
     @Test func anotherTagIsATypedErrorAndIsNotOverwritten() async throws {
         let fixture = try SceneStoreFixture()
-        let store = try fixture.registry.store(for: "main")
+        let store = try await fixture.registry.store(for: "main")
         try store.encode(Layout(sidebarWidth: 1), for: .layout)
         let mismatch = SceneCodableError.tagMismatch(key: "layout", stored: "layout", expected: "bookmark")
         #expect(throws: mismatch) { try store.decode(.bookmarkAtLayout) }
@@ -64,7 +64,7 @@ extension SceneCodableKey where Model == Bookmark {
     /// it, and version-2 code reads what version 1 wrote.
     @Test func aNewerSchemaIsATypedErrorAndAnOlderOneDecodes() async throws {
         let fixture = try SceneStoreFixture()
-        let store = try fixture.registry.store(for: "main")
+        let store = try await fixture.registry.store(for: "main")
         try store.encode(Layout(sidebarWidth: 5), for: .layout)
         #expect(try store.decode(.layoutV2) == LayoutV2(sidebarWidth: 5, theme: nil))
 
@@ -80,7 +80,7 @@ extension SceneCodableKey where Model == Bookmark {
 
     @Test func otherKindsAndForeignDataAreTypedErrors() async throws {
         let fixture = try SceneStoreFixture()
-        let store = try fixture.registry.store(for: "main")
+        let store = try await fixture.registry.store(for: "main")
         try store.set(3, forKey: "layout")
         #expect(throws: SceneCodableError.wrongKind(key: "layout", stored: .int)) { try store.decode(.layout) }
         #expect(throws: SceneCodableError.wrongKind(key: "layout", stored: .int)) { try store.encode(Layout(), for: .layout) }
@@ -94,7 +94,7 @@ extension SceneCodableKey where Model == Bookmark {
 
     @Test func aModelThatNoLongerDecodesIsATypedError() async throws {
         let fixture = try SceneStoreFixture()
-        let store = try fixture.registry.store(for: "main")
+        let store = try await fixture.registry.store(for: "main")
         let shapeChanged = #"{"format":"scenestore.model","tag":"layout","value":{"columns":"two"},"version":1}"#
         try store.set(Data(shapeChanged.utf8), forKey: "layout")
         #expect {
@@ -112,8 +112,8 @@ extension SceneCodableKey where Model == Bookmark {
     /// two registries on one root.
     @Test func updatesFromTwoWritersNeverLoseEachOther() async throws {
         let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .onFlush, watcher: .polling(interval: .seconds(3600))))
-        let mine = try fixture.registry.store(for: "main")
-        let theirs = try fixture.otherRegistry().store(for: "main")
+        let mine = try await fixture.registry.store(for: "main")
+        let theirs = try await fixture.otherRegistry().store(for: "main")
         try await withThrowingTaskGroup(of: Void.self) { group in
             for store in [mine, theirs] {
                 group.addTask {

@@ -19,7 +19,7 @@ struct ModelBindingCloseTests {
         var lost: [Int] = []
         for round in 1...Self.rounds {
             let model = WindowModel()
-            let bound = bindAll(try fixture.registry.store(for: "main"), model)
+            let bound = await bindAll(try fixture.registry.store(for: "main"), model)
             model.selectedTab = round
             switch ending {
             case .close:
@@ -31,7 +31,7 @@ struct ModelBindingCloseTests {
                 try await bound.flush()
                 try fixture.crash()  // only what flush made durable survives
             }
-            if try fixture.registry.store(for: "main").value(forKey: "selectedTab", default: 0) != round { lost.append(round) }
+            if try await fixture.registry.store(for: "main").value(forKey: "selectedTab", default: 0) != round { lost.append(round) }
         }
         #expect(lost.isEmpty, "\(ending): lost \(lost.count) of \(Self.rounds): \(lost)")
         print("binding close, properties, \(ending): lost \(lost.count) of \(Self.rounds)")
@@ -42,12 +42,12 @@ struct ModelBindingCloseTests {
     @Test func anEditAfterStopIsNotSaved() async throws {
         let fixture = try SceneStoreFixture()
         let model = WindowModel()
-        let bound = bindAll(try fixture.registry.store(for: "main"), model)
+        let bound = await bindAll(try fixture.registry.store(for: "main"), model)
         model.selectedTab = 1
         bound.stop()
         model.selectedTab = 2
         let relaunched = try await fixture.relaunch()
-        #expect(try relaunched.store(for: "main").value(forKey: "selectedTab", default: 0) == 1)
+        await #expect(try relaunched.store(for: "main").value(forKey: "selectedTab", default: 0) == 1)
         await fixture.tearDown()
     }
 }

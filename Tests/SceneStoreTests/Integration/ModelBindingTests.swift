@@ -34,7 +34,7 @@ extension WindowModel {
 @MainActor @Suite(.timeLimit(.minutes(1))) struct ModelBindingTests {
     @Test func restoresAtBindSavesChangesAndSurvivesRelaunch() async throws {
         let fixture = try SceneStoreFixture()
-        let store = try fixture.registry.store(for: "main")
+        let store = try await fixture.registry.store(for: "main")
         try store.set(3, forKey: "selectedTab")
         let model = WindowModel()
         let bound = bindAll(store, model)
@@ -64,8 +64,8 @@ extension WindowModel {
     @Test func showsWhatAnotherWriterStoredAndNotifiesObservers() async throws {
         let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .onFlush, watcher: .automatic))
         let model = WindowModel()
-        let bound = bindAll(try fixture.registry.store(for: "main"), model)
-        let other = try fixture.otherRegistry().store(for: "main")
+        let bound = await bindAll(try fixture.registry.store(for: "main"), model)
+        let other = try await fixture.otherRegistry().store(for: "main")
         try other.set(5, forKey: "selectedTab")
         try other.set("hail mary", forKey: "query")
         try await other.flush()
@@ -78,7 +78,7 @@ extension WindowModel {
 
     @Test func aDiscardShowsTheDefaults() async throws {
         let fixture = try SceneStoreFixture()
-        let store = try fixture.registry.store(for: "main")
+        let store = try await fixture.registry.store(for: "main")
         try store.set(4, forKey: "selectedTab")
         let model = WindowModel()
         let bound = bindAll(store, model)
@@ -93,7 +93,7 @@ extension WindowModel {
     /// overwritten by it; only an edit of the model writes.
     @Test func neverWritesADefaultOverAValueOfAnotherKind() async throws {
         let fixture = try SceneStoreFixture()
-        let store = try fixture.registry.store(for: "main")
+        let store = try await fixture.registry.store(for: "main")
         try store.set("not a number", forKey: "selectedTab")
         let model = WindowModel()
         let bound = bindAll(store, model)
@@ -112,7 +112,7 @@ extension WindowModel {
         var limits = SceneRegistry.Limits()
         limits.maxValueBytes = 4
         let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .onFlush, limits: limits, logger: log.logger()))
-        let store = try fixture.registry.store(for: "main")
+        let store = try await fixture.registry.store(for: "main")
         let model = WindowModel()
         let bound = bindAll(store, model)
         model.query = "ok"
@@ -127,7 +127,7 @@ extension WindowModel {
 
     @Test func afterStopNothingIsSavedOrShown() async throws {
         let fixture = try SceneStoreFixture()
-        let store = try fixture.registry.store(for: "main")
+        let store = try await fixture.registry.store(for: "main")
         let model = WindowModel()
         let bound = bindAll(store, model)
         let witness = WindowModel()
@@ -147,7 +147,7 @@ extension WindowModel {
     /// A `@SceneStored` property and a bound model on the same key agree.
     @Test func aWrapperAndABoundModelShareTheKey() async throws {
         let fixture = try SceneStoreFixture()
-        let store = try fixture.registry.store(for: "main")
+        let store = try await fixture.registry.store(for: "main")
         let model = WindowModel()
         let bound = bindAll(store, model)
         @SceneStored("selectedTab", store: store) var selectedTab = 0

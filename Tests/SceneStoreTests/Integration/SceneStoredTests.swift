@@ -17,21 +17,23 @@ extension SceneKey where Value == Int {
     @Test func readsTheDefaultThenWhatWasAssignedAndItSurvivesRelaunch() async throws {
         let fixture = try SceneStoreFixture()
         do {
-            @SceneStored("selectedTab", store: try fixture.registry.store(for: "main")) var selectedTab = 0
+            let store = try await fixture.registry.store(for: "main")
+            @SceneStored("selectedTab", store: store) var selectedTab = 0
             #expect(selectedTab == 0)
             selectedTab = 2
             #expect(selectedTab == 2)
-            #expect(try fixture.registry.store(for: "main").value(forKey: "selectedTab", default: 0) == 2)
+            await #expect(try fixture.registry.store(for: "main").value(forKey: "selectedTab", default: 0) == 2)
         }
         let relaunched = try await fixture.relaunch()
-        @SceneStored("selectedTab", store: try relaunched.store(for: "main")) var selectedTab = 0
+        let again = try await relaunched.store(for: "main")
+        @SceneStored("selectedTab", store: again) var selectedTab = 0
         #expect(selectedTab == 2)
         await fixture.tearDown()
     }
 
     @Test func everyKindOptionalsAndRawValueTypesRoundTrip() async throws {
         let fixture = try SceneStoreFixture()
-        let store = try fixture.registry.store(for: "main")
+        let store = try await fixture.registry.store(for: "main")
         @SceneStored("b", store: store) var bool = false
         @SceneStored("d", store: store) var double = 0.0
         @SceneStored("s", store: store) var string = ""
@@ -58,7 +60,7 @@ extension SceneKey where Value == Int {
 
     @Test func assigningNilToAnOptionalRemovesTheKey() async throws {
         let fixture = try SceneStoreFixture()
-        let store = try fixture.registry.store(for: "main")
+        let store = try await fixture.registry.store(for: "main")
         @SceneStored("query", store: store) var query: String? = nil
         query = "dune"
         #expect(store.snapshot["query"] == .string("dune"))
@@ -70,7 +72,7 @@ extension SceneKey where Value == Int {
 
     @Test func aValueOfAnotherKindReadsAsTheDefault() async throws {
         let fixture = try SceneStoreFixture()
-        let store = try fixture.registry.store(for: "main")
+        let store = try await fixture.registry.store(for: "main")
         try store.set("three", forKey: "count")
         @SceneStored("count", store: store) var count = 5
         #expect(count == 5)
@@ -79,7 +81,7 @@ extension SceneKey where Value == Int {
 
     @Test func aTypedKeyGivesTheNameAndTheDefault() async throws {
         let fixture = try SceneStoreFixture()
-        let store = try fixture.registry.store(for: "main")
+        let store = try await fixture.registry.store(for: "main")
         @SceneStored(.count, store: store) var count
         #expect(count == 7)
         count += 1
@@ -94,7 +96,7 @@ extension SceneKey where Value == Int {
         var limits = SceneRegistry.Limits()
         limits.maxValueBytes = 8
         let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .onFlush, limits: limits, logger: log.logger()))
-        let store = try fixture.registry.store(for: "main")
+        let store = try await fixture.registry.store(for: "main")
         @SceneStored("name", store: store) var name = ""
         name = "short"
         name = "far too long for the limit"
@@ -111,7 +113,7 @@ extension SceneKey where Value == Int {
 
     @Test func projectedValueStreamsValuesAndUpdatesAtomically() async throws {
         let fixture = try SceneStoreFixture()
-        let store = try fixture.registry.store(for: "main")
+        let store = try await fixture.registry.store(for: "main")
         @SceneStored("count", store: store) var count = 0
         var values = $count.values.makeAsyncIterator()
         #expect(await values.next() == 0)
@@ -126,7 +128,7 @@ extension SceneKey where Value == Int {
         #expect(count == 50)
         #expect(await values.next() == 50)
         // Each update is durable when it returns, whatever the save policy.
-        let afterCrash = try fixture.crash().store(for: "main")
+        let afterCrash = try await fixture.crash().store(for: "main")
         @SceneStored("count", store: afterCrash) var restored = 0
         #expect(restored == 50)
         $restored.remove()

@@ -25,7 +25,7 @@ import Testing
             _ = await writer.exitStatus()
 
             let registry = try SceneRegistry(root: fixture.root, configuration: .testing)
-            let store = try registry.store(for: "s")
+            let store = try await registry.store(for: "s")
             #expect(store.lastRecovery == nil, "round \(round): the scene file was damaged")
             let values = store.snapshot
             if let counter = store.value(forKey: "counter", as: Int.self) {

@@ -24,7 +24,7 @@ extension MultiProcess {
         /// stream here yields it, marked external with the writer's pid.
         static func checkSetReachesChangeStream(configuration: SceneRegistry.Configuration) async throws {
             let fixture = try SceneStoreFixture(configuration: configuration)
-            let store = try fixture.registry.store(for: "main")
+            let store = try await fixture.registry.store(for: "main")
             let changes = store.changes()
             let writer = try RunningScenes(
                 ["stress", "--scene", "main", "--count", "1", "--prefix", "tab"], root: fixture.root, program: .lab)

@@ -51,7 +51,7 @@ extension MultiProcess {
         func everyStoredStateIsExplainedByTheHistory(_ storage: Storage) async throws {
             let place = try await StoragePlace.make(storage == .postgres ? .postgres : .files)
             let observer = try place.registry(.init(savePolicy: .onFlush, watcher: storage.watcher))
-            let watched = try observer.store(for: "h")
+            let watched = try await observer.store(for: "h")
             let regressions = Locked<[String]>([])
             let monitor = Self.monitorGenerations(of: watched, into: regressions)
 

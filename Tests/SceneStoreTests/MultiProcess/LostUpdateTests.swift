@@ -31,12 +31,12 @@ func checkDistinctKeysSurvive(
 ) async throws {
     let fixture = try SceneStoreFixture(configuration: configuration)
     let total = writers * saves
-    let observer = try fixture.registry.store(for: "shared")
+    let observer = try await fixture.registry.store(for: "shared")
     let changes = observer.changes()
     let started = ContinuousClock.now
     let processes = try (0..<writers).map { writer in
         try RunningScenes(
-            ["stress", "--scene", "shared", "--count", "\(saves)", "--prefix", "w\(writer)-", "--converge"]
+            ["stress", "--scene", "shared", "--count", "\(saves)", "--prefix", "w\(writer)-", "--converge"] + contendedWriter
                 + watcherArguments,
             root: fixture.root, program: .lab)
     }
@@ -98,10 +98,10 @@ func checkSameKeyConverges(
     observer configuration: SceneRegistry.Configuration
 ) async throws {
     let fixture = try SceneStoreFixture(configuration: configuration)
-    let observer = try fixture.registry.store(for: "contended")
+    let observer = try await fixture.registry.store(for: "contended")
     let processes = try (0..<writers).map { _ in
         try RunningScenes(
-            ["stress", "--scene", "contended", "--count", "\(saves)", "--same-key", "k", "--converge"] + watcherArguments,
+            ["stress", "--scene", "contended", "--count", "\(saves)", "--same-key", "k", "--converge"] + contendedWriter + watcherArguments,
             root: fixture.root, program: .lab)
     }
     let logs = processes.map(LineLog.init)

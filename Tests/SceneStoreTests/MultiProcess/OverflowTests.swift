@@ -16,7 +16,7 @@ extension MultiProcess {
             let fixture = try SceneStoreFixture()
             let scenes = (0..<5).map { "open-\($0)" }
             for scene in scenes {
-                let store = try fixture.registry.store(for: scene)
+                let store = try await fixture.registry.store(for: scene)
                 try store.set("before", forKey: "state")
                 try await store.flush()
             }
@@ -40,7 +40,7 @@ extension MultiProcess {
                 close(fd)
             }
             for (index, scene) in scenes.enumerated() {
-                let store = try fixture.registry.store(for: scene)
+                let store = try await fixture.registry.store(for: scene)
                 try store.set("after", forKey: "state")
                 try store.set(index, forKey: "index")
                 try await store.flush()

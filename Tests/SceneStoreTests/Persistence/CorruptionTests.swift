@@ -7,7 +7,7 @@ import Testing
     /// Writes a valid scene with `a = 1`, then damages it with `damage`.
     private func damagedScene(_ damage: (URL) throws -> Void) async throws -> (SceneStoreFixture, URL, Data) {
         let fixture = try SceneStoreFixture()
-        let store = try fixture.registry.store(for: "main")
+        let store = try await fixture.registry.store(for: "main")
         try store.set(1, forKey: "a")
         try await fixture.registry.close()
         let file = fixture.root.appendingPathComponent("main.json")
@@ -38,7 +38,7 @@ import Testing
             try bytes.write(to: file)
         }
         let registry = try await fixture.relaunch()
-        let store = try registry.store(for: "main")
+        let store = try await registry.store(for: "main")
         #expect(store.snapshot.isEmpty)
         let recovery = try #require(store.lastRecovery)
         let evidence = try quarantined(in: fixture)
@@ -78,7 +78,7 @@ import Testing
         let link = fixture.root.appendingPathComponent("main.json")
         try FileManager.default.createSymbolicLink(at: link, withDestinationURL: target)
 
-        let store = try fixture.registry.store(for: "main")
+        let store = try await fixture.registry.store(for: "main")
         #expect(store.snapshot.isEmpty)
         #expect(store.lastRecovery != nil)
         try store.set(1, forKey: "k")
@@ -92,13 +92,13 @@ import Testing
 
     @Test func leftoversOfACrashedWriterAreCleanedOnOpen() async throws {
         let fixture = try SceneStoreFixture()
-        let store = try fixture.registry.store(for: "main")
+        let store = try await fixture.registry.store(for: "main")
         try store.set(1, forKey: "k")
         try await store.flush()
         let leftover = fixture.root.appendingPathComponent(".main~tmp-00000000deadbeef")
         try Data("half a write".utf8).write(to: leftover)
         let registry = try fixture.crash()
-        #expect(try registry.store(for: "main").value(forKey: "k", default: 0) == 1)
+        await #expect(try registry.store(for: "main").value(forKey: "k", default: 0) == 1)
         #expect(!FileManager.default.fileExists(atPath: leftover.path))
         await fixture.tearDown()
     }

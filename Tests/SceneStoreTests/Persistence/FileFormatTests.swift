@@ -6,7 +6,7 @@ import Testing
 @Suite struct FileFormatTests {
     @Test func rootIs0700AndSceneFilesAre0600() async throws {
         let fixture = try SceneStoreFixture()
-        let store = try fixture.registry.store(for: "main")
+        let store = try await fixture.registry.store(for: "main")
         try store.set(1, forKey: "k")
         try await store.flush()
         #expect(try permissions(of: fixture.root) == 0o700)
@@ -17,7 +17,7 @@ import Testing
 
     @Test func sceneFileIsReadableJSONNamedAfterTheScene() async throws {
         let fixture = try SceneStoreFixture()
-        let store = try fixture.registry.store(for: "work-1")
+        let store = try await fixture.registry.store(for: "work-1")
         try store.set("hello", forKey: "greeting")
         try await store.flush()
         try store.set(2, forKey: "count")
@@ -40,7 +40,7 @@ import Testing
 
     @Test func writesDoNotLeaveTemporaryFilesBehind() async throws {
         let live = try SceneStoreFixture()
-        let other = try live.registry.store(for: "main")
+        let other = try await live.registry.store(for: "main")
         for i in 0..<20 {
             try other.set(i, forKey: "k")
             try await other.flush()

@@ -14,7 +14,7 @@ struct FullDiskTests {
 
         let root = mountPoint.appendingPathComponent("scenes")
         let registry = try SceneRegistry(root: root, configuration: .testing)
-        let store = try registry.store(for: "main")
+        let store = try await registry.store(for: "main")
         try store.set("before", forKey: "kept")
         try await store.flush()
         let durable = try Data(contentsOf: root.appendingPathComponent("main.json"))
@@ -47,7 +47,7 @@ struct FullDiskTests {
         try await store.flush()
         try await registry.close()
         let reopened = try SceneRegistry(root: root, configuration: .testing)
-        let restored = try reopened.store(for: "main")
+        let restored = try await reopened.store(for: "main")
         #expect(restored.value(forKey: "kept", default: "") == "before")
         #expect(restored.value(forKey: "big", default: "").count == 64 * 1024)
         try await reopened.close()
@@ -68,11 +68,11 @@ extension FullDiskTests {
         var configuration = SceneRegistry.Configuration(savePolicy: .writeThrough, watcher: .none)
         configuration.clock = clock
         let registry = try SceneRegistry(root: root, configuration: configuration)
-        let store = try registry.store(for: "main")
+        let store = try await registry.store(for: "main")
         try store.set("before", forKey: "kept")
         try await store.flush()
         let watching = try SceneRegistry(root: root, configuration: .testing)
-        let saved = try watching.store(for: "main").changes()
+        let saved = try await watching.store(for: "main").changes()
 
         let filler = disk.path.appendingPathComponent("filler")
         _ = FileManager.default.createFile(atPath: filler.path, contents: nil)

@@ -12,7 +12,7 @@ import Testing
         var lost = 0
         for round in 0..<rounds {
             let fixture = try SceneStoreFixture(configuration: .init(savePolicy: policy))
-            let store = try fixture.registry.store(for: "main")
+            let store = try await fixture.registry.store(for: "main")
             let writer = Task.detached { () -> Int in
                 var last = -1
                 for value in 0..<100_000 {
@@ -32,7 +32,7 @@ import Testing
             try await fixture.registry.close()
             let last = await writer.value
             let reopened = try SceneRegistry(root: fixture.root, configuration: .testing)
-            let onDisk = try reopened.store(for: "main").value(forKey: "counter", default: -1)
+            let onDisk = try await reopened.store(for: "main").value(forKey: "counter", default: -1)
             if onDisk != last { lost += 1 }
             try await reopened.close()
             await fixture.tearDown()

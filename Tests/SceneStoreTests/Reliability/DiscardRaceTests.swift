@@ -13,7 +13,7 @@ import Testing
     func aSetAfterAnotherProcessDiscardedIsKept(watcher: FileWatcherPreference) async throws {
         for round in 0..<10 {
             let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .onFlush, watcher: watcher))
-            let store = try fixture.registry.store(for: "main")
+            let store = try await fixture.registry.store(for: "main")
             try store.set(1, forKey: "before")
             try await store.flush()
             let events = store.events()
@@ -29,7 +29,7 @@ import Testing
             try await store.flush()
 
             let reopened = try SceneRegistry(root: fixture.root, configuration: .testing)
-            #expect(try reopened.store(for: "main").snapshot == ["after": .int(2)], "round \(round)")
+            await #expect(try reopened.store(for: "main").snapshot == ["after": .int(2)], "round \(round)")
             try await reopened.close()
             await fixture.tearDown()
         }
@@ -38,7 +38,7 @@ import Testing
     @Test(arguments: watchers)
     func streamsGoOnAfterADiscard(watcher: FileWatcherPreference) async throws {
         let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .onFlush, watcher: watcher))
-        let store = try fixture.registry.store(for: "main")
+        let store = try await fixture.registry.store(for: "main")
         try store.set(5, forKey: "k")
         try await store.flush()
         let values = store.values(forKey: "k", default: 0)
@@ -48,7 +48,7 @@ import Testing
         try await fixture.otherRegistry().discard("main")
         #expect(await iterator.next() == 0)
         let writer = try fixture.otherRegistry(configuration: .testing)
-        try writer.store(for: "main").set(9, forKey: "k")
+        try await writer.store(for: "main").set(9, forKey: "k")
         try await writer.store(for: "main").flush()
         #expect(await values.first(within: .seconds(30)) { $0 == 9 } == 9)
         #expect(store.value(forKey: "k", default: 0) == 9)
@@ -58,8 +58,8 @@ import Testing
     @Test func anotherProcessesQuarantineIsNeverTakenForADiscard() async throws {
         for round in 0..<20 {
             let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .onFlush, watcher: .inotify))
-            let a = try fixture.registry.store(for: "main")
-            let b = try fixture.otherRegistry().store(for: "main")
+            let a = try await fixture.registry.store(for: "main")
+            let b = try await fixture.otherRegistry().store(for: "main")
             try a.set(1, forKey: "x")
             try a.set("two", forKey: "y")
             try await a.flush()
@@ -102,7 +102,7 @@ import Testing
             #expect(a.snapshot == expected, "round \(round)")
             #expect(b.snapshot == expected, "round \(round)")
             let reopened = try SceneRegistry(root: fixture.root, configuration: .testing)
-            #expect(try reopened.store(for: "main").snapshot == expected, "round \(round)")
+            await #expect(try reopened.store(for: "main").snapshot == expected, "round \(round)")
             try await reopened.close()
             await fixture.tearDown()
         }

@@ -12,7 +12,7 @@ import Glibc
 @Suite(.timeLimit(.minutes(1))) struct FaultTests {
     @Test func aStoppedLockHolderTimesOutNamingItsPID() async throws {
         let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .onFlush, lockTimeout: .milliseconds(300)))
-        let store = try fixture.registry.store(for: "main")
+        let store = try await fixture.registry.store(for: "main")
         try store.set(1, forKey: "k")
         try await store.flush()
         let file = fixture.root.appendingPathComponent("main.json")
@@ -50,7 +50,7 @@ import Glibc
         kill(holder, SIGKILL)
         try await store.flush()
         let relaunched = try await fixture.relaunch()
-        #expect(try relaunched.store(for: "main").value(forKey: "k", default: 0) == 2)
+        await #expect(try relaunched.store(for: "main").value(forKey: "k", default: 0) == 2)
         await fixture.tearDown()
     }
 
@@ -65,12 +65,12 @@ import Glibc
         let root = disk.path.appendingPathComponent("scenes")
         let configuration = SceneRegistry.Configuration(savePolicy: .onFlush, watcher: .inotify)
         let first = try SceneRegistry(root: root, configuration: configuration)
-        try first.store(for: "main").set("before", forKey: "kept")
+        try await first.store(for: "main").set("before", forKey: "kept")
         try await first.close()
 
         #expect(try disk.remount(readOnly: true))
         let registry = try SceneRegistry(root: root, configuration: configuration)
-        let store = try registry.store(for: "main")
+        let store = try await registry.store(for: "main")
         #expect(store.value(forKey: "kept", default: "") == "before", "a read-only root still loads")
         try store.set("during", forKey: "new")
         await #expect {
@@ -87,7 +87,7 @@ import Glibc
         #expect(store.lastSaveError == nil)
         try await registry.close()
         let reopened = try SceneRegistry(root: root, configuration: configuration)
-        #expect(try reopened.store(for: "main").snapshot == ["kept": .string("before"), "new": .string("during")])
+        await #expect(try reopened.store(for: "main").snapshot == ["kept": .string("before"), "new": .string("during")])
         try await reopened.close()
         await fixture.tearDown()
     }

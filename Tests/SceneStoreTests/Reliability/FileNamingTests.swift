@@ -47,7 +47,7 @@ import Testing
         // Every tricky scene exists and one holds its lock, as a writer in
         // another process would; "a" has a crashed writer's leftover.
         for id in Self.trickyIDs {
-            try registry.store(for: id).set(1, forKey: "k")
+            try await registry.store(for: id).set(1, forKey: "k")
             try await registry.store(for: id).flush()
         }
         let held = try directory.lock(SceneID("a.json.tmp-x"), timeout: .seconds(5))
@@ -57,11 +57,11 @@ import Testing
         try Data("half".utf8).write(to: leftover)
 
         let other = try SceneRegistry(root: fixture.root, configuration: .testing)
-        _ = try other.store(for: "a")
+        _ = try await other.store(for: "a")
         #expect(!FileManager.default.fileExists(atPath: leftover.path))
         #expect(try inode(of: directory.lockURL(SceneID("a.json.tmp-x"))) == heldInode)
         for id in Self.trickyIDs {
-            #expect(try other.store(for: id).value(forKey: "k", default: 0) == 1, "\(id)")
+            await #expect(try other.store(for: id).value(forKey: "k", default: 0) == 1, "\(id)")
         }
         try await other.close()
         await fixture.tearDown()

@@ -29,7 +29,7 @@ import Testing
     ])
     func aNaNWithAPayloadKeepsEveryKeyOfTheScene(bits: UInt64) async throws {
         let fixture = try SceneStoreFixture()
-        let store = try fixture.registry.store(for: "main")
+        let store = try await fixture.registry.store(for: "main")
         try store.set(Double(bitPattern: bits), forKey: "nan")
         try store.set("kept", forKey: "other")
         try await store.flush()
@@ -46,7 +46,7 @@ import Testing
         let fixture = try SceneStoreFixture()
         _ = fixture.registry
         try plant(fixture, generation: generation, values: ["a": .int(1)])
-        let store = try fixture.registry.store(for: "main")
+        let store = try await fixture.registry.store(for: "main")
         #expect(store.lastRecovery != nil)
         try store.set(2, forKey: "b")
         try await store.flush()
@@ -82,7 +82,7 @@ import Testing
         let handle = try FileHandle(forWritingTo: sceneFile(fixture))
         try handle.truncate(atOffset: 64 << 20)
         try handle.close()
-        let store = try fixture.registry.store(for: "main")
+        let store = try await fixture.registry.store(for: "main")
         let recovery = try #require(store.lastRecovery)
         #expect(recovery.reason.contains("larger"))
         await fixture.tearDown()
@@ -98,7 +98,7 @@ import Testing
         let fixture = try SceneStoreFixture()
         _ = fixture.registry
         try plant(fixture, values: values)
-        let store = try fixture.registry.store(for: "main")
+        let store = try await fixture.registry.store(for: "main")
         #expect(store.snapshot.isEmpty, "\(name)")
         #expect(store.lastRecovery != nil, "\(name)")
         await fixture.tearDown()
@@ -108,7 +108,7 @@ import Testing
         let fixture = try SceneStoreFixture()
         _ = fixture.registry
         try plant(fixture, "dst", values: ["secret": .string("src's")], sceneField: "src")
-        let store = try fixture.registry.store(for: "dst")
+        let store = try await fixture.registry.store(for: "dst")
         #expect(store.snapshot.isEmpty)
         #expect(store.lastRecovery?.reason.contains("src") == true)
         await fixture.tearDown()
@@ -122,7 +122,7 @@ import Testing
         let text = try String(contentsOf: sceneFile(fixture), encoding: .utf8)
             .replacingOccurrences(of: "\"version\": 1", with: "\"version\": \(version)")
         try text.write(to: sceneFile(fixture), atomically: false, encoding: .utf8)
-        let store = try fixture.registry.store(for: "main")
+        let store = try await fixture.registry.store(for: "main")
         #expect(store.snapshot.isEmpty)
         #expect(store.lastRecovery != nil)
         await fixture.tearDown()

@@ -24,7 +24,7 @@ import Testing
     @Test func anEditWithinTheWindowIsSavedWhenTheClockReachesItsEnd() async throws {
         let clock = ManualClock()
         let fixture = try Self.fixture(.coalesced(.seconds(10)), clock: clock)
-        let store = try fixture.registry.store(for: "main")
+        let store = try await fixture.registry.store(for: "main")
         let saved = try Self.observer(of: fixture).changes()
 
         try store.set(1, forKey: "a")  // a quiet store: saved at once
@@ -41,7 +41,7 @@ import Testing
         let clock = ManualClock()
         // A zero lock timeout: a save that meets the lock fails at once.
         let fixture = try Self.fixture(.writeThrough, lockTimeout: .zero, clock: clock)
-        let store = try fixture.registry.store(for: "main")
+        let store = try await fixture.registry.store(for: "main")
         let events = store.events()
         let saved = try Self.observer(of: fixture).changes()
 
@@ -63,7 +63,7 @@ import Testing
     @Test func aLockIsWaitedForUntilTheTimeoutHasPassedOnTheClock() async throws {
         let clock = ManualClock()
         let fixture = try Self.fixture(.onFlush, lockTimeout: .seconds(10), clock: clock)
-        let store = try fixture.registry.store(for: "main")
+        let store = try await fixture.registry.store(for: "main")
         let held = try SceneDirectory(root: fixture.root).lock(SceneID("main"))
         try store.set(1, forKey: "a")
         let outcome = Locked<(any Error)??>(nil)

@@ -65,7 +65,7 @@ struct InProcessContractTests {
         try await withThrowingTaskGroup(of: Void.self) { group in
             for (index, writer) in writers.enumerated() {
                 group.addTask {
-                    let store = try writer.store(for: "main")
+                    let store = try await writer.store(for: "main")
                     for key in 0..<25 {
                         try store.set(key, forKey: "w\(index)-\(key)")
                         try await store.flush()
@@ -76,7 +76,7 @@ struct InProcessContractTests {
         }
         for writer in writers { try await writer.close() }
         let reader = try place.registry()
-        #expect(try reader.store(for: "main").snapshot.count == 100)
+        await #expect(try reader.store(for: "main").snapshot.count == 100)
         try await reader.close()
         await place.tearDown()
     }
@@ -89,7 +89,7 @@ struct InProcessContractTests {
         try await withThrowingTaskGroup(of: Void.self) { group in
             for writer in writers {
                 group.addTask {
-                    let store = try writer.store(for: "main")
+                    let store = try await writer.store(for: "main")
                     for _ in 0..<25 { try await store.update(forKey: "count", default: 0) { $0 + 1 } }
                 }
             }
@@ -97,7 +97,7 @@ struct InProcessContractTests {
         }
         for writer in writers { try await writer.close() }
         let reader = try place.registry()
-        #expect(try reader.store(for: "main").value(forKey: "count", default: 0) == 100)
+        await #expect(try reader.store(for: "main").value(forKey: "count", default: 0) == 100)
         try await reader.close()
         await place.tearDown()
     }
@@ -108,10 +108,10 @@ struct InProcessContractTests {
     func anotherWritersSaveAndDiscardArriveAsEvents(_ medium: Medium) async throws {
         let place = try await place(medium)
         let watching = try place.registry(.init(savePolicy: .onFlush, watcher: .automatic))
-        let store = try watching.store(for: "main")
+        let store = try await watching.store(for: "main")
         let events = store.events()
         let other = try place.registry()
-        let theirs = try other.store(for: "main")
+        let theirs = try await other.store(for: "main")
         try theirs.set(2, forKey: "tab")
         try await theirs.flush()
         let changed = await events.first(within: .seconds(20)) { event in
@@ -128,7 +128,7 @@ struct InProcessContractTests {
         try await store.flush()
         try await other.close()
         let reader = try place.registry()
-        #expect(try reader.store(for: "main").value(forKey: "tab", default: 0) == 7)
+        await #expect(try reader.store(for: "main").value(forKey: "tab", default: 0) == 7)
         for registry in [watching, reader] { try await registry.close() }
         await place.tearDown()
     }
@@ -140,8 +140,8 @@ struct InProcessContractTests {
         let place = try await place(medium)
         let a = try place.registry(.init(savePolicy: .onFlush, watcher: FileWatcherPreference.none))
         let b = try place.registry(.init(savePolicy: .onFlush, watcher: FileWatcherPreference.none))
-        let storeA = try a.store(for: "main")
-        let storeB = try b.store(for: "main")
+        let storeA = try await a.store(for: "main")
+        let storeB = try await b.store(for: "main")
         for round in 0..<10 {
             try storeA.set("a", forKey: "k")
             try await storeA.flush()
@@ -150,7 +150,7 @@ struct InProcessContractTests {
             try storeA.set("a", forKey: "k")
             try await storeA.flush()
             let reader = try place.registry()
-            #expect(try reader.store(for: "main").value(forKey: "k", default: "") == "a", "\(medium), round \(round)")
+            await #expect(try reader.store(for: "main").value(forKey: "k", default: "") == "a", "\(medium), round \(round)")
             try await reader.close()
         }
         for registry in [a, b] { try await registry.close() }
@@ -162,13 +162,13 @@ struct InProcessContractTests {
     func aCrashKeepsWhatWasFlushed(_ medium: Medium) async throws {
         let place = try await place(medium)
         let first = try place.registry()
-        let store = try first.store(for: "main")
+        let store = try await first.store(for: "main")
         try store.set(1, forKey: "flushed")
         try await store.flush()
         try store.set(2, forKey: "unflushed")
         place.crash(first)
         let relaunched = try place.registry()
-        #expect(try relaunched.store(for: "main").snapshot == ["flushed": .int(1)])
+        await #expect(try relaunched.store(for: "main").snapshot == ["flushed": .int(1)])
         try await relaunched.close()
         await place.tearDown()
     }
@@ -182,7 +182,7 @@ struct InMemoryScenesTests {
     @Test func aDamagedDocumentIsQuarantinedAndWrittenAgain() async throws {
         let scenes = InMemoryScenes()
         let registry = scenes.registry(configuration: .init(savePolicy: .onFlush, watcher: .automatic))
-        let store = try registry.store(for: "main")
+        let store = try await registry.store(for: "main")
         let events = store.events()
         try store.set(5, forKey: "tab")
         try await store.flush()
@@ -195,7 +195,7 @@ struct InMemoryScenesTests {
         #expect(scenes.quarantined(main) == [Data("not a scene".utf8)])
         try await registry.close()
         let reopened = scenes.registry()
-        #expect(try reopened.store(for: "main").value(forKey: "tab", default: 0) == 5)
+        await #expect(try reopened.store(for: "main").value(forKey: "tab", default: 0) == 5)
         #expect(reopened.location == .memory("scenes"))
         try await reopened.close()
     }
@@ -205,7 +205,7 @@ struct InMemoryScenesTests {
     @Test func aVanishedDocumentIsWrittenAgainFromMemory() async throws {
         let scenes = InMemoryScenes()
         let registry = scenes.registry(configuration: .init(savePolicy: .onFlush, watcher: .automatic))
-        let store = try registry.store(for: "main")
+        let store = try await registry.store(for: "main")
         try store.set("kept", forKey: "title")
         try await store.flush()
         let main = try SceneID("main")
@@ -217,6 +217,6 @@ struct InMemoryScenesTests {
         }
         #expect(restored, "the vanished document was not written again")
         try await registry.close()
-        #expect(try scenes.registry().store(for: "main").value(forKey: "title", default: "") == "kept")
+        await #expect(try scenes.registry().store(for: "main").value(forKey: "title", default: "") == "kept")
     }
 }

@@ -38,7 +38,7 @@ struct InProcessHistoryTests {
                 : try SceneRegistry(root: fixture.root, configuration: configuration)
         }
         let observer = try open(.init(savePolicy: .onFlush, watcher: .automatic))
-        let watched = try observer.store(for: "h")
+        let watched = try await observer.store(for: "h")
         let regressions = Locked<[String]>([])
         let monitor = MultiProcess.HistoryTests.monitorGenerations(of: watched, into: regressions)
 
@@ -54,7 +54,7 @@ struct InProcessHistoryTests {
                 return try await group.reduce(into: []) { $0 += $1 }
             }
             let reader = try open(.init(watcher: .none, access: .readOnly))
-            let stored = MultiProcess.HistoryTests.view(of: try reader.store(for: "h"))
+            let stored = await MultiProcess.HistoryTests.view(of: try reader.store(for: "h"))
             reader.abandon()
             let violations = HistoryCheck.violations(stored: stored, keys: MultiProcess.HistoryTests.keys, history: history)
             #expect(violations.isEmpty, "\(medium), phase \(phase): \(violations.joined(separator: "\n"))")
@@ -76,7 +76,7 @@ struct InProcessHistoryTests {
         let configuration = SceneRegistry.Configuration(
             savePolicy: .onFlush, watcher: watching ? .automatic : FileWatcherPreference.none)
         var registry = try open(configuration)
-        var store = try registry.store(for: "h")
+        var store = try await registry.store(for: "h")
         var operations: [HistoryOperation] = []
         var written: [String: [String]] = [:]
         for index in 1...Self.operations {
@@ -95,7 +95,7 @@ struct InProcessHistoryTests {
                     kind = .reopen
                     try await registry.close()
                     registry = try open(configuration)
-                    store = try registry.store(for: "h")
+                    store = try await registry.store(for: "h")
                 case 9..<13:
                     // A set the process dies before saving: it may be lost.
                     kind = .set(key: key, value: value)
@@ -103,7 +103,7 @@ struct InProcessHistoryTests {
                     registry.abandon()
                     acknowledged = false
                     registry = try open(configuration)
-                    store = try registry.store(for: "h")
+                    store = try await registry.store(for: "h")
                 case 13..<60:
                     let again = Bool.random()
                         ? (store.value(forKey: key, as: String.self) ?? written[key]?.randomElement())

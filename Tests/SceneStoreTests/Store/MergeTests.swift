@@ -8,21 +8,21 @@ import Testing
 @Suite struct MergeTests {
     @Test func differentKeysFromTwoWritersAreBothKept() async throws {
         let fixture = try SceneStoreFixture()
-        let a = try fixture.registry.store(for: "main")
-        let b = try fixture.otherRegistry().store(for: "main")
+        let a = try await fixture.registry.store(for: "main")
+        let b = try await fixture.otherRegistry().store(for: "main")
         try a.set(1, forKey: "a")
         try b.set(2, forKey: "b")
         try await a.flush()
         try await b.flush()
         let relaunched = try await fixture.relaunch()
-        #expect(try relaunched.store(for: "main").snapshot == ["a": .int(1), "b": .int(2)])
+        await #expect(try relaunched.store(for: "main").snapshot == ["a": .int(1), "b": .int(2)])
         await fixture.tearDown()
     }
 
     @Test func aSaveMergesWhatTheOtherWroteAndReportsItAsExternal() async throws {
         let fixture = try SceneStoreFixture()
-        let a = try fixture.registry.store(for: "main")
-        let b = try fixture.otherRegistry().store(for: "main")
+        let a = try await fixture.registry.store(for: "main")
+        let b = try await fixture.otherRegistry().store(for: "main")
         // The change arrives through the watcher or through the merge of
         // a's next save, whichever comes first; exactly once either way.
         let changes = a.changes()
@@ -39,24 +39,24 @@ import Testing
 
     @Test func removesArePendingEditsToo() async throws {
         let fixture = try SceneStoreFixture()
-        let a = try fixture.registry.store(for: "main")
+        let a = try await fixture.registry.store(for: "main")
         try a.set(1, forKey: "gone")
         try a.set(2, forKey: "stays")
         try await a.flush()
-        let b = try fixture.otherRegistry().store(for: "main")
+        let b = try await fixture.otherRegistry().store(for: "main")
         b.removeValue(forKey: "gone")
         try await b.flush()
         try a.set(3, forKey: "new")
         try await a.flush()
         let relaunched = try await fixture.relaunch()
-        #expect(try relaunched.store(for: "main").snapshot == ["stays": .int(2), "new": .int(3)])
+        await #expect(try relaunched.store(for: "main").snapshot == ["stays": .int(2), "new": .int(3)])
         await fixture.tearDown()
     }
 
     @Test func generationsGrowByOnePerSave() async throws {
         let fixture = try SceneStoreFixture()
-        let a = try fixture.registry.store(for: "main")
-        let b = try fixture.otherRegistry().store(for: "main")
+        let a = try await fixture.registry.store(for: "main")
+        let b = try await fixture.otherRegistry().store(for: "main")
         for i in 0..<10 {
             try a.set(i, forKey: "a")
             try await a.flush()

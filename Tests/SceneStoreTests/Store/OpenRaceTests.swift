@@ -56,7 +56,7 @@ struct OpenRaceTests {
         try Data(#"{"format": "scenestore.scene", "version": 99}"#.utf8).write(to: file)
         #expect(throws: SceneStoreError.self) { try fixture.registry.store(for: "main") }
         try FileManager.default.removeItem(at: file)
-        let store = try fixture.registry.store(for: "main")
+        let store = try await fixture.registry.store(for: "main")
         try store.set(1, forKey: "k")
         try await store.flush()
         await fixture.tearDown()

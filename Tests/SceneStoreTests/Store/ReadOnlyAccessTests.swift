@@ -18,8 +18,8 @@ import Testing
         let fixture = try SceneStoreFixture()
         let root = fixture.directory.appendingPathComponent("absent")
         let registry = try Self.readOnly(root)
-        #expect(try registry.sceneIDs() == [])
-        let store = try registry.store(for: "main")
+        await #expect(try registry.sceneIDs() == [])
+        let store = try await registry.store(for: "main")
         #expect(store.snapshot.isEmpty)
         #expect(registry.watcherKind == nil)
         #expect(throws: SceneStoreError.readOnly(scene: "main")) { try store.set(1, forKey: "k") }
@@ -34,7 +34,7 @@ import Testing
 
     @Test func readsAnExistingSceneAndLeavesTheRootAsItWas() async throws {
         let fixture = try SceneStoreFixture()
-        let writer = try fixture.registry.store(for: "main")
+        let writer = try await fixture.registry.store(for: "main")
         try writer.set(7, forKey: "k")
         try await fixture.registry.close()
         try FileManager.default.removeItem(at: fixture.root.appendingPathComponent(".main~lock"))
@@ -42,17 +42,17 @@ import Testing
         let before = Self.listing(fixture.root)
 
         let registry = try Self.readOnly(fixture.root)
-        #expect(try registry.sceneIDs().map(\.rawValue) == ["broken", "main"])
-        let store = try registry.store(for: "main")
+        await #expect(try registry.sceneIDs().map(\.rawValue) == ["broken", "main"])
+        let store = try await registry.store(for: "main")
         #expect(store.value(forKey: "k", default: 0) == 7)
-        #expect(try registry.store(for: "broken").snapshot.isEmpty)
+        await #expect(try registry.store(for: "broken").snapshot.isEmpty)
         #expect(throws: SceneStoreError.readOnly(scene: "main")) { try store.set(8, forKey: "k") }
         try await registry.close()
 
         #expect(Self.listing(fixture.root) == before)
         #expect(try Data(contentsOf: fixture.root.appendingPathComponent("broken.json")) == Data("damaged".utf8))
         let again = try Self.readOnly(fixture.root)
-        #expect(try again.store(for: "main").value(forKey: "k", default: 0) == 7)
+        await #expect(try again.store(for: "main").value(forKey: "k", default: 0) == 7)
         try await again.close()
         await fixture.tearDown()
     }
@@ -61,12 +61,12 @@ import Testing
         let fixture = try SceneStoreFixture()
         let registry = try SceneRegistry(root: fixture.root, configuration: .init(watcher: .none))
         #expect(registry.watcherKind == nil)
-        let store = try registry.store(for: "main")
+        let store = try await registry.store(for: "main")
         #expect(store.watcherKind == nil)
         try store.set(1, forKey: "k")
         try await registry.close()
         let relaunched = try await fixture.relaunch()
-        #expect(try relaunched.store(for: "main").value(forKey: "k", default: 0) == 1)
+        await #expect(try relaunched.store(for: "main").value(forKey: "k", default: 0) == 1)
         await fixture.tearDown()
     }
 }

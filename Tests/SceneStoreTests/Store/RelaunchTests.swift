@@ -27,12 +27,12 @@ import Testing
 
     @Test func flushedValuesSurviveRelaunch() async throws {
         let fixture = try SceneStoreFixture()
-        let store = try fixture.registry.store(for: "main")
+        let store = try await fixture.registry.store(for: "main")
         for (key, value) in Self.samples { try store.set(value, forKey: key) }
         try await store.flush()
 
         let relaunched = try await fixture.relaunch()
-        let restored = try relaunched.store(for: "main").snapshot
+        let restored = try await relaunched.store(for: "main").snapshot
         #expect(restored == Self.samples)
         #expect(restored["url.file"].map { URL(sceneValue: $0)?.isFileURL } == true)
         await fixture.tearDown()
@@ -40,15 +40,15 @@ import Testing
 
     @Test func closingFlushesWhatWasNotFlushed() async throws {
         let fixture = try SceneStoreFixture()
-        try fixture.registry.store(for: "main").set(9, forKey: "unflushed")
+        try await fixture.registry.store(for: "main").set(9, forKey: "unflushed")
         let relaunched = try await fixture.relaunch()
-        #expect(try relaunched.store(for: "main").value(forKey: "unflushed", default: 0) == 9)
+        await #expect(try relaunched.store(for: "main").value(forKey: "unflushed", default: 0) == 9)
         await fixture.tearDown()
     }
 
     @Test func crashKeepsExactlyWhatWasFlushed() async throws {
         let fixture = try SceneStoreFixture()
-        let store = try fixture.registry.store(for: "main")
+        let store = try await fixture.registry.store(for: "main")
         try store.set(1, forKey: "a")
         try store.set("kept", forKey: "b")
         try await store.flush()
@@ -57,18 +57,18 @@ import Testing
         store.removeValue(forKey: "b")
 
         let relaunched = try fixture.crash()
-        #expect(try relaunched.store(for: "main").snapshot == ["a": .int(1), "b": .string("kept")])
+        await #expect(try relaunched.store(for: "main").snapshot == ["a": .int(1), "b": .string("kept")])
         await fixture.tearDown()
     }
 
     @Test func coalescedSavesReachTheDiskWithoutFlush() async throws {
         let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .coalesced(.milliseconds(5))))
-        let store = try fixture.registry.store(for: "main")
+        let store = try await fixture.registry.store(for: "main")
         let saved = store.events()
         try store.set(5, forKey: "k")
         // A second registry sees the value only once it is on disk.
         let other = try fixture.otherRegistry()
-        let otherStore = try other.store(for: "main")
+        let otherStore = try await other.store(for: "main")
         let arrived = await otherStore.values(forKey: "k", default: 0).first(where: { $0 == 5 })
         #expect(arrived == 5)
         _ = saved
@@ -85,7 +85,7 @@ import Testing
 
     @Test func closedRegistryRefusesWork() async throws {
         let fixture = try SceneStoreFixture()
-        let store = try fixture.registry.store(for: "main")
+        let store = try await fixture.registry.store(for: "main")
         try await fixture.registry.close()
         #expect(throws: SceneStoreError.closed(scene: "main")) { try store.set(1, forKey: "k") }
         #expect(throws: SceneStoreError.closed(scene: nil)) { try fixture.registry.store(for: "main") }
@@ -93,23 +93,23 @@ import Testing
 
     @Test func discardDeletesTheSceneAndTheStoreStaysUsable() async throws {
         let fixture = try SceneStoreFixture()
-        let store = try fixture.registry.store(for: "old")
+        let store = try await fixture.registry.store(for: "old")
         try store.set(1, forKey: "k")
         try await store.flush()
-        #expect(try fixture.registry.sceneIDs() == [SceneID("old")])
+        await #expect(try fixture.registry.sceneIDs() == [SceneID("old")])
         try await fixture.registry.discard("old")
-        #expect(try fixture.registry.sceneIDs().isEmpty)
+        await #expect(try fixture.registry.sceneIDs().isEmpty)
         #expect(store.snapshot.isEmpty)
         try store.set(2, forKey: "k")
         try await store.flush()
         let relaunched = try await fixture.relaunch()
-        #expect(try relaunched.store(for: "old").snapshot == ["k": .int(2)])
+        await #expect(try relaunched.store(for: "old").snapshot == ["k": .int(2)])
         await fixture.tearDown()
     }
 
     @Test func aDeletedRootIsCreatedAgainByTheNextSave() async throws {
         let fixture = try SceneStoreFixture()
-        let store = try fixture.registry.store(for: "main")
+        let store = try await fixture.registry.store(for: "main")
         try store.set(1, forKey: "k")
         try await store.flush()
         // Moved away in one step (so the store cannot re-create it half-way
@@ -124,7 +124,7 @@ import Testing
         let attributes = try FileManager.default.attributesOfItem(atPath: fixture.root.path)
         #expect((attributes[.posixPermissions] as? Int).map { $0 & 0o777 } == 0o700)
         let relaunched = try await fixture.relaunch()
-        #expect(try relaunched.store(for: "main").value(forKey: "k", default: 0) == 2)
+        await #expect(try relaunched.store(for: "main").value(forKey: "k", default: 0) == 2)
         await fixture.tearDown()
     }
 }

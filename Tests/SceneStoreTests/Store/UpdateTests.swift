@@ -8,7 +8,7 @@ import Testing
 @Suite(.timeLimit(.minutes(2))) struct UpdateTests {
     @Test func thousandTasksTimesTenIncrementsEndAtTenThousand() async throws {
         let fixture = try SceneStoreFixture()
-        let store = try fixture.registry.store(for: "main")
+        let store = try await fixture.registry.store(for: "main")
         await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<1000 {
                 group.addTask {
@@ -18,7 +18,7 @@ import Testing
         }
         #expect(store.value(forKey: "count", default: 0) == 10_000)
         let relaunched = try await fixture.relaunch()
-        #expect(try relaunched.store(for: "main").value(forKey: "count", default: 0) == 10_000)
+        await #expect(try relaunched.store(for: "main").value(forKey: "count", default: 0) == 10_000)
         await fixture.tearDown()
     }
 
@@ -26,8 +26,8 @@ import Testing
     /// with stale memory: every update starts from the other's last write.
     @Test func updatesFromTwoRegistriesNeverLoseEachOther() async throws {
         let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .onFlush, watcher: .polling(interval: .seconds(3600))))
-        let mine = try fixture.registry.store(for: "main")
-        let theirs = try fixture.otherRegistry().store(for: "main")
+        let mine = try await fixture.registry.store(for: "main")
+        let theirs = try await fixture.otherRegistry().store(for: "main")
         try await withThrowingTaskGroup(of: Void.self) { group in
             for store in [mine, theirs] {
                 group.addTask {
@@ -37,13 +37,13 @@ import Testing
             try await group.waitForAll()
         }
         let relaunched = try await fixture.relaunch()
-        #expect(try relaunched.store(for: "main").value(forKey: "count", default: 0) == 400)
+        await #expect(try relaunched.store(for: "main").value(forKey: "count", default: 0) == 400)
         await fixture.tearDown()
     }
 
     @Test func aValueOfAnotherKindIsATypedErrorAndStaysUntouched() async throws {
         let fixture = try SceneStoreFixture()
-        let store = try fixture.registry.store(for: "main")
+        let store = try await fixture.registry.store(for: "main")
         try store.set("text", forKey: "count")
         await #expect(throws: SceneStoreError.wrongType(key: "count", stored: .string, expected: "Int")) {
             try await store.update(forKey: "count", default: 0) { $0 + 1 }
@@ -55,7 +55,7 @@ import Testing
     @Test func aThrowingTransformWritesNothingAndReturningNilRemoves() async throws {
         struct Refused: Error {}
         let fixture = try SceneStoreFixture()
-        let store = try fixture.registry.store(for: "main")
+        let store = try await fixture.registry.store(for: "main")
         try store.set(1, forKey: "n")
         try await store.flush()
         let generation = store.generation

@@ -6,7 +6,7 @@ import Testing
 @Suite struct StreamTests {
     @Test func everySubscriberSeesEveryChangeInOrder() async throws {
         let fixture = try SceneStoreFixture()
-        let store = try fixture.registry.store(for: "main")
+        let store = try await fixture.registry.store(for: "main")
         let streams = (0..<8).map { _ in store.changes() }
         let count = 200
         for i in 1...count { try store.set(i, forKey: "k\(i % 3)") }
@@ -23,7 +23,7 @@ import Testing
 
     @Test func concurrentWritersStillDeliverInStateOrder() async throws {
         let fixture = try SceneStoreFixture()
-        let store = try fixture.registry.store(for: "main")
+        let store = try await fixture.registry.store(for: "main")
         let changes = store.changes()
         await withTaskGroup(of: Void.self) { group in
             for writer in 0..<4 {
@@ -43,7 +43,7 @@ import Testing
 
     @Test func valuesStreamStartsWithTheCurrentValueThenFollows() async throws {
         let fixture = try SceneStoreFixture()
-        let store = try fixture.registry.store(for: "main")
+        let store = try await fixture.registry.store(for: "main")
         try store.set(1, forKey: "tab")
         let values = store.values(forKey: "tab", default: 0)
         #expect(await values.first() == 1)
@@ -58,7 +58,7 @@ import Testing
 
     @Test func valuesStreamKeepsOnlyTheLatestForASlowConsumer() async throws {
         let fixture = try SceneStoreFixture()
-        let store = try fixture.registry.store(for: "main")
+        let store = try await fixture.registry.store(for: "main")
         let values = store.values(forKey: "n", default: 0)
         for i in 1...1000 { try store.set(i, forKey: "n") }
         // Nothing was consumed meanwhile: only the newest value is buffered.
@@ -68,7 +68,7 @@ import Testing
 
     @Test func cancelledSubscribersAreRemoved() async throws {
         let fixture = try SceneStoreFixture()
-        let store = try fixture.registry.store(for: "main")
+        let store = try await fixture.registry.store(for: "main")
         for _ in 0..<10_000 {
             let task = Task {
                 for await _ in store.values(forKey: "k", default: 0) {}
@@ -85,7 +85,7 @@ import Testing
 
     @Test func droppedStreamsAreRemovedToo() async throws {
         let fixture = try SceneStoreFixture()
-        let store = try fixture.registry.store(for: "main")
+        let store = try await fixture.registry.store(for: "main")
         for _ in 0..<1000 {
             _ = store.changes()
         }
@@ -95,7 +95,7 @@ import Testing
 
     @Test func closeFinishesStreams() async throws {
         let fixture = try SceneStoreFixture()
-        let store = try fixture.registry.store(for: "main")
+        let store = try await fixture.registry.store(for: "main")
         let changes = store.changes()
         let values = store.values(forKey: "k", default: 0)
         try await fixture.registry.close()
@@ -112,7 +112,7 @@ import Testing
     /// streams go on until it closes.
     @Test func discardSendsAnEventAndStreamsGoOnUntilClose() async throws {
         let fixture = try SceneStoreFixture()
-        let store = try fixture.registry.store(for: "main")
+        let store = try await fixture.registry.store(for: "main")
         try store.set(1, forKey: "k")
         let events = store.events()
         try await fixture.registry.discard("main")
@@ -130,10 +130,10 @@ import Testing
 
     @Test func anotherProcessesSaveArrivesAsOneUpdate() async throws {
         let fixture = try SceneStoreFixture()
-        let store = try fixture.registry.store(for: "main")
+        let store = try await fixture.registry.store(for: "main")
         let updates = store.updates()
         try store.set(0, forKey: "mine")
-        let other = try fixture.otherRegistry().store(for: "main")
+        let other = try await fixture.otherRegistry().store(for: "main")
         try other.set(1, forKey: "x")
         try other.set(2, forKey: "y")
         other.removeValue(forKey: "x")

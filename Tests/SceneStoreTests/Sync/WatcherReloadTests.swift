@@ -10,13 +10,13 @@ import Testing
     /// process's (they carry its writer token).
     @Test func ownSavesAreNeverTakenForAnotherProcesss() async throws {
         let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .onFlush, watcher: .inotify))
-        let store = try fixture.registry.store(for: "main")
+        let store = try await fixture.registry.store(for: "main")
         let changes = store.changes()
         for round in 0..<100 {
             try store.set(round, forKey: "k\(round % 10)")
             try await store.flush()
         }
-        let other = try fixture.otherRegistry().store(for: "main")
+        let other = try await fixture.otherRegistry().store(for: "main")
         try other.set("end", forKey: "marker")
         try await other.flush()
         let seen = await changes.prefix(101, within: .seconds(30))
@@ -30,7 +30,7 @@ import Testing
     @Test(arguments: [10, 3000])
     func aChangeArrivesWhateverTheFilesSize(keys: Int) async throws {
         let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .onFlush, watcher: .inotify))
-        let store = try fixture.registry.store(for: "main")
+        let store = try await fixture.registry.store(for: "main")
         for key in 0..<keys { try store.set("value \(key) of the scene", forKey: "key \(key)") }
         try await store.flush()
         var info = stat()
@@ -38,7 +38,7 @@ import Testing
         #expect((Int(info.st_size) > StoredDocument.wholeReadBytes) == (keys > 1000))
 
         let values = store.values(forKey: "key 0", default: "")
-        let other = try fixture.otherRegistry().store(for: "main")
+        let other = try await fixture.otherRegistry().store(for: "main")
         try other.set("changed", forKey: "key 0")
         try await other.flush()
         #expect(await values.first { $0 == "changed" } == "changed")

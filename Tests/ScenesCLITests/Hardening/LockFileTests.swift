@@ -66,7 +66,7 @@ struct LockFileTests {
             }
             let writers = try (0..<3).map { writer in
                 try RunningScenes(
-                    ["stress", "--scene", "s", "--count", "\(perWriter)", "--prefix", "r\(round)w\(writer)-"],
+                    ["stress", "--scene", "s", "--count", "\(perWriter)", "--prefix", "r\(round)w\(writer)-"] + contendedWriter,
                     root: fixture.root, program: .lab)
             }
             for writer in writers {
@@ -77,7 +77,7 @@ struct LockFileTests {
             var configuration = SceneRegistry.Configuration.testing
             configuration.watcher = .none
             let registry = try SceneRegistry(root: fixture.root, configuration: configuration)
-            let values = try registry.store(for: "s").snapshot
+            let values = try await registry.store(for: "s").snapshot
             for writer in 0..<3 {
                 for index in 0..<perWriter where values["r\(round)w\(writer)-\(index)"] != .int(index) {
                     lost.append("r\(round)w\(writer)-\(index)")
@@ -111,7 +111,7 @@ extension CrossProcessSync.LockFileTests {
                 #expect(await writer.exitStatus(within: .seconds(120)) == 0, "round \(round), writer \(index): \(writer.errorOutput.suffix(500))")
             }
             let registry = try SceneRegistry(root: fixture.root, configuration: .testing)
-            #expect(try registry.store(for: "s").snapshot.count == 120, "round \(round)")
+            await #expect(try registry.store(for: "s").snapshot.count == 120, "round \(round)")
             try await registry.close()
             await fixture.tearDown()
         }

@@ -23,7 +23,7 @@ extension CrossProcessSync {
     @MainActor @Suite(.timeLimit(.minutes(1))) struct ModelBindingProcessTests {
         @Test func aValueSetByAnotherProcessReachesTheModelAndItsObservers() async throws {
             let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .onFlush, watcher: .automatic))
-            let store = try fixture.registry.store(for: "S")
+            let store = try await fixture.registry.store(for: "S")
             let model = EditorModel()
             let bound = store.bind([
                 SceneProperty(\.selectedTab, forKey: "selectedTab"),

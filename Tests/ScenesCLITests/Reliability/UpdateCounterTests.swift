@@ -12,7 +12,7 @@ extension CrossProcessSync {
         func fourProcessesTimes250IncrementsEndAtThousand() async throws {
             let fixture = try SceneStoreFixture()
             let writers = try (0..<4).map { _ in
-                try RunningScenes(["stress", "--scene", "c", "--increment", "count", "--count", "250"], root: fixture.root, program: .lab)
+                try RunningScenes(["stress", "--scene", "c", "--increment", "count", "--count", "250"] + contendedWriter, root: fixture.root, program: .lab)
             }
             for writer in writers {
                 #expect(await writer.exitStatus(within: .seconds(90)) == 0)

@@ -28,7 +28,7 @@ extension CrossProcessSync {
             for round in 0..<Self.rounds {
                 let fixture = try SceneStoreFixture()
                 let seed = try SceneRegistry(root: fixture.root, configuration: .testing)
-                try seed.store(for: "main").set(try scenePath(1, "kept?").encoded(types: types), forKey: "mixed.path")
+                try await seed.store(for: "main").set(try scenePath(1, "kept?").encoded(types: types), forKey: "mixed.path")
                 try await seed.close()
                 let arguments = ["bound-push", "--scene", "main", "--count", "\(Self.pushes)"]
                 let left = try RunningScenes(arguments + ["--tag", "L"], root: fixture.root, program: .lab)
@@ -48,7 +48,7 @@ extension CrossProcessSync {
                 }
 
                 let reader = try SceneRegistry(root: fixture.root, configuration: .testing)
-                let data = try #require(try reader.store(for: "main").value(forKey: "mixed.path", as: Data.self))
+                let data = try await #require(try reader.store(for: "main").value(forKey: "mixed.path", as: Data.self))
                 let path = try ScenePath.restore(from: data, types: types, policy: .strict).path
                 try await reader.close()
                 let elements = path.indices.map { index in

@@ -11,7 +11,7 @@ extension CrossProcessSync {
     @Suite(.timeLimit(.minutes(1))) struct DiscardSyncTests {
         @Test func discardInAnotherProcessEmptiesTheStoreAndStreamsGoOn() async throws {
             let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .onFlush, watcher: .automatic))
-            let store = try fixture.registry.store(for: "d")
+            let store = try await fixture.registry.store(for: "d")
             try store.set(1, forKey: "a")
             try store.set("two", forKey: "b")
             try await store.flush()
@@ -28,7 +28,7 @@ extension CrossProcessSync {
             #expect(await values.first(within: .seconds(30)) { $0 == 0 } == 0)
             #expect(store.snapshot.isEmpty)
             #expect(store.generation == 0)
-            #expect(try fixture.registry.sceneIDs().isEmpty)
+            await #expect(try fixture.registry.sceneIDs().isEmpty)
 
             // The store stays usable: a write recreates the scene, and the
             // streams taken before the discard see it.
@@ -37,7 +37,7 @@ extension CrossProcessSync {
             try await store.flush()
             #expect(await later.first(within: .seconds(30)) { $0.key == "a" }?.newValue == .int(5))
             #expect(await values.first(within: .seconds(30)) { $0 == 5 } == 5)
-            #expect(try fixture.registry.sceneIDs().map(\.rawValue) == ["d"])
+            await #expect(try fixture.registry.sceneIDs().map(\.rawValue) == ["d"])
             let get = try await scenes(["get", "--scene", "d", "a"], root: fixture.root)
             #expect(get.status == 0 && get.stdout == "5\n")
             #expect(try await scenes(["get", "--scene", "d", "b"], root: fixture.root).status == 1)
@@ -46,7 +46,7 @@ extension CrossProcessSync {
 
         @Test func discardHereIsSeenByWatchInAnotherProcess() async throws {
             let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .onFlush, watcher: .automatic))
-            let store = try fixture.registry.store(for: "d")
+            let store = try await fixture.registry.store(for: "d")
             try store.set(1, forKey: "x")
             try await store.flush()
             let watch = try RunningScenes(["watch", "--json", "--scene", "d"], root: fixture.root)

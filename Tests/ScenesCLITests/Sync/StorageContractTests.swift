@@ -23,10 +23,10 @@ struct StorageContractTests {
     func fourProcessesWritingDistinctKeysLoseNone(_ backend: Backend) async throws {
         let place = try await place(backend)
         try await place.runWriters { writer in
-            ["stress", "--scene", "shared", "--count", "500", "--prefix", "w\(writer)-"]
+            ["stress", "--scene", "shared", "--count", "500", "--prefix", "w\(writer)-"] + contendedWriter
         }
         let registry = try place.registry(.init(watcher: .none))
-        let store = try registry.store(for: "shared")
+        let store = try await registry.store(for: "shared")
         let values = store.snapshot
         #expect(values.count == 2000)
         #expect(store.generation == 2000, "one save per flush, none skipped")
@@ -42,9 +42,9 @@ struct StorageContractTests {
     @Test(arguments: Backend.allCases)
     func fourProcessesIncrementingOneKeyEndAtThousand(_ backend: Backend) async throws {
         let place = try await place(backend)
-        try await place.runWriters { _ in ["stress", "--scene", "c", "--increment", "count", "--count", "250"] }
+        try await place.runWriters { _ in ["stress", "--scene", "c", "--increment", "count", "--count", "250"] + contendedWriter }
         let registry = try place.registry(.init(watcher: .none))
-        let count = try registry.store(for: "c").value(forKey: "count", as: Int.self)
+        let count = try await registry.store(for: "c").value(forKey: "count", as: Int.self)
         #expect(count == 1000)
         print("storage contract, \(backend): 4 processes x 250 updates -> \(count.map(String.init) ?? "nothing")")
         try await registry.close()
@@ -77,7 +77,7 @@ struct StorageContractTests {
     func aWriteEqualToAStaleViewIsStillWritten(_ backend: Backend) async throws {
         let place = try await place(backend)
         let registry = try place.registry(.init(savePolicy: .onFlush, watcher: .none))
-        let a = try registry.store(for: "main")
+        let a = try await registry.store(for: "main")
         var lost: [String] = []
         for round in 0..<10 {
             try a.set("a\(round)", forKey: "k")
@@ -106,7 +106,7 @@ struct StorageContractTests {
     func anotherProcessesWritesAndDiscardArriveAsEvents(_ backend: Backend) async throws {
         let place = try await place(backend)
         let registry = try place.registry()
-        let store = try registry.store(for: "main")
+        let store = try await registry.store(for: "main")
         let events = store.events()
         #expect(try await scenes(["set", "--scene", "main", "tab", "--int", "2"] + place.arguments, root: place.fixture.root).status == 0)
         let changed = await events.first(within: .seconds(20)) { event in

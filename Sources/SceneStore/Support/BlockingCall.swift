@@ -1,0 +1,71 @@
+import Foundation
+
+/// Runs asynchronous work for a synchronous caller and waits for it: the
+/// synchronous conveniences (``SceneRegistry/store(for:)-(SceneID)``,
+/// ``SceneRegistry/sceneIDs()-(SceneID)``) over the asynchronous storage
+/// seam.
+///
+/// The work starts on the calling thread and, on a storage that never
+/// suspends (files, memory), ends there too: nothing waits. Whatever
+/// follows a suspension (a database's answer, a pause waiting for a
+/// lock) runs on a thread of its own (``BlockingCallExecutor``), never on
+/// Swift's cooperative pool, so callers blocked on that pool's few threads
+/// cannot starve the work they wait for.
+enum BlockingCall {
+    static func wait<Value: Sendable>(
+        _ work: @escaping @Sendable () async throws(SceneStoreError) -> Value
+    ) throws(SceneStoreError) -> Value {
+        let outcome = Locked<Result<Value, SceneStoreError>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Task.immediate(executorPreference: BlockingCallExecutor.shared) {
+            let result: Result<Value, SceneStoreError>
+            do throws(SceneStoreError) {
+                result = .success(try await work())
+            } catch {
+                result = .failure(error)
+            }
+            outcome.withLock { $0 = result }
+            done.signal()
+        }
+        done.wait()
+        guard let result = outcome.withLock({ $0 }) else {
+            // Unreachable: the semaphore is signalled after the outcome is set.
+            throw .storageUnavailable(location: "", reason: "a blocking call ended without a result")
+        }
+        return try result.get()
+    }
+}
+
+/// One thread that runs, in order, the jobs of tasks started by
+/// ``BlockingCall`` once they resumed after a suspension.
+final class BlockingCallExecutor: TaskExecutor, @unchecked Sendable {
+    static let shared = BlockingCallExecutor()
+
+    private let condition = NSCondition()
+    private var jobs: [UnownedJob] = []  // guarded by condition
+
+    private init() {
+        let thread = Thread { self.serve() }
+        thread.name = "SceneStore.BlockingCall"
+        thread.start()
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        condition.lock()
+        jobs.append(job)
+        condition.signal()
+        condition.unlock()
+    }
+
+    private func serve() {
+        while true {
+            condition.lock()
+            while jobs.isEmpty { condition.wait() }
+            let batch = jobs
+            jobs.removeAll(keepingCapacity: true)
+            condition.unlock()
+            for job in batch { job.runSynchronously(on: asUnownedTaskExecutor()) }
+        }
+    }
+}
