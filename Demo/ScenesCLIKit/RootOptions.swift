@@ -149,8 +149,8 @@ package struct KeyArgument: ParsableArguments {
 }
 
 /// Checks that the scene has a file, for commands that only read it.
-package func requireScene(_ id: SceneID, in registry: SceneRegistry) throws {
-    guard try registry.sceneIDs().contains(id) else {
+package func requireScene(_ id: SceneID, in registry: SceneRegistry) async throws {
+    guard try await registry.sceneIDs().contains(id) else {
         throw noScene(id, in: registry.location.description)
     }
 }

@@ -172,7 +172,7 @@ package func onDisk(_ scene: String, root: URL) throws -> (generation: UInt64, v
     let registry = try SceneRegistry(root: root, configuration: .init(
         savePolicy: .onFlush, watcher: .polling(interval: .seconds(3600))))
     defer { registry.abandon() }
-    let store = try registry.store(for: scene)
+    let store = try registry.blockingStore(for: scene)
     return (store.generation, store.snapshot, store.lastRecovery != nil)
 }
 

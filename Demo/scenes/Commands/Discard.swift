@@ -13,7 +13,7 @@ struct Discard: AsyncParsableCommand {
         let id = try sceneOption.sceneID()
         guard try rootOptions.rootExists() else { throw noScene(id, in: try rootOptions.rootURL().path) }
         let registry = try rootOptions.openRegistry(access: .readWrite)
-        try requireScene(id, in: registry)
+        try await requireScene(id, in: registry)
         try await registry.discard(id)
         try await registry.close()
     }

@@ -14,9 +14,10 @@ struct List: AsyncParsableCommand {
         let ids = try await registry.sceneIDs()
         if json {
             struct Entry: Encodable { let scene: String; let generation: UInt64; let keys: Int }
-            let entries = try ids.map { id in
-                let store = try registry.store(for: id)
-                return Entry(scene: id.rawValue, generation: store.generation, keys: store.snapshot.count)
+            var entries: [Entry] = []
+            for id in ids {
+                let store = try await registry.store(for: id)
+                entries.append(Entry(scene: id.rawValue, generation: store.generation, keys: store.snapshot.count))
             }
             emit(try jsonLine(entries))
         } else {

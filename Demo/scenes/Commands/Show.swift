@@ -18,7 +18,7 @@ struct Show: AsyncParsableCommand {
     func run() async throws {
         let id = try sceneOption.sceneID()
         let registry = try rootOptions.openRegistry(access: .readOnly)
-        try requireScene(id, in: registry)
+        try await requireScene(id, in: registry)
         let store = try await registry.store(for: id)
         let values = store.snapshot
         if json {

@@ -136,21 +136,22 @@ public final class SceneRegistry: Sendable {
         try await open(SceneID(id))
     }
 
-    /// ``store(for:)-(SceneID)`` for synchronous code: it blocks the calling
-    /// thread while the scene is read (on the file root and in memory the
-    /// reading runs on this thread; a database's answers are waited for on
-    /// a thread of the library's own, never on Swift's cooperative pool).
-    /// In `async` code, `await` the asynchronous one.
-    @_disfavoredOverload
-    public func store(for id: SceneID) throws -> SceneStore {
+    /// ``store(for:)-(SceneID)`` for synchronous code (set-up in
+    /// `main.swift`, an initializer): it blocks the calling thread while
+    /// the scene is read. What follows a suspension (a database's answer, a
+    /// wait for the scene's lock) runs on the store's queue and a thread of
+    /// the library's own, never on Swift's cooperative pool, which a
+    /// blocked caller may be occupying. In `async` code, `await`
+    /// ``store(for:)-(SceneID)`` instead.
+    @available(*, noasync, message: "await store(for:) instead")
+    public func blockingStore(for id: SceneID) throws -> SceneStore {
         try BlockingCall.wait { () async throws(SceneStoreError) in try await self.open(id) }
     }
 
-    /// ``store(for:)-(SceneID)`` for synchronous code, with the id
-    /// validated first; see ``store(for:)-(SceneID)`` (blocking).
-    @_disfavoredOverload
-    public func store(for id: String) throws -> SceneStore {
-        try store(for: SceneID(id))
+    /// ``blockingStore(for:)-(SceneID)`` with the id validated first.
+    @available(*, noasync, message: "await store(for:) instead")
+    public func blockingStore(for id: String) throws -> SceneStore {
+        try blockingStore(for: SceneID(id))
     }
 
     private func open(_ id: SceneID) async throws(SceneStoreError) -> SceneStore {
@@ -189,9 +190,9 @@ public final class SceneRegistry: Sendable {
     }
 
     /// ``sceneIDs()`` for synchronous code: it blocks the calling thread
-    /// while the storage is asked (see the blocking ``store(for:)-(SceneID)``).
-    @_disfavoredOverload
-    public func sceneIDs() throws -> [SceneID] {
+    /// while the storage is asked (see ``blockingStore(for:)-(SceneID)``).
+    @available(*, noasync, message: "await sceneIDs() instead")
+    public func blockingSceneIDs() throws -> [SceneID] {
         try BlockingCall.wait { () async throws(SceneStoreError) in try await self.listScenes() }
     }
 

@@ -1,8 +1,8 @@
 import Foundation
 
 /// Runs asynchronous work for a synchronous caller and waits for it: the
-/// synchronous conveniences (``SceneRegistry/store(for:)-(SceneID)``,
-/// ``SceneRegistry/sceneIDs()-(SceneID)``) over the asynchronous storage
+/// synchronous conveniences (``SceneRegistry/blockingStore(for:)-(SceneID)``,
+/// ``SceneRegistry/blockingSceneIDs()``) over the asynchronous storage
 /// seam.
 ///
 /// The work starts on the calling thread and, on a storage that never

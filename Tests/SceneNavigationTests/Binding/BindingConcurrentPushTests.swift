@@ -106,7 +106,7 @@ extension BindingConcurrentPushTests {
     static func stored(_ key: String, root: URL) throws -> Data? {
         let reader = try SceneRegistry(root: root, configuration: .init(watcher: .none, access: .readOnly))
         defer { reader.abandon() }
-        return try reader.store(for: "main").value(forKey: key, as: Data.self)
+        return try reader.blockingStore(for: "main").value(forKey: key, as: Data.self)
     }
 
     /// Waits until the binding reports a failed commit (it reports them

@@ -114,7 +114,7 @@ extension MultiProcess {
         static func stored(in place: StoragePlace) throws -> [String: String] {
             let reader = try place.registry(.init(watcher: .none, access: .readOnly))
             defer { reader.abandon() }
-            return Self.view(of: try reader.store(for: "h"))
+            return Self.view(of: try reader.blockingStore(for: "h"))
         }
 
         static func view(of store: SceneStore) -> [String: String] {

@@ -62,8 +62,8 @@ import Testing
         }
         let before = try Data(contentsOf: file)
         let registry = try await fixture.relaunch()
-        #expect(throws: SceneStoreError.unsupportedFormat(scene: "main", version: 99, path: file.path)) {
-            try registry.store(for: "main")
+        await #expect(throws: SceneStoreError.unsupportedFormat(scene: "main", version: 99, path: file.path)) {
+            try await registry.store(for: "main")
         }
         #expect(try Data(contentsOf: file) == before)
         #expect(!FileManager.default.fileExists(atPath: fixture.root.appendingPathComponent("quarantine").path))

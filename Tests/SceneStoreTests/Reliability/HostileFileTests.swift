@@ -64,7 +64,7 @@ import Testing
         let damaged = Data("not a scene".utf8)
         try damaged.write(to: sceneFile(fixture))
 
-        #expect(throws: SceneStoreError.self) { try fixture.registry.store(for: "main") }
+        await #expect(throws: SceneStoreError.self) { try await fixture.registry.store(for: "main") }
         #expect(try FileManager.default.contentsOfDirectory(atPath: elsewhere.path).isEmpty)
         #expect(try Data(contentsOf: sceneFile(fixture)) == damaged)
         await fixture.tearDown()

@@ -18,7 +18,7 @@ import Testing
     /// A registry that watches the root: what the store saves arrives on
     /// its stream, so a test waits for the save as an event.
     static func observer(of fixture: SceneStoreFixture) throws -> SceneStore {
-        try fixture.otherRegistry(configuration: SceneRegistry.Configuration(savePolicy: .onFlush)).store(for: "main")
+        try fixture.otherRegistry(configuration: SceneRegistry.Configuration(savePolicy: .onFlush)).blockingStore(for: "main")
     }
 
     @Test func anEditWithinTheWindowIsSavedWhenTheClockReachesItsEnd() async throws {

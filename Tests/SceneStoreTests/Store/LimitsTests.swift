@@ -6,7 +6,7 @@ import Testing
 @Suite struct LimitsTests {
     @Test func keysMustBeOneTo256Bytes() throws {
         let fixture = try SceneStoreFixture()
-        let store = try fixture.registry.store(for: "main")
+        let store = try fixture.registry.blockingStore(for: "main")
         #expect(throws: SceneStoreError.invalidKey("", limit: 256)) { try store.set(1, forKey: "") }
         let long = String(repeating: "é", count: 129)  // 258 bytes
         #expect(throws: SceneStoreError.invalidKey(long, limit: 256)) { try store.set(1, forKey: long) }
@@ -16,7 +16,7 @@ import Testing
 
     @Test func oneValueAtMostOneMebibyte() throws {
         let fixture = try SceneStoreFixture()
-        let store = try fixture.registry.store(for: "main")
+        let store = try fixture.registry.blockingStore(for: "main")
         try store.set(Data(count: 1 << 20), forKey: "max")
         #expect(throws: SceneStoreError.valueTooLarge(key: "big", size: (1 << 20) + 1, limit: 1 << 20)) {
             try store.set(Data(count: (1 << 20) + 1), forKey: "big")
@@ -28,7 +28,7 @@ import Testing
         var configuration = SceneRegistry.Configuration.testing
         configuration.limits.maxSceneBytes = 100
         let fixture = try SceneStoreFixture(configuration: configuration)
-        let store = try fixture.registry.store(for: "main")
+        let store = try fixture.registry.blockingStore(for: "main")
         try store.set(String(repeating: "a", count: 90), forKey: "a")  // 91 bytes
         #expect(throws: SceneStoreError.sceneTooLarge(scene: "main", key: "b", size: 91 + 11, limit: 100)) {
             try store.set(String(repeating: "b", count: 10), forKey: "b")

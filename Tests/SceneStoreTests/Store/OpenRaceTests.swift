@@ -25,7 +25,7 @@ struct OpenRaceTests {
                 Thread.detachNewThread {
                     ready.leave()
                     start.wait()
-                    if let store = try? registry.store(for: "main") { opened.withLock { $0.append(store) } }
+                    if let store = try? registry.blockingStore(for: "main") { opened.withLock { $0.append(store) } }
                     done.leave()
                 }
             }
@@ -54,7 +54,7 @@ struct OpenRaceTests {
         let file = fixture.root.appendingPathComponent("main.json")
         // A newer format cannot be opened, and is left as it is.
         try Data(#"{"format": "scenestore.scene", "version": 99}"#.utf8).write(to: file)
-        #expect(throws: SceneStoreError.self) { try fixture.registry.store(for: "main") }
+        await #expect(throws: SceneStoreError.self) { try await fixture.registry.store(for: "main") }
         try FileManager.default.removeItem(at: file)
         let store = try await fixture.registry.store(for: "main")
         try store.set(1, forKey: "k")

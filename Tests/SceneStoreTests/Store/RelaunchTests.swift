@@ -77,10 +77,10 @@ import Testing
 
     @Test func sameSceneIDGivesTheSameStore() throws {
         let fixture = try SceneStoreFixture()
-        let a = try fixture.registry.store(for: "main")
-        let b = try fixture.registry.store(for: SceneID("main"))
+        let a = try fixture.registry.blockingStore(for: "main")
+        let b = try fixture.registry.blockingStore(for: SceneID("main"))
         #expect(a === b)
-        #expect(try fixture.registry.store(for: "other") !== a)
+        #expect(try fixture.registry.blockingStore(for: "other") !== a)
     }
 
     @Test func closedRegistryRefusesWork() async throws {
@@ -88,7 +88,7 @@ import Testing
         let store = try await fixture.registry.store(for: "main")
         try await fixture.registry.close()
         #expect(throws: SceneStoreError.closed(scene: "main")) { try store.set(1, forKey: "k") }
-        #expect(throws: SceneStoreError.closed(scene: nil)) { try fixture.registry.store(for: "main") }
+        await #expect(throws: SceneStoreError.closed(scene: nil)) { try await fixture.registry.store(for: "main") }
     }
 
     @Test func discardDeletesTheSceneAndTheStoreStaysUsable() async throws {

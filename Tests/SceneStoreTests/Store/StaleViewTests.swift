@@ -30,7 +30,7 @@ import Testing
         var configuration = SceneRegistry.Configuration.testing
         configuration.watcher = watching.preference
         let fixture = try SceneStoreFixture(configuration: configuration)
-        return (fixture, try fixture.registry.store(for: "main"), try fixture.otherRegistry().store(for: "main"))
+        return (fixture, try fixture.registry.blockingStore(for: "main"), try fixture.otherRegistry().blockingStore(for: "main"))
     }
 
     @Test(arguments: Watching.allCases)
@@ -105,6 +105,6 @@ extension SceneStoreFixture {
         configuration.access = .readOnly
         let reader = try SceneRegistry(root: root, configuration: configuration)
         defer { reader.abandon() }
-        return try reader.store(for: scene).value(forKey: key, as: SceneValue.self)
+        return try reader.blockingStore(for: scene).value(forKey: key, as: SceneValue.self)
     }
 }

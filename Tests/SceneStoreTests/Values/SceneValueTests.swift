@@ -9,7 +9,7 @@ enum Level: Int, SceneStorable { case low = 1, high = 2 }
 @Suite struct SceneValueTests {
     @Test func everyStorableKindReadsBackAsItself() throws {
         let fixture = try SceneStoreFixture()
-        let store = try fixture.registry.store(for: "main")
+        let store = try fixture.registry.blockingStore(for: "main")
         try store.set(true, forKey: "bool")
         try store.set(-5, forKey: "int")
         try store.set(0.25, forKey: "double")
@@ -33,7 +33,7 @@ enum Level: Int, SceneStorable { case low = 1, high = 2 }
 
     @Test func readingAnotherKindReturnsTheDefault() throws {
         let fixture = try SceneStoreFixture()
-        let store = try fixture.registry.store(for: "main")
+        let store = try fixture.registry.blockingStore(for: "main")
         try store.set("not a number", forKey: "count")
         #expect(store.value(forKey: "count", default: 42) == 42)
         #expect(store.value(forKey: "count", as: Int.self) == nil)
@@ -43,7 +43,7 @@ enum Level: Int, SceneStorable { case low = 1, high = 2 }
 
     @Test func settingNilRemovesTheKey() throws {
         let fixture = try SceneStoreFixture()
-        let store = try fixture.registry.store(for: "main")
+        let store = try fixture.registry.blockingStore(for: "main")
         try store.set(3, forKey: "k")
         try store.set(Int?.none, forKey: "k")
         #expect(store.snapshot["k"] == nil)
@@ -51,7 +51,7 @@ enum Level: Int, SceneStorable { case low = 1, high = 2 }
 
     @Test func typedKeysReadAtTheCallSite() throws {
         let fixture = try SceneStoreFixture()
-        let store = try fixture.registry.store(for: "main")
+        let store = try fixture.registry.blockingStore(for: "main")
         #expect(store[.selectedTab] == .mixed)
         try store.set(.library, for: .selectedTab)
         #expect(store[.selectedTab] == .library)
@@ -67,7 +67,7 @@ enum Level: Int, SceneStorable { case low = 1, high = 2 }
     @Test(arguments: ["", ".", "..", ".hidden", "a/b", "../x", "a\0b", "tab\t", "é", String(repeating: "a", count: 129)])
     func invalidSceneIDsAreRejectedBeforeAnyFileIsTouched(id: String) throws {
         let fixture = try SceneStoreFixture()
-        #expect(throws: SceneStoreError.self) { try fixture.registry.store(for: id) }
+        #expect(throws: SceneStoreError.self) { try fixture.registry.blockingStore(for: id) }
         let entries = try FileManager.default.contentsOfDirectory(atPath: fixture.root.path)
         #expect(entries.isEmpty)
     }
