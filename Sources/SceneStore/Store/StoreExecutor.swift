@@ -37,6 +37,17 @@ final class StoreExecutor: Sendable {
         var busy: Bool
         var waiting: [Waiter] = []
         var head = 0
+
+        /// Takes the executor if it is idle; else queues `waiter`, when
+        /// given, behind the work already waiting.
+        mutating func claim(orQueue waiter: Waiter? = nil) -> Bool {
+            guard busy else {
+                busy = true
+                return true
+            }
+            if let waiter { waiting.append(waiter) }
+            return false
+        }
     }
 
     private let state: Locked<State>
@@ -68,15 +79,7 @@ final class StoreExecutor: Sendable {
     /// Runs `work` (in a task of its own) once everything asked before it
     /// has ended.
     func submit(_ work: @escaping @Sendable () async -> Void) {
-        let start = state.withLock { state -> Bool in
-            guard state.busy else {
-                state.busy = true
-                return true
-            }
-            state.waiting.append(.job(work))
-            return false
-        }
-        if start { Task(executorPreference: queue) { await self.finish(work) } }
+        if state.withLock({ $0.claim(orQueue: .job(work)) }) { Task(executorPreference: queue) { await self.finish(work) } }
     }
 
     /// Starts `work` on the calling thread if nothing else of the store
@@ -87,13 +90,8 @@ final class StoreExecutor: Sendable {
         return true
     }
 
-    /// Takes the executor if it is idle.
     private func claimIfIdle() -> Bool {
-        state.withLock { state in
-            guard !state.busy else { return false }
-            state.busy = true
-            return true
-        }
+        state.withLock { $0.claim() }
     }
 
     private func finish(_ work: @Sendable () async -> Void) async {
@@ -104,15 +102,7 @@ final class StoreExecutor: Sendable {
     private func acquire() async {
         guard !claimIfIdle() else { return }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let now = state.withLock { state -> Bool in
-                guard state.busy else {
-                    state.busy = true
-                    return true
-                }
-                state.waiting.append(.task(continuation))
-                return false
-            }
-            if now { continuation.resume() }
+            if state.withLock({ $0.claim(orQueue: .task(continuation)) }) { continuation.resume() }
         }
     }
 
