@@ -36,7 +36,6 @@ final class StoreExecutor: Sendable {
     private struct State: Sendable {
         var busy: Bool
         var waiting: [Waiter] = []
-        var head = 0
 
         /// Takes the executor if it is idle; else queues `waiter`, when
         /// given, behind the work already waiting.
@@ -60,17 +59,20 @@ final class StoreExecutor: Sendable {
     /// Runs `work` in the caller's task, on the store's queue, once
     /// everything asked before it has ended.
     func run<Result, Failure: Error>(_ work: () async throws(Failure) -> Result) async throws(Failure) -> Result {
-        try await withTaskExecutorPreference(queue) { () async throws(Failure) -> Result in
-            await acquire()
-            defer { handOff() }
-            return try await work()
-        }
+        try await onQueue(acquiring: true, work)
     }
 
     /// Runs `work` in the caller's task, on the store's queue, holding the
     /// executor claimed at ``init(label:claimed:)``, then lets go of it.
     func runClaimed<Result, Failure: Error>(_ work: () async throws(Failure) -> Result) async throws(Failure) -> Result {
+        try await onQueue(acquiring: false, work)
+    }
+
+    private func onQueue<Result, Failure: Error>(
+        acquiring: Bool, _ work: () async throws(Failure) -> Result
+    ) async throws(Failure) -> Result {
         try await withTaskExecutorPreference(queue) { () async throws(Failure) -> Result in
+            if acquiring { await acquire() }
             defer { handOff() }
             return try await work()
         }
@@ -109,14 +111,11 @@ final class StoreExecutor: Sendable {
     /// Gives the executor to the first waiting work, or marks it idle.
     private func handOff() {
         let next = state.withLock { state -> Waiter? in
-            guard state.head < state.waiting.count else {
+            guard !state.waiting.isEmpty else {
                 state.busy = false
-                state.waiting.removeAll(keepingCapacity: true)
-                state.head = 0
                 return nil
             }
-            defer { state.head += 1 }
-            return state.waiting[state.head]
+            return state.waiting.removeFirst()
         }
         switch next {
         case nil: break
