@@ -46,11 +46,17 @@ package func scenesProcess(
     let process = Process()
     process.executableURL = program.url
     process.arguments = arguments
+    process.environment = scenesEnvironment(root: root, program: program, extra: extra)
+    return process
+}
+
+/// The test's own environment with `extra` added, `SCENES_ROOT` set to
+/// `root` and, for the shell, `$SCENES` naming the `scenes` executable.
+private func scenesEnvironment(root: URL, program: ScenesProgram, extra: [String: String]) -> [String: String] {
     var environment = ProcessInfo.processInfo.environment.merging(extra) { _, new in new }
     environment["SCENES_ROOT"] = root.path
     if program == .shell { environment["SCENES"] = scenesExecutable.path }
-    process.environment = environment
-    return process
+    return environment
 }
 
 /// Runs `scenes` with `arguments` against `root` (in `workingDirectory`
@@ -74,18 +80,17 @@ private func scenesBlocking(
     _ arguments: [String], root: URL, stdin: String?, program: ScenesProgram, workingDirectory: URL?,
     environment: [String: String]
 ) throws -> ScenesResult {
-    let process = scenesProcess(arguments, root: root, program: program, environment: environment)
-    if let workingDirectory { process.currentDirectoryURL = workingDirectory }
-    // Close-on-exec pipes, closed here once the child has its copies: no
-    // child that a parallel test spawns meanwhile holds an end open, so
-    // the end of output really is this process's exit.
+    // Started by `spawnChild`, not `Foundation.Process`: no child another
+    // test starts meanwhile holds an end of these pipes (or the socket
+    // Foundation learns a child's exit from) open, so the end of output
+    // really is this process's exit.
     let out = try cloexecPipe()
     let err = try cloexecPipe()
     let input = try cloexecPipe()
-    process.standardOutput = out.write
-    process.standardError = err.write
-    process.standardInput = input.read
-    try process.run()
+    let pid = try spawnChild(
+        program.url.path, arguments, environment: scenesEnvironment(root: root, program: program, extra: environment),
+        descriptors: (input.read.fileDescriptor, out.write.fileDescriptor, err.write.fileDescriptor),
+        workingDirectory: workingDirectory?.path)
     try out.write.close()
     try err.write.close()
     try input.read.close()
@@ -106,35 +111,38 @@ private func scenesBlocking(
     let stdoutData = out.read.readDataToEndOfFile()
     stderrRead.wait()
     let stderrData = stderrBox.withLock { $0 }
-    process.waitUntilExit()
     return ScenesResult(
-        status: process.terminationStatus,
+        status: waitForExit(pid),
         stdout: String(decoding: stdoutData, as: UTF8.self),
         stderr: String(decoding: stderrData, as: UTF8.self))
 }
 
 /// A `scenes` process left running: its stdout arrives as a stream of lines.
+/// Started by ``spawnChild(_:_:environment:descriptors:workingDirectory:searchPath:)``
+/// (it inherits no other test's descriptors, nor they its pipes).
 package final class RunningScenes: Sendable {
-    package let process: Process
+    package let pid: pid_t
     package let lines: AsyncStream<String>
     private let input: FileHandle
     /// Kept for the life of the process: it closes its descriptor when freed.
     private let output: FileHandle
     /// Where the process's stderr goes (removed with this object).
     private let errorFile: String
+    /// The exit status once the reaper thread saw the process end, and the
+    /// callers of ``exitStatus()`` waiting for it meanwhile.
+    private let exit = Locked<(status: Int32?, waiters: [CheckedContinuation<Int32, Never>])>((nil, []))
 
     package init(_ arguments: [String], root: URL, program: ScenesProgram = .scenes) throws {
-        let process = scenesProcess(arguments, root: root, program: program)
         let out = try cloexecPipe()
         let inputPipe = try cloexecPipe()
-        process.standardOutput = out.write
-        process.standardInput = inputPipe.read
         let errorFile = FileManager.default.temporaryDirectory
             .appendingPathComponent("scenes-stderr-\(UUID().uuidString)").path
-        _ = FileManager.default.createFile(atPath: errorFile, contents: nil)
-        process.standardError = FileHandle(forWritingAtPath: errorFile) ?? FileHandle.nullDevice
+        let errorFD = open(errorFile, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        defer { if errorFD >= 0 { close(errorFD) } }
         let (lines, continuation) = AsyncStream.makeStream(of: String.self)
-        try process.run()
+        pid = try spawnChild(
+            program.url.path, arguments, environment: scenesEnvironment(root: root, program: program, extra: [:]),
+            descriptors: (inputPipe.read.fileDescriptor, out.write.fileDescriptor, errorFD >= 0 ? errorFD : nil))
         try out.write.close()
         try inputPipe.read.close()
         // A thread of its own reads until end of file: `readabilityHandler`
@@ -158,11 +166,23 @@ package final class RunningScenes: Sendable {
             }
             continuation.finish()
         }
-        self.process = process
         self.lines = lines
         self.input = inputPipe.write
         self.output = out.read
         self.errorFile = errorFile
+        // Reaps the process on a thread of its own (not a global dispatch
+        // queue, whose few threads run every test's tasks).
+        let pid = pid
+        let exit = exit
+        Thread.detachNewThread {
+            let status = waitForExit(pid)
+            let waiters = exit.withLock { exit in
+                exit.status = status
+                defer { exit.waiters = [] }
+                return exit.waiters
+            }
+            for waiter in waiters { waiter.resume(returning: status) }
+        }
     }
 
     /// What the process wrote to stderr so far: for failure messages.
@@ -181,23 +201,26 @@ package final class RunningScenes: Sendable {
     }
 
     package func kill(_ signal: Int32 = SIGKILL) {
-        Foundation.kill(process.processIdentifier, signal)
+        // Only while it has not been reaped: its pid may be another's then.
+        exit.withLock { exit in
+            if exit.status == nil { _ = Foundation.kill(pid, signal) }
+        }
     }
 
-    /// Waits for exit on a thread of its own: not on a global dispatch
-    /// queue, whose few threads are the ones Swift's concurrency runs
-    /// every test's tasks on.
+    /// Waits for the process to exit: its status, or 128 + the signal
+    /// that ended it.
     package func exitStatus() async -> Int32 {
         await withCheckedContinuation { continuation in
-            Thread.detachNewThread {
-                self.process.waitUntilExit()
-                continuation.resume(returning: self.process.terminationStatus)
+            let status = exit.withLock { exit -> Int32? in
+                if exit.status == nil { exit.waiters.append(continuation) }
+                return exit.status
             }
+            if let status { continuation.resume(returning: status) }
         }
     }
 
     deinit {
-        if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
+        kill()
         unlink(errorFile)
     }
 }

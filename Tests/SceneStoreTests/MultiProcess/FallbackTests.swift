@@ -28,7 +28,7 @@ extension MultiProcess {
             let changes = store.changes()
             let writer = try RunningScenes(
                 ["stress", "--scene", "main", "--count", "1", "--prefix", "tab"], root: fixture.root, program: .lab)
-            let writerPID = writer.process.processIdentifier
+            let writerPID = writer.pid
             #expect(await writer.exitStatus(within: .seconds(30)) == 0)
             let change = try #require(await changes.first(within: .seconds(30)) { $0.key == "tab0" })
             #expect(change.newValue == .int(0))

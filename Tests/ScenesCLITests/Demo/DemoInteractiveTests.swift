@@ -87,7 +87,7 @@ struct DemoInteractiveTests {
         let other = try RunningScenes(["run", "--scene", "main"], root: fixture.root)
         other.send("tab books")
         other.send("open 5")
-        let mirrored = try await pane.waitFor("[2 Books]", "Books / Hyperion", "updated by pid \(other.process.processIdentifier)")
+        let mirrored = try await pane.waitFor("[2 Books]", "Books / Hyperion", "updated by pid \(other.pid)")
         #expect(mirrored != nil, "\(pane.screen)")
         other.send("quit")
         _ = await other.exitStatus()

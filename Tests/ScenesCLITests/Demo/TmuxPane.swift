@@ -86,55 +86,25 @@ final class TmuxPane: Sendable {
         try Self.run(["-L", socket] + arguments, captureOutput: captureOutput)
     }
 
-    /// Runs tmux with `posix_spawn`, every signal unblocked and at its
-    /// default action: a server forked from a test thread (which blocks most
-    /// signals) would otherwise never reap its panes nor obey `kill-server`.
-    /// The output pipe is close-on-exec, so no other process holds it open.
+    /// Runs tmux through ``spawnChild(_:_:environment:descriptors:workingDirectory:searchPath:)``:
+    /// every signal unblocked and at its default action (a server forked
+    /// from a test thread, which blocks most signals, would otherwise never
+    /// reap its panes nor obey `kill-server`), and no descriptor of the
+    /// test process inherited (the server outlives this call; a pipe or
+    /// socket of another test's child kept open by it would stall that test).
     private static func run(_ arguments: [String], captureOutput: Bool = true) throws -> String {
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var noSignals = sigset_t()
-        sigemptyset(&noSignals)
-        var allSignals = sigset_t()
-        sigfillset(&allSignals)
-        posix_spawnattr_setsigmask(&attributes, &noSignals)
-        posix_spawnattr_setsigdefault(&attributes, &allSignals)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-
-        var output: [Int32] = [-1, -1]
-        guard pipe(&output) == 0 else { throw TmuxFailure(arguments: arguments, status: -1) }
-        for fd in output { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        if captureOutput {
-            posix_spawn_file_actions_adddup2(&actions, output[1], 1)
-        } else {
-            posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        let output = try cloexecPipe()
+        let pid: pid_t
+        do {
+            pid = try spawnChild(
+                "tmux", arguments, environment: ProcessInfo.processInfo.environment,
+                descriptors: (nil, captureOutput ? output.write.fileDescriptor : nil, nil), searchPath: true)
+        } catch {
+            throw TmuxFailure(arguments: arguments, status: -1)
         }
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-
-        let argv = (["tmux"] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawnp(&pid, "tmux", &actions, &attributes, argv, environ)
-        close(output[1])
-        defer { close(output[0]) }
-        guard spawned == 0 else { throw TmuxFailure(arguments: arguments, status: -1) }
-
-        var data = Data()
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { read(output[0], $0.baseAddress, $0.count) }
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else { break }
-            data.append(contentsOf: buffer[0..<count])
-        }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0, errno == EINTR {}
-        let exitCode = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : -1
+        try output.write.close()
+        let data = output.read.readDataToEndOfFile()
+        let exitCode = waitForExit(pid)
         guard exitCode == 0 else { throw TmuxFailure(arguments: arguments, status: exitCode) }
         return String(decoding: data, as: UTF8.self)
     }

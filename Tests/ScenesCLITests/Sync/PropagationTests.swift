@@ -20,7 +20,7 @@ extension CrossProcessSync {
 
             let received = await changes.prefix(100, within: .seconds(30))
             #expect(Set(received.map(\.key)) == Set((0..<100).map { "k\($0)" }))
-            #expect(received.allSatisfy { $0.origin == .external(writerPID: writer.process.processIdentifier) })
+            #expect(received.allSatisfy { $0.origin == .external(writerPID: writer.pid) })
             #expect(received.allSatisfy { change in change.newValue == .int(Int(change.key.dropFirst()) ?? -1) })
             #expect(store.snapshot.count == 100)
             await fixture.tearDown()
@@ -52,7 +52,7 @@ func checkSetReachesChangeStream(configuration: SceneRegistry.Configuration) asy
     let store = try await fixture.registry.store(for: "main")
     let changes = store.changes()
     let setter = try RunningScenes(["set", "--scene", "main", "tab", "--int", "3"], root: fixture.root)
-    let setterPID = setter.process.processIdentifier
+    let setterPID = setter.pid
     #expect(await setter.exitStatus(within: .seconds(30)) == 0)
     let durable = monotonicNow()
 

@@ -33,7 +33,7 @@ extension CrossProcessSync {
             #expect(lag < 1000, "shown \(lag) ms after `scenes set` exited")
             #expect(line.new == .string("blue"))
             #expect(line.origin == "external")
-            #expect(line.pid == setter.process.processIdentifier)
+            #expect(line.pid == setter.pid)
             print("watch --json (\(expectedWatcher)): shown \(String(format: "%.1f", lag)) ms after `scenes set` exited")
             watch.kill(SIGTERM)
             _ = await watch.exitStatus(within: .seconds(30))
