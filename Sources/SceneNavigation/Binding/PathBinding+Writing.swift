@@ -67,19 +67,19 @@ extension PathBinding {
             throw PathBindingError.unreadableStoredPath(scene: store.id.rawValue, key: key, underlying: error)
         }
 
-        guard let restored = current.restored,
-              let elements = PathDocument.storedElements(of: data), elements.count == restored.count,
-              let mineElements = PathDocument.storedElements(of: mine)
+        guard let restored = current.restored, let stored = StoredParts(of: data),
+              stored.elements.count == restored.count, let mineParts = StoredParts(of: mine)
         else {
             guard current.dropped.isEmpty else {
                 throw PathBindingError.wouldDropElements(scene: store.id.rawValue, key: key, dropped: current.dropped)
             }
             return plain
         }
-        let stored = StoredPath(elements: elements, restored: restored)
-        let baseElements = try base.flatMap { try PathDocument.storedElements(of: codec.encode($0)) }
-        let spliced = stored.splice(mineElements, editedFrom: baseElements ?? stored.restoredElements)
-        if spliced == mineElements { return plain }
-        return (try PathDocument.encode(spliced), nil)
+        let baseParts = try base.flatMap { try StoredParts(of: codec.encode($0)) }
+        let merged = stored.merging(
+            mineParts, editedFrom: baseParts,
+            restored: (restored, current.forwardRestored, current.recentRestored))
+        if merged == mineParts { return plain }
+        return (try merged.encoded(), nil)
     }
 }

@@ -16,6 +16,10 @@ public struct PathCodec<Path: Equatable & Sendable>: Sendable {
         /// `path`: what lets a binding write the others back in place.
         /// `nil` from a codec made with ``PathCodec/init(empty:encode:decode:)``.
         var restored: [Bool]?
+        /// The same for a history's forward entries and recently viewed
+        /// screens, in stored order (``StoredParts``); `nil`: all restored.
+        var forwardRestored: [Bool]?
+        var recentRestored: [Bool]?
 
         public init(path: Path, dropped: [String]) {
             self.path = path

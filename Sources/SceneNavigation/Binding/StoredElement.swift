@@ -76,10 +76,49 @@ struct StoredPath: Equatable {
     }
 }
 
-extension PathDocument {
-    /// The elements of an encoded path as JSON, or `nil` if `data` is not a
-    /// path document.
-    static func storedElements(of data: Data) -> [StoredElement]? {
-        try? decode(StoredElement.self, from: data)
+extension StoredParts {
+    /// What to write when `mine` (the caller's parts, edited from `base`;
+    /// `nil`: from what this process restored of these) is saved over
+    /// these stored parts. `restored` marks, per stored element of each
+    /// part, whether this process restored it (`nil`: all).
+    ///
+    /// * The path: the edit rebased onto the stored path (``StoredPath/splice(_:editedFrom:)``).
+    /// * The forward entries follow the path they continue: when the
+    ///   merged path is the caller's, the caller's edit of them is rebased
+    ///   onto the stored ones, unless the caller pushed a screen that did
+    ///   not come off them (a new navigation clears them, as in a browser,
+    ///   also one by a binding that knows no history); when it
+    ///   is the stored path, the stored entries stay; otherwise both sides
+    ///   navigated and there are none.
+    /// * The recently viewed screens: the edit rebased onto the stored
+    ///   ones, so another window's views stay.
+    func merging(
+        _ mine: StoredParts, editedFrom base: StoredParts?,
+        restored: (elements: [Bool], forward: [Bool]?, recent: [Bool]?)
+    ) -> StoredParts {
+        func part(_ elements: [StoredElement], _ mask: [Bool]?) -> StoredPath {
+            let mask = mask.flatMap { $0.count == elements.count ? $0 : nil }
+            return StoredPath(elements: elements, restored: mask ?? Array(repeating: true, count: elements.count))
+        }
+        let path = part(elements, restored.elements)
+        let forwardPart = part(forward, restored.forward)
+        let recentPart = part(recent, restored.recent)
+        let basePath = base?.elements ?? path.restoredElements
+        let mergedPath = path.splice(mine.elements, editedFrom: basePath)
+        let baseForward = base?.forward ?? forwardPart.restoredElements
+        let mergedForward: [StoredElement]
+        if mergedPath == mine.elements {
+            // A push that did not come off the forward entries (`forward()`
+            // moves their top onto the path) is a new navigation.
+            let pushed = PathRebase.Edit(base: basePath, local: mine.elements).pushed
+            let navigated = !pushed.isEmpty && mine.forward + pushed.reversed() != baseForward
+            mergedForward = navigated ? [] : forwardPart.splice(mine.forward, editedFrom: baseForward)
+        } else if mergedPath == elements {
+            mergedForward = forward
+        } else {
+            mergedForward = []
+        }
+        let mergedRecent = recentPart.splice(mine.recent, editedFrom: base?.recent ?? recentPart.restoredElements)
+        return StoredParts(elements: mergedPath, forward: mergedForward, recent: mergedRecent)
     }
 }

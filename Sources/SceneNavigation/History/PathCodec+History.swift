@@ -1,0 +1,75 @@
+import Foundation
+
+extension PathCodec {
+    /// A ``NavigationHistory`` stored under one key: its path as `path`
+    /// stores it, and its forward entries and recently viewed screens in the
+    /// same element format, beside the path (see ``StoredParts``).
+    ///
+    /// ```swift
+    /// let binding = PathBinding(store: store, key: "books",
+    ///                           codec: .history(.stack(of: Book.self)))
+    /// ```
+    ///
+    /// A path stored without history (by an older version, or a plain
+    /// ``PathBinding``) restores with no forward entry; a history with
+    /// neither list is stored exactly as its path. Elements of either list
+    /// that `path` cannot restore (a tag no longer registered) are left out
+    /// of the restored history, listed in ``PathCodec/Decoded/dropped``, and
+    /// kept in the store by a binding's saves, in place, like path elements.
+    ///
+    /// - Parameters:
+    ///   - path: how each element is stored: ``scenePath(types:policy:)``,
+    ///     ``stack(of:policy:)`` or ``references(to:policy:resolve:)``.
+    ///   - limit: the history's ``NavigationHistory/limit``.
+    public static func history<Steps>(
+        _ path: PathCodec<Steps>, limit: Int = NavigationHistory<Steps>.defaultLimit
+    ) -> Self where Path == NavigationHistory<Steps>, Steps: Sendable {
+        PathCodec(
+            empty: NavigationHistory(limit: limit),
+            encode: { history in
+                func elements(_ steps: Steps) throws -> [StoredElement] {
+                    guard let parts = try StoredParts(of: path.encode(steps)) else {
+                        throw ScenePathError.unencodableElement(
+                            tag: nil, position: nil, underlying: HistoryCodecError.notAPathDocument)
+                    }
+                    return parts.elements
+                }
+                return try StoredParts(
+                    elements: elements(history.path),
+                    forward: elements(history.forwardStack),
+                    recent: elements(history.recentStack)
+                ).encoded()
+            },
+            decode: { data in
+                let whole = try path.decode(data)
+                // A document the path codec reads is a path document: its
+                // parts are there (`nil` only for a codec of one's own).
+                guard let parts = StoredParts(of: data), !(parts.forward.isEmpty && parts.recent.isEmpty) else {
+                    var decoded = Decoded(
+                        path: NavigationHistory(path: whole.path, forwardStack: Steps(), recentStack: Steps(), limit: limit),
+                        dropped: whole.dropped)
+                    decoded.restored = whole.restored
+                    return decoded
+                }
+                let forward = try path.decode(StoredParts.pathDocument(parts.forward))
+                let recent = try path.decode(StoredParts.pathDocument(parts.recent))
+                var decoded = Decoded(
+                    path: NavigationHistory(
+                        path: whole.path, forwardStack: forward.path, recentStack: recent.path, limit: limit),
+                    dropped: whole.dropped + forward.dropped.map { "forward: \($0)" }
+                        + recent.dropped.map { "recently viewed: \($0)" })
+                decoded.restored = whole.restored
+                decoded.forwardRestored = forward.restored
+                decoded.recentRestored = recent.restored
+                return decoded
+            })
+    }
+}
+
+/// A path codec of one's own that does not write path documents cannot be
+/// the element format of a history.
+enum HistoryCodecError: Error, CustomStringConvertible {
+    case notAPathDocument
+
+    var description: String { "the path codec does not write path documents" }
+}
