@@ -2,8 +2,9 @@ import Foundation
 import SceneNavigation
 import SceneStore
 
-/// Keeps a ``DemoState`` in a scene: the tab as a `String`, each stack as
-/// `Data` through a ``PathBinding``, the link selections as JSON `Data`.
+/// Keeps a ``DemoState`` in a scene: the tab as a `String`, each stack with
+/// its history as `Data` through a ``PathBinding``, the link selections as
+/// JSON `Data`.
 ///
 /// Stacks are committed as edits of what the scene holds on disk, under
 /// the scene lock (``PathBinding/commit(_:from:)``), never by replacing
@@ -12,15 +13,15 @@ import SceneStore
 struct DemoPersistence: Sendable {
     let store: SceneStore
     let catalog: LibraryCatalog
-    private let mixed: PathBinding<ScenePath>
-    private let books: PathBinding<[Book]>
-    private let library: PathBinding<[Selection]>
+    private let mixed: PathBinding<NavigationHistory<ScenePath>>
+    private let books: PathBinding<NavigationHistory<[Book]>>
+    private let library: PathBinding<NavigationHistory<[Selection]>>
 
     init(store: SceneStore, catalog: LibraryCatalog) {
         self.store = store
         self.catalog = catalog
-        mixed = PathBinding(store: store, key: DemoKeys.mixedPath, codec: .scenePath(types: MixedTab.types))
-        books = PathBinding(store: store, key: DemoKeys.booksPath, codec: .stack(of: Book.self))
+        mixed = PathBinding(store: store, key: DemoKeys.mixedPath, codec: .history(.scenePath(types: MixedTab.types)))
+        books = PathBinding(store: store, key: DemoKeys.booksPath, codec: .history(.stack(of: Book.self)))
         library = PathBinding(store: store, key: DemoKeys.libraryPath, codec: LibraryTab.codec(for: catalog))
     }
 

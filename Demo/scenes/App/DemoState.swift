@@ -1,14 +1,24 @@
 import SceneNavigation
 
 /// The whole scene state of the demo: the selected tab, the three stacks,
-/// and the selected link of each screen. A value: the sessions mutate it,
-/// ``DemoPersistence`` saves what changed.
+/// each with its back and forward history, and the selected link of each
+/// screen. A value: the sessions mutate it, ``DemoPersistence`` saves what
+/// changed.
 struct DemoState: Equatable, Sendable {
     var tab: Tab = .mixed
-    var mixed = ScenePath()
-    var books: [Book] = []
-    var library: [Selection] = []
+    var mixed = NavigationHistory<ScenePath>()
+    var books = NavigationHistory<[Book]>()
+    var library = NavigationHistory<[Selection]>()
     var cursors = LinkCursors()
+
+    /// How many screens `forward` brings back on the selected tab.
+    var forwardCount: Int {
+        switch tab {
+        case .mixed: mixed.forwardCount
+        case .books: books.forwardCount
+        case .library: library.forwardCount
+        }
+    }
 
     /// How deep the selected tab's stack is (0 at its root).
     var depth: Int {
@@ -17,27 +27,27 @@ struct DemoState: Equatable, Sendable {
 
     func depth(of tab: Tab) -> Int {
         switch tab {
-        case .mixed: mixed.count
-        case .books: books.count
-        case .library: library.count
+        case .mixed: mixed.path.count
+        case .books: books.path.count
+        case .library: library.path.count
         }
     }
 
     /// The selected tab's current screen.
     func screen(in catalog: LibraryCatalog) -> Screen {
         switch tab {
-        case .mixed: MixedTab.screen(for: mixed)
-        case .books: BooksTab.screen(for: books)
-        case .library: LibraryTab.screen(for: library, in: catalog)
+        case .mixed: MixedTab.screen(for: mixed.path)
+        case .books: BooksTab.screen(for: books.path)
+        case .library: LibraryTab.screen(for: library.path, recentlyViewed: library.recentlyViewed, in: catalog)
         }
     }
 
     /// The selected tab's stack as titles, root first.
     func breadcrumb(in catalog: LibraryCatalog) -> [String] {
         let titles: [String] = switch tab {
-        case .mixed: mixed.map(MixedTab.title(of:))
-        case .books: books.map(\.title)
-        case .library: library.map { catalog.title(of: $0) ?? $0.reference }
+        case .mixed: mixed.path.map(MixedTab.title(of:))
+        case .books: books.path.map(\.title)
+        case .library: library.path.map { catalog.title(of: $0) ?? $0.reference }
         }
         return [tab.title] + titles
     }
@@ -71,35 +81,43 @@ struct DemoState: Equatable, Sendable {
         case .selectTab(let selected):
             tab = selected
         case .pushMixed(.number(let number)):
-            mixed.append(number)
+            mixed.push(number)
         case .pushMixed(.text(let text)):
-            mixed.append(text)
+            mixed.push(text)
         case .pushRandomNumber:
-            mixed.append(Int.random(in: 1...100))
+            mixed.push(Int.random(in: 1...100))
         case .pushFavorite:
-            mixed.append(MixedTab.favorite)
+            mixed.push(MixedTab.favorite)
         case .pushBook(let book):
-            books.append(book)
+            books.push(book)
         case .backToFirstBook:
-            books.removeLast(max(0, books.count - 1))
+            books.back(max(0, books.path.count - 1))
         case .pushSelection(let selection):
-            library.append(selection)
+            library.push(selection)
         case .showSettings:
             tab = .library
-            library = [.settings]
+            library.replacePath(with: [.settings])
         case .back:
-            removeLast(1)
+            back(1)
         case .popToRoot:
-            removeLast(depth)
+            back(depth)
+        case .forward:
+            switch tab {
+            case .mixed: mixed.forward()
+            case .books: books.forward()
+            case .library: library.forward()
+            }
         }
         trimCursors()
     }
 
-    private mutating func removeLast(_ count: Int) {
+    /// Goes back `count` screens on the selected tab; each stays as a
+    /// forward entry.
+    private mutating func back(_ count: Int) {
         switch tab {
-        case .mixed: mixed.removeLast(count)
-        case .books: books.removeLast(min(count, books.count))
-        case .library: library.removeLast(min(count, library.count))
+        case .mixed: mixed.back(count)
+        case .books: books.back(count)
+        case .library: library.back(count)
         }
     }
 

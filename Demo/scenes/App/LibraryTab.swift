@@ -2,17 +2,25 @@ import SceneNavigation
 
 /// The Library tab: a `Selection` path over the catalog, persisted by id.
 enum LibraryTab {
-    /// Stores the ids; restoring drops the ones the catalog no longer has.
-    static func codec(for catalog: LibraryCatalog) -> PathCodec<[Selection]> {
-        .references(to: Selection.self) { selection in catalog.contains(selection) ? selection : nil }
+    /// Stores the ids, and the history's; restoring drops the ones the
+    /// catalog no longer has.
+    static func codec(for catalog: LibraryCatalog) -> PathCodec<NavigationHistory<[Selection]>> {
+        .history(.references(to: Selection.self) { selection in catalog.contains(selection) ? selection : nil })
     }
 
-    /// The current screen for `path`.
-    static func screen(for path: [Selection], in catalog: LibraryCatalog) -> Screen {
+    /// How many recently viewed screens the root lists.
+    static let recentCount = 5
+
+    /// The current screen for `path`; the root lists the screens of this
+    /// scene viewed last (the tutorial's history timeline), newest first.
+    static func screen(for path: [Selection], recentlyViewed: [Selection], in catalog: LibraryCatalog) -> Screen {
         guard let selection = path.last else {
             let counts = "\(catalog.songs.count) songs, \(catalog.movies.count) movies, \(catalog.books.count) books"
             var links = catalog.allItems.map { ScreenLink(label: label(for: $0, in: catalog), action: .pushSelection($0)) }
             links.append(ScreenLink(label: "Settings", action: .showSettings))
+            links += recentlyViewed.prefix(recentCount).map {
+                ScreenLink(label: "Recently viewed: " + label(for: $0, in: catalog), action: .pushSelection($0))
+            }
             return Screen(title: Tab.library.title, details: [counts], links: links)
         }
         var links: [ScreenLink] = []

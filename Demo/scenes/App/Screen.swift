@@ -40,4 +40,6 @@ enum DemoAction: Equatable, Sendable {
     case showSettings
     case back
     case popToRoot
+    /// Brings back the screen `back` left, as a browser's forward button.
+    case forward
 }

@@ -106,6 +106,8 @@ struct HeadlessSession {
             state.perform(.pushMixed(value))
         case .back:
             state.perform(.back)
+        case .forward:
+            state.perform(.forward)
         case .root:
             state.perform(.popToRoot)
         case .settings:

@@ -8,13 +8,15 @@ enum LineCommand: Equatable {
     /// Push on the Mixed path: an integer, else the text as a string.
     case push(MixedValue)
     case back
+    /// Bring back the screen the last `back` left (browser forward).
+    case forward
     case root
     case settings
     case show
     case quit
 
     /// The commands, as the usage error lists them.
-    static let usage = "tab mixed|books|library|1|2|3, open N, push VALUE, back, root, settings, show, quit"
+    static let usage = "tab mixed|books|library|1|2|3, open N, push VALUE, back, forward, root, settings, show, quit"
 
     /// Parses a line; `nil` for a blank line.
     /// - Throws: a message naming what is wrong, for an unknown command or
@@ -39,6 +41,7 @@ enum LineCommand: Equatable {
         case ("push", let argument?):
             self = .push(MixedValue(argument: argument))
         case ("back", nil): self = .back
+        case ("forward", nil): self = .forward
         case ("root", nil): self = .root
         case ("settings", nil): self = .settings
         case ("show", nil): self = .show

@@ -3,8 +3,8 @@ import SceneNavigation
 /// One line of headless output: the whole visible state of the scene.
 ///
 /// `{"scene":"main","tab":"books","stacks":{"mixed":[3,"a"],"books":["Dune"],
-/// "library":[{"song":"Teardrop"},{"settings":true}]},"screen":{"title":..,
-/// "links":[..]},"origin":"local"}`
+/// "library":[{"song":"Teardrop"},{"settings":true}]},"forward":{"mixed":[7],
+/// "books":[],"library":[]},"screen":{"title":..,"links":[..]},"origin":"local"}`
 struct StateLine: Encodable, Equatable {
     enum Origin: String, Encodable {
         case local, external
@@ -24,6 +24,8 @@ struct StateLine: Encodable, Equatable {
     var scene: String
     var tab: String
     var stacks: Stacks
+    /// Each stack's forward entries, the next first.
+    var forward: Stacks
     var screen: ScreenSummary
     var origin: Origin
 
@@ -31,9 +33,13 @@ struct StateLine: Encodable, Equatable {
         self.scene = scene
         tab = state.tab.rawValue
         stacks = Stacks(
-            mixed: state.mixed.map(MixedElement.init),
-            books: state.books.map(\.title),
-            library: state.library.map { LibraryElement(selection: $0, catalog: catalog) })
+            mixed: state.mixed.path.map(MixedElement.init),
+            books: state.books.path.map(\.title),
+            library: state.library.path.map { LibraryElement(selection: $0, catalog: catalog) })
+        forward = Stacks(
+            mixed: state.mixed.forwardSteps.map(MixedElement.init),
+            books: state.books.forwardSteps.map(\.title),
+            library: state.library.forwardSteps.map { LibraryElement(selection: $0, catalog: catalog) })
         let current = state.screen(in: catalog)
         screen = ScreenSummary(title: current.title, links: current.links.map(\.label))
         self.origin = origin

@@ -14,6 +14,7 @@ enum KeyBinding {
         case .down, .character("j"): .move(1)
         case .enter, .right, .character("l"): .open
         case .left, .backspace, .escape, .character("b"), .character("h"): .perform(.back)
+        case .character("f"): .perform(.forward)
         case .character("r"): .perform(.popToRoot)
         case .character("s"): .perform(.showSettings)
         case .character("1"): .perform(.selectTab(.mixed))

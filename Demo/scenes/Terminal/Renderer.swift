@@ -12,7 +12,7 @@ struct Renderer {
         var notice: String?
     }
 
-    static let help = "Up/Down j/k move  Enter open  b/Left back  r root  s settings  1 2 3/Tab tabs  q quit"
+    static let help = "Up/Down j/k move  Enter open  b/Left back  f forward  r root  s settings  1 2 3/Tab tabs  q quit"
 
     func frame(state: DemoState, catalog: LibraryCatalog, status: Status, rows: Int) -> Frame {
         var header: [Frame.Line] = [tabBar(selected: state.tab)]
@@ -25,7 +25,7 @@ struct Renderer {
 
         var footer: [Frame.Line] = []
         if let notice = status.notice { footer.append(.text(notice, .bold)) }
-        footer.append(.text(statusText(status), .reverse))
+        footer.append(.text(statusText(status, forward: state.forwardCount), .reverse))
         footer.append(.text(Self.help, .dim))
 
         let selected = state.selectedLink(in: catalog)
@@ -51,9 +51,9 @@ struct Renderer {
         }
     }
 
-    private func statusText(_ status: Status) -> String {
+    private func statusText(_ status: Status, forward: Int) -> String {
         let parts = [
-            "scene \(status.scene)", status.watcher, "pid \(status.pid)",
+            "scene \(status.scene)", status.watcher, "pid \(status.pid)", "forward \(forward)",
             status.lastExternalChange ?? "no changes from other processes yet",
         ]
         return " " + parts.joined(separator: " | ")

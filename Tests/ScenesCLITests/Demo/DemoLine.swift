@@ -17,6 +17,8 @@ struct DemoLine: Decodable, Equatable, Sendable {
     var scene: String
     var tab: String
     var stacks: Stacks
+    /// Each stack's forward entries, the next first.
+    var forward: Stacks
     var screen: Screen
     var origin: String
 
