@@ -38,8 +38,10 @@ public struct NavigationHistory<Path: NavigationSteps> {
     public static var defaultLimit: Int { 50 }
 
     /// A history at `path`, with no forward entry and nothing viewed yet.
-    /// - Parameter limit: how many forward entries and recently viewed
-    ///   screens are kept (at least 1).
+    /// - Parameters:
+    ///   - path: the screens shown, root first.
+    ///   - limit: how many forward entries and recently viewed screens are
+    ///     kept (at least 1).
     public init(_ path: Path = Path(), limit: Int = Self.defaultLimit) {
         self.path = path
         forwardStack = Path()

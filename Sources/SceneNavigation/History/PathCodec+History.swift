@@ -3,7 +3,11 @@ import Foundation
 extension PathCodec {
     /// A ``NavigationHistory`` stored under one key: its path as `path`
     /// stores it, and its forward entries and recently viewed screens in the
-    /// same element format, beside the path (see ``StoredParts``).
+    /// same element format, beside the path:
+    ///
+    /// ```json
+    /// {"elements":[...],"forward":[...],"recent":[...],"version":1}
+    /// ```
     ///
     /// ```swift
     /// let binding = PathBinding(store: store, key: "books",
