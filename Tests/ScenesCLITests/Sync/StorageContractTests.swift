@@ -19,22 +19,27 @@ struct StorageContractTests {
         try await StoragePlace.make(backend)
     }
 
+    /// 4 x 200 durable saves: on files the same check runs at 4 x 500 with
+    /// inotify and with polling (`LostUpdateTests`); here it is the
+    /// contract every storage keeps, and in the full suite, beside the soak
+    /// tests, its 2000 files saves were the suite's longest test (203 s).
     @Test(arguments: Backend.allCases)
     func fourProcessesWritingDistinctKeysLoseNone(_ backend: Backend) async throws {
         let place = try await place(backend)
+        let perWriter = 200
         try await place.runWriters { writer in
-            ["stress", "--scene", "shared", "--count", "500", "--prefix", "w\(writer)-"] + contendedWriter
+            ["stress", "--scene", "shared", "--count", "\(perWriter)", "--prefix", "w\(writer)-"] + contendedWriter
         }
         let registry = try place.registry(.init(watcher: .none))
         let store = try await registry.store(for: "shared")
         let values = store.snapshot
-        #expect(values.count == 2000)
-        #expect(store.generation == 2000, "one save per flush, none skipped")
+        #expect(values.count == 4 * perWriter)
+        #expect(store.generation == UInt64(4 * perWriter), "one save per flush, none skipped")
         let missing = (0..<4).flatMap { writer in
-            (0..<500).compactMap { index in values["w\(writer)-\(index)"] == .int(index) ? nil : "w\(writer)-\(index)" }
+            (0..<perWriter).compactMap { index in values["w\(writer)-\(index)"] == .int(index) ? nil : "w\(writer)-\(index)" }
         }
         #expect(missing.isEmpty, "lost: \(missing.prefix(10))")
-        print("storage contract, \(backend): 4 processes x 500 keys -> \(values.count) keys, generation \(store.generation)")
+        print("storage contract, \(backend): 4 processes x \(perWriter) keys -> \(values.count) keys, generation \(store.generation)")
         try await registry.close()
         await place.fixture.tearDown()
     }
