@@ -44,9 +44,9 @@ extension SceneStore {
     ///   the store: the caller was told).
     func close() async throws {
         await bindingDrains.settleAll()
-        state.withLock { $0.beginClosing() }
+        let flushes = state.withLock { $0.beginClosing(writable: configuration.access == .readWrite) }
         defer { mutate { $0.close() } }
-        if configuration.access == .readWrite { try await flush() }
+        if flushes { try await flush() }
     }
 
     /// Drops everything in memory without saving, as `kill -9` would.

@@ -84,34 +84,35 @@ extension SceneStore {
         case .run(let queued):
             batch = queued
         }
-        var outcomes: [(any Error)?] = []
+        var outcomes = StoreState.UpdateOutcomes()
+        var failure: SceneStoreError?
         do throws(SceneStoreError) {
             let written = try await storage.transaction(id) { (transaction) async throws(SceneStoreError) -> SavedWrite? in
                 let base = try await synchronize(.holdingLock, in: transaction).base
                 for update in batch {
+                    // The caller's transform runs here, outside the state's lock.
                     do {
                         let stored = state.withLock { $0.values[update.key] }
-                        let next = try update.change(stored)
-                        try apply(key: update.key, value: next, scheduling: false)
-                        outcomes.append(nil)
+                        try apply(key: update.key, value: update.change(stored), scheduling: false)
+                        outcomes.record(nil)
                     } catch {
-                        outcomes.append(error)
+                        outcomes.record(error)
                     }
                 }
-                guard outcomes.contains(where: { $0 == nil }) else { return nil }
+                guard outcomes.writes else { return nil }
                 return try await writePending(over: base, in: transaction)
             }
             record(written)
         } catch {
-            for update in batch { update.continuation.resume(throwing: error) }
-            // What the batch applied stays in memory, like the edits of a
-            // failed flush: a save is scheduled for it (never left pending
-            // with nothing scheduled).
-            requestSave()
-            return
+            failure = error
         }
-        for (update, outcome) in zip(batch, outcomes) {
-            if let outcome { update.continuation.resume(throwing: outcome) } else { update.continuation.resume() }
+        let now = clock.now
+        let (resumptions, save) = state.withLock {
+            $0.updatesEnded(batch, outcomes: outcomes, failure: failure, at: now)
+        }
+        perform(save)
+        for (update, error) in resumptions {
+            if let error { update.continuation.resume(throwing: error) } else { update.continuation.resume() }
         }
     }
 }

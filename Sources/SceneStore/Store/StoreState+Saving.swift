@@ -92,20 +92,4 @@ extension StoreState {
         guard acceptsSaves, !pending.isEmpty else { return .none }
         return saves.edited(at: now())
     }
-
-    /// What to do with the updates queued so far.
-    enum UpdateBatch {
-        case nothing
-        /// Run them in one critical section, with one save.
-        case run([QueuedUpdate])
-        /// The store closed: each fails with ``SceneStoreError/closed(scene:)``.
-        case refuse([QueuedUpdate])
-    }
-
-    /// Takes every queued update, as one batch (a group commit).
-    mutating func takeUpdates() -> UpdateBatch {
-        defer { updates = [] }
-        if updates.isEmpty { return .nothing }
-        return phase == .open ? .run(updates) : .refuse(updates)
-    }
 }

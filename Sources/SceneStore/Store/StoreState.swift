@@ -245,11 +245,14 @@ struct StoreState: Sendable {
     }
 
     /// Begins closing: later sets throw, pending edits still save.
-    mutating func beginClosing() {
+    /// - Returns: whether to flush before the streams finish: a store
+    ///   that may write (`writable`) saves what was set before.
+    mutating func beginClosing(writable: Bool) -> Bool {
         if phase == .open { phase = .closing }
+        return writable
     }
 
-    /// Closes the store: what is still pending is dropped (``beginClosing()``
+    /// Closes the store: what is still pending is dropped (``beginClosing(writable:)``
     /// and a flush first for a graceful close) and every stream finishes.
     mutating func close() {
         phase = .closed

@@ -143,4 +143,33 @@ struct StoreStateReadingTests {
         }
         #expect(state.values == ["k": .int(1)])
     }
+
+    /// A batch of updates whose transaction failed: every caller gets that
+    /// error, and what the batch applied is scheduled for saving (never
+    /// left pending with nothing scheduled). One that committed: each
+    /// caller gets its own transform's outcome, and nothing more is saved.
+    @Test func anUpdateBatchResumesEachCallerAndSavesWhatAFailureLeft() throws {
+        struct Refused: Error {}
+        let main = try SceneID("main")
+        var state = StoreState(savePolicy: .writeThrough)
+        var outcomes = StoreState.UpdateOutcomes()
+        _ = try state.applyLocal(key: "count", value: .int(1), sceneLimit: 1 << 20, scene: main)
+        outcomes.record(nil)
+        outcomes.record(Refused())
+        #expect(outcomes.writes)
+
+        let failed = state.updatesEnded(["a", "b"], outcomes: outcomes, failure: SceneStoreError.closed(scene: "main"), at: .zero)
+        #expect(failed.save == .saveNow)
+        #expect(failed.resumptions.map(\.0) == ["a", "b"])
+        #expect(failed.resumptions.allSatisfy { $0.1 is SceneStoreError })
+
+        let committed = state.updatesEnded(["a", "b"], outcomes: outcomes, failure: nil, at: .zero)
+        #expect(committed.save == .none)
+        #expect(committed.resumptions[0].1 == nil)
+        #expect(committed.resumptions[1].1 is Refused)
+
+        var nothingApplied = StoreState.UpdateOutcomes()
+        nothingApplied.record(Refused())
+        #expect(!nothingApplied.writes, "a batch whose every transform threw writes nothing")
+    }
 }
