@@ -41,6 +41,15 @@ enum SceneNavigationArticle {
         path = restored.path            // equal to the path that was saved
     }
 
+    static func backAndForward(store: SceneStore) async throws {
+        let binding = PathBinding(store: store, key: "books", codec: .history(.stack(of: Book.self)))
+        var history = binding.restore()?.path ?? NavigationHistory()
+        let before = history
+        history.back()
+        history = try await binding.commit(history, from: before)
+        use(history)
+    }
+
     static func restoreByIdentity(recipes: inout [Recipe]) throws {
         let data = try recipes.encodedReferences()
         let restored = try [Recipe].restore(references: data, policy: .lenient) { model.recipe(id: $0) }

@@ -20,6 +20,7 @@ extension SceneKey where Value == Tab { static var tab: Self { .init("tab", defa
 import SceneNavigation
 
 @Observable @MainActor final class Navigation { var path = ScenePath() }
+@Observable @MainActor final class Reader { var books = NavigationHistory<[Book]>() }
 
 import Observation
 
@@ -105,6 +106,16 @@ path = try library.save(path, from: before)         // the path the scene holds 
 path = try await library.commit(path + [.settings], from: path)  // under the scene lock: two windows pushing both stay
 for await latest in library.externalChanges() { path = latest.path }  // latest only; removal/discard -> []
     use(bound)
+}
+
+@MainActor func historyExample(store: SceneStore) {
+let history = PathBinding(store: store, key: "books.path", codec: .history(.stack(of: Book.self)))
+let reader = Reader()
+let boundHistory = history.bind(\.books, on: reader)   // restored with its forward entries
+reader.books.push(dune)
+reader.books.back()                                   // reader.books.forwardCount == 1
+reader.books.forward()                                // dune again
+    use(boundHistory)
 }
 
 import Testing
