@@ -27,9 +27,11 @@ extension PathBinding {
     ///
     /// Runs on the main actor.
     ///
-    /// - Returns: the running binding; it stops when ``BoundPath/stop()`` is
-    ///   called, when it is deallocated, or when the store closes.
-    @MainActor
+    /// - Returns: a handle on the running binding. The binding runs until
+    ///   ``BoundPath/stop()`` is called, until the store closes, or until the
+    ///   model is gone (noticed at the next change of the key): discarding
+    ///   the handle does not stop it.
+    @MainActor @discardableResult
     public func bind<Model: Observable & AnyObject>(
         _ keyPath: ReferenceWritableKeyPath<Model, Path>, on model: Model
     ) -> BoundPath {
@@ -46,7 +48,8 @@ extension PathBinding {
     }
 }
 
-/// A running ``PathBinding/bind(_:on:)``.
+/// A running ``PathBinding/bind(_:on:)``: stop it, flush it, read what it
+/// met. The binding runs whether this handle is kept or not.
 @MainActor
 public final class BoundPath {
     fileprivate var runner: BindingRunner?
@@ -78,10 +81,6 @@ public final class BoundPath {
     ///   or the store's save errors.
     public func flush() async throws {
         try await runner?.flush()
-    }
-
-    isolated deinit {
-        runner?.stop()
     }
 }
 

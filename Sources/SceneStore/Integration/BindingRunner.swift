@@ -44,17 +44,19 @@ package final class BindingRunner {
     }
 
     /// Starts tracking the model and following `signals` (one element per
-    /// change of the store that may concern the binding). When the signals
-    /// finish (the store closed), the binding stops.
+    /// change of the store that may concern the binding). The binding stops
+    /// when the signals finish (the store closed), or at the first signal
+    /// after the model is gone. Until then the following task keeps the
+    /// runner: the handle `bind` returns need not be kept.
     package func start(following signals: AsyncStream<Void>) {
         store.bindingDrains.add(self)
         track()
-        task = Task { @MainActor [weak self] in
+        task = Task { @MainActor in
             for await _ in signals {
-                guard let self, !self.isStopped else { break }
+                guard !self.isStopped, self.model.isAlive else { break }
                 self.reconcile()
             }
-            self?.finishFollowing()
+            self.finishFollowing()
         }
     }
 
@@ -125,6 +127,9 @@ private final class WeakModel: @unchecked Sendable {
     init(_ model: AnyObject) {
         self.model = model
     }
+
+    /// Whether the model still exists.
+    var isAlive: Bool { model != nil }
 
     /// A strong reference for as long as the result lives.
     func retained() -> Retained { Retained(model: model) }

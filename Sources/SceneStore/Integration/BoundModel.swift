@@ -1,4 +1,5 @@
-/// A running ``SceneStore/bind(_:on:)``.
+/// A running ``SceneStore/bind(_:on:)``: stop it, flush it, read its last
+/// error. The binding runs whether this handle is kept or not.
 @MainActor
 public final class BoundModel {
     let runner: BindingRunner
@@ -24,10 +25,6 @@ public final class BoundModel {
     /// - Throws: the store's save errors (``SceneStore/flush()``).
     public func flush() async throws {
         try await runner.flush()
-    }
-
-    isolated deinit {
-        runner.stop()
     }
 }
 

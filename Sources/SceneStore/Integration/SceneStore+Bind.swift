@@ -38,10 +38,11 @@ extension SceneStore {
     /// - Parameters:
     ///   - properties: the properties and their keys; each key once.
     ///   - model: the model; held weakly.
-    /// - Returns: the running binding; it stops when ``BoundModel/stop()``
-    ///   is called, when it is deallocated, when the model is deallocated,
-    ///   or when the store closes. Keep it for as long as it should run.
-    @MainActor
+    /// - Returns: a handle on the running binding. The binding runs until
+    ///   ``BoundModel/stop()`` is called, until the store closes, or until
+    ///   the model is gone (noticed at the next change of its keys):
+    ///   discarding the handle does not stop it.
+    @MainActor @discardableResult
     public func bind<Model: Observable & AnyObject>(
         _ properties: [SceneProperty<Model>], on model: Model
     ) -> BoundModel {

@@ -154,6 +154,18 @@ struct HistoryStorageTests {
         await fixture.tearDown()
     }
 
+    /// A path binding whose handle was discarded still runs.
+    @Test @MainActor func aDiscardedPathBindingHandleKeepsRunning() async throws {
+        let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .writeThrough))
+        let store = try await fixture.registry.store(for: "main")
+        let reader = ReaderModel()
+        _ = PathBinding(store: store, key: key, codec: .history(.stack(of: Int.self))).bind(\.history, on: reader)
+        reader.history.push(4)
+        let stored = await store.values(forKey: key, default: Data()).first(within: .seconds(30)) { !$0.isEmpty }
+        #expect(try stored.map { try PathCodec.history(.stack(of: Int.self)).decode($0).path.path } == [4])
+        await fixture.tearDown()
+    }
+
     @Test @MainActor func twoBoundWindowsShareOneHistory() async throws {
         let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .writeThrough))
         let codec = PathCodec.history(.stack(of: Int.self))

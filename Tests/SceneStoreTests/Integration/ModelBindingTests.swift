@@ -59,6 +59,24 @@ extension WindowModel {
         await fixture.tearDown()
     }
 
+    /// The handle `bind` returns need not be kept: a binding whose result
+    /// was discarded (`_ =`, as the compiler's fix-it for an unused result
+    /// suggests) still saves the model's edits and shows other writers'.
+    @Test func aDiscardedHandleKeepsTheBindingRunning() async throws {
+        let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .onFlush, watcher: .automatic))
+        let store = try await fixture.registry.store(for: "main")
+        let model = WindowModel()
+        _ = bindAll(store, model)
+
+        model.query = "kept"
+        #expect(await store.changes().first { $0.key == "query" }?.newValue == .string("kept"))
+        let other = try await fixture.otherRegistry().store(for: "main")
+        try other.set(7, forKey: "selectedTab")
+        try await other.flush()
+        #expect(await model.shows("7 kept nil"))
+        await fixture.tearDown()
+    }
+
     /// Another writer on the same root (as another process sees it) changes
     /// a key: the model shows it and its observers are notified.
     @Test func showsWhatAnotherWriterStoredAndNotifiesObservers() async throws {
