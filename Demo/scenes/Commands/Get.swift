@@ -6,7 +6,8 @@ struct Get: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Print one value the way `set` takes it.",
         discussion: """
-            Bool as true/false, numbers in decimal, URL as its absolute string, Data as base64. \
+            Bool as true/false, numbers in decimal, URL as its absolute string, Data as base64, \
+            except a stored model or a navigation path, printed as its JSON (--raw: base64). \
             Control characters print as \\u{XX} and a backslash as \\\\ (nothing stored can \
             rewrite the terminal); --json prints the exact value. Exit status 1 if the key is absent. \
             Reads only: creates nothing.
@@ -18,6 +19,8 @@ struct Get: AsyncParsableCommand {
     @OptionGroup var keyArgument: KeyArgument
     @Flag(help: #"Print {"type", "value"} as one JSON line (the form `show --json` uses for each key)."#)
     var json = false
+    @Flag(help: "Print Data as base64 even when it holds a stored model or a navigation path.")
+    var raw = false
 
     func run() async throws {
         let id = try sceneOption.sceneID()
@@ -25,7 +28,7 @@ struct Get: AsyncParsableCommand {
         guard let value = try await registry.store(for: id).snapshot[keyArgument.key] else {
             throw keyArgument.missing(in: id)
         }
-        emit(json ? try jsonLine(value) : value.description.terminalSafe)
+        emit(json ? try jsonLine(value) : (raw ? value.description : value.readableDescription).terminalSafe)
         try await registry.close()
     }
 }

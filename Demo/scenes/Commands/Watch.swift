@@ -13,6 +13,8 @@ struct Watch: AsyncParsableCommand {
     @OptionGroup var sceneOption: SceneOption
     @OptionGroup var watcherOption: WatcherOption
     @Flag(help: "Print one JSON object per line.") var json = false
+    @Flag(help: "Print Data as base64 even when it holds a stored model or a navigation path.")
+    var raw = false
 
     func run() async throws {
         let id = try sceneOption.sceneID()
@@ -29,7 +31,7 @@ struct Watch: AsyncParsableCommand {
         }
         // The stream goes on after a discard; it ends only if the store closes.
         for await event in events {
-            emit(json ? try jsonLine(WatchLine(event, scene: id)) : WatchLine(event, scene: id).text)
+            emit(json ? try jsonLine(WatchLine(event, scene: id)) : WatchLine(event, scene: id).text(raw: raw))
         }
     }
 }
@@ -89,12 +91,16 @@ struct WatchLine: Encodable {
     }
 
     /// The plain-text form, control characters escaped (see
-    /// `String.terminalSafe`).
-    var text: String {
+    /// `String.terminalSafe`); a stored model or a navigation path as its
+    /// JSON unless `raw`.
+    func text(raw: Bool = false) -> String {
+        func shown(_ value: SceneValue) -> String {
+            (raw ? value.description : value.readableDescription).terminalSafe
+        }
         switch event {
         case "changed":
-            let from = old.map { $0.description.terminalSafe } ?? "(none)"
-            let to = new.map { $0.description.terminalSafe } ?? "(removed)"
+            let from = old.map(shown) ?? "(none)"
+            let to = new.map(shown) ?? "(removed)"
             var where_ = origin ?? ""
             if let pid { where_ += ", pid \(pid)" }
             if let generation { where_ += ", generation \(generation)" }

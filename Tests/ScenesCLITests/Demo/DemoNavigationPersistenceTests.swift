@@ -21,7 +21,7 @@ struct DemoNavigationPersistenceTests {
 
         _ = try await scenes(["run", "--scene", "main", "--headless"], root: fixture.root, stdin: "push 3\nquit\n")
 
-        let printed = try await scenes(["get", "--scene", "main", "mixed.path"], root: fixture.root).stdout
+        let printed = try await scenes(["get", "--scene", "main", "mixed.path", "--raw"], root: fixture.root).stdout
         let data = try #require(Data(base64Encoded: printed.trimmingCharacters(in: .whitespacesAndNewlines)))
         var expected = path
         expected.append(3)
