@@ -46,3 +46,6 @@ package func writeLine(_ line: String) -> Int32? {
     }
     return nil
 }
+
+/// What `scenes --version` prints.
+package let scenesVersion = "scenes 0.1.0 (scene file format 1)"

@@ -14,6 +14,11 @@ package struct RootOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("The scenes directory (default: $SCENES_ROOT, else the XDG state directory).", valueName: "dir"))
     package var root: String?
 
+    @Option(name: .customLong("app-id"), help: ArgumentHelp(
+        "Use the scenes of the app with this id, where the library keeps them by default ($XDG_STATE_HOME/ID/scenes; in PostgreSQL, that app's channel).",
+        valueName: "id"))
+    package var appID: String?
+
     @Option(name: .long, help: ArgumentHelp(
         "Keep the scenes in PostgreSQL instead of files (default: $SCENES_DATABASE_URL). Needs a build with --traits Postgres.",
         valueName: "postgres://user:password@host:port/database"))
@@ -34,6 +39,12 @@ package struct RootOptions: ParsableArguments {
         if let backend {
             guard !backend.isEmpty else { throw ValidationError("--backend must name a database URL") }
             guard root == nil else { throw ValidationError("--root and --backend name two places for the scenes; give one") }
+        }
+        if let appID {
+            guard root == nil else { throw ValidationError("--root and --app-id name two places for the scenes; give one") }
+            guard (try? SceneID(appID)) != nil else {
+                throw ValidationError("--app-id takes 1-128 of [A-Za-z0-9._-], not starting with '.', not \(appID.debugDescription)")
+            }
         }
         guard lockTimeoutSeconds.isFinite, (0...86_400).contains(lockTimeoutSeconds) else {
             let given = lockTimeoutSeconds.rounded() == lockTimeoutSeconds && abs(lockTimeoutSeconds) < 1e15
@@ -59,7 +70,7 @@ package struct RootOptions: ParsableArguments {
             return try SceneRegistry(root: rootURL(), configuration: configuration)
         }
         #if Postgres
-        return try SceneRegistry(postgres: database, appID: "scenes", configuration: configuration)
+        return try SceneRegistry(postgres: database, appID: appID ?? "scenes", configuration: configuration)
         #else
         _ = database
         throw failure("this scenes was built without PostgreSQL support; build it with `swift build --traits Postgres`", status: 69)
@@ -80,10 +91,10 @@ package struct RootOptions: ParsableArguments {
 
     package func rootURL() throws -> URL {
         if let root { return URL(fileURLWithPath: root, isDirectory: true) }
-        if let root = ProcessInfo.processInfo.environment["SCENES_ROOT"], !root.isEmpty {
+        if appID == nil, let root = ProcessInfo.processInfo.environment["SCENES_ROOT"], !root.isEmpty {
             return URL(fileURLWithPath: root, isDirectory: true)
         }
-        return try SceneRegistry.defaultRoot(appID: "scenes")
+        return try SceneRegistry.defaultRoot(appID: appID ?? "scenes")
     }
 
     /// Whether the root exists: commands that change a scene that must
