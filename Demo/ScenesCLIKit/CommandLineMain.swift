@@ -4,17 +4,16 @@ import Logging
 import SceneStore
 
 /// The `main` of both executables: logs to stderr at `$SCENES_LOG_LEVEL`
-/// (default: warning), refuses arguments that are not UTF-8 (exit status
+/// (default: warning; a full-screen session sends them to a file, see
+/// ``LogRouting``), refuses arguments that are not UTF-8 (exit status
 /// 64, before anything is opened), parses the arguments for `Command`,
 /// runs the subcommand, and turns a ``SceneStoreError`` into a `scenes: …`
 /// line and exit status (75, EX_TEMPFAIL, for a lock held too long:
 /// nothing was written and trying again later may work; else 1).
 package func runCommandLine<Command: ParsableCommand>(_ root: Command.Type) async -> Never {
     LoggingSystem.bootstrap { label in
-        var handler = StreamLogHandler.standardError(label: label)
         let level = ProcessInfo.processInfo.environment["SCENES_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:))
-        handler.logLevel = level ?? .warning
-        return handler
+        return LogRouting.handler(label: label, level: level ?? .warning)
     }
     if let message = RawArguments.invalidUTF8Message() {
         Command.exit(withError: failure(message, status: 64))

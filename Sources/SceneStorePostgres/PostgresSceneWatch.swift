@@ -33,6 +33,18 @@ final class PostgresSceneWatch: SceneStorageWatch {
         var retry: Scheduled<Void>?
         /// Failed attempts since the last success.
         var failures = 0
+        /// Whether listening stopped (a failed attempt or a dropped
+        /// connection) and has not resumed: warned about once, at its start,
+        /// and once at its end, never once per retry.
+        var inOutage = false
+    }
+
+    /// Marks the start of an outage. - Returns: whether it just began.
+    private func outageBegins() -> Bool {
+        state.withLockedValue { state in
+            defer { state.inOutage = true }
+            return !state.inOutage
+        }
     }
 
     private let state = NIOLockedValueBox(State())
@@ -121,17 +133,21 @@ final class PostgresSceneWatch: SceneStorageWatch {
     }
 
     private func listening(on connection: PostgresConnection, rescan: () -> Bool) {
-        let active = state.withLockedValue { state in
-            guard !state.cancelled else { return false }
+        let (active, outageEnded) = state.withLockedValue { state in
+            guard !state.cancelled else { return (false, false) }
             state.connection = connection
             state.failures = 0
-            return true
+            defer { state.inOutage = false }
+            return (true, state.inOutage)
         }
         guard active else {
             connection.closeInBackground()
             return
         }
         connection.closeFuture.whenComplete { _ in self.dropped(connection) }
+        if outageEnded {
+            logger.warning("listening for changes again", metadata: ["channel": "\(channel)"])
+        }
         if rescan() {
             logger.info("listening again for changes; rescanning", metadata: ["channel": "\(channel)"])
             deliver(.rescan)
@@ -145,12 +161,16 @@ final class PostgresSceneWatch: SceneStorageWatch {
             return true
         }
         guard current else { return }
-        logger.warning("the connection listening for changes dropped; reconnecting", metadata: ["channel": "\(channel)"])
+        if outageBegins() {
+            logger.warning("the connection listening for changes dropped; reconnecting", metadata: ["channel": "\(channel)"])
+        }
         retry()
     }
 
     private func failed(_ reason: String) {
-        logger.warning(
+        // Once per outage; each retry's failure at debug level.
+        logger.log(
+            level: outageBegins() ? .warning : .debug,
             "cannot listen for changes; retrying", metadata: ["channel": "\(channel)", "reason": "\(reason)"]
         )
         retry()

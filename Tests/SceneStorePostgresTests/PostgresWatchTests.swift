@@ -80,6 +80,33 @@ struct PostgresWatchTests {
             #expect(await events.wait { $0 == .rescan })
         }
     }
+
+    /// An outage is warned about once when it begins and once when it ends,
+    /// whatever the number of retries in between (each at debug level).
+    @Test func anOutageWarnsOnceAtItsStartAndOnceAtItsEnd() async throws {
+        try await PostgresServer.with { server in
+            let url = try await server.newDatabase()
+            let storage = try PostgresSceneStorage(testing: url, requestTimeout: .seconds(1))
+            try await storage.put(TestDocuments.document("main"), as: try SceneID("main"))
+            try await blockingWork { try server.stop() }
+
+            let capture = LogCapture()
+            let events = EventRecorder()
+            let watch = try #require(storage.watch(.automatic, logger: capture.logger(), handler: events.handler))
+            defer { watch.cancel() }
+            let attempts = { capture.messages.filter { $0.hasPrefix("cannot listen for changes") }.count }
+            let deadline = ContinuousClock.now + .seconds(60)
+            while attempts() < 4, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            #expect(attempts() >= 4, "retries while the server is down")
+            try await blockingWork { try server.restart() }
+            #expect(await events.wait { $0 == .rescan })
+            let warnings = capture.warnings()
+            #expect(warnings.filter { $0.hasPrefix("cannot listen for changes") }.count == 1, "\(warnings)")
+            #expect(warnings.filter { $0.hasPrefix("listening for changes again") }.count == 1, "\(warnings)")
+        }
+    }
 }
 
 extension PostgresWatchTests {

@@ -37,7 +37,8 @@ struct Run: AsyncParsableCommand {
         } else {
             do {
                 signal = try await InteractiveSession(
-                    scene: id, persistence: persistence, watcher: registry.watcherKind).run()
+                    scene: id, persistence: persistence, watcher: registry.watcherKind,
+                    logFile: rootOptions.rootURL().appendingPathComponent("log/scenes-run.log")).run()
             } catch {
                 try? await registry.close()
                 throw failure("\(error)")

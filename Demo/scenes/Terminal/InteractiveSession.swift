@@ -1,5 +1,6 @@
 import Foundation
 import SceneStore
+import ScenesCLIKit
 
 /// `scenes run` on a terminal: the full-screen UI. One loop owns the state;
 /// keys, changes from other processes, resizes, signals and clock ticks
@@ -8,6 +9,9 @@ struct InteractiveSession {
     let scene: SceneID
     let persistence: DemoPersistence
     let watcher: FileWatcherKind?
+    /// Where logs go while the session owns the screen; the latest warning
+    /// shows in the status line.
+    let logFile: URL
 
     private enum Event: Sendable {
         case key(Key)
@@ -33,6 +37,8 @@ struct InteractiveSession {
             try? persistence.dropRemovedLibraryItems(from: state)
         }
 
+        try? LogRouting.toFile(logFile)
+        defer { LogRouting.toStandardError() }
         let terminal = try TerminalMode()
         defer { terminal.restore() }
         let signals = SignalEvents(SignalEvents.terminating) { continuation.yield(.signal($0)) }
@@ -66,6 +72,7 @@ struct InteractiveSession {
             case .key(let key):
                 guard let action = KeyBinding.action(for: key) else { continue }
                 if action == .quit { return nil }
+                if action == .interrupt { return SIGINT }
                 let previous = state
                 apply(action, to: &state)
                 notice = nil
@@ -97,7 +104,7 @@ struct InteractiveSession {
         case .open: _ = state.open(link: state.selectedLink(in: catalog), in: catalog)
         case .perform(let demoAction): state.perform(demoAction)
         case .nextTab: state.perform(.selectTab(state.tab.next))
-        case .quit: break
+        case .quit, .interrupt: break
         }
     }
 
@@ -107,7 +114,8 @@ struct InteractiveSession {
             watcher: watcher?.description ?? "no watcher",
             pid: getpid(),
             lastExternalChange: persistence.store.lastExternalChange.map(Self.describe),
-            notice: notice)
+            notice: notice,
+            warning: LogRouting.latestWarning)
         return Renderer().frame(
             state: state, catalog: persistence.catalog, status: status, rows: TerminalMode.size().rows)
     }

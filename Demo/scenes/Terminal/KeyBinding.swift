@@ -6,6 +6,8 @@ enum KeyBinding {
         case perform(DemoAction)
         case nextTab
         case quit
+        /// Ctrl-C: quits as SIGINT would (the scene is saved; exit 130).
+        case interrupt
     }
 
     static func action(for key: Key) -> Action? {
@@ -21,7 +23,8 @@ enum KeyBinding {
         case .character("2"): .perform(.selectTab(.books))
         case .character("3"): .perform(.selectTab(.library))
         case .tab: .nextTab
-        case .character("q"), .control("c"), .control("d"): .quit
+        case .character("q"), .control("d"): .quit
+        case .control("c"): .interrupt
         default: nil
         }
     }

@@ -10,6 +10,9 @@ struct Renderer {
         var lastExternalChange: String?
         /// A one-off notice, such as items dropped at restore.
         var notice: String?
+        /// The latest warning the library logged (logs go to a file while
+        /// the screen is ours).
+        var warning: String?
     }
 
     static let help = "Up/Down j/k move  Enter open  b/Left back  f forward  r root  s settings  1 2 3/Tab tabs  q quit"
@@ -25,6 +28,7 @@ struct Renderer {
 
         var footer: [Frame.Line] = []
         if let notice = status.notice { footer.append(.text(notice, .bold)) }
+        if let warning = status.warning { footer.append(.text("warning: " + warning.terminalSafe, .dim)) }
         footer.append(.text(statusText(status, forward: state.forwardCount), .reverse))
         footer.append(.text(Self.help, .dim))
 

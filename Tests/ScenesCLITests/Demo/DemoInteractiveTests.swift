@@ -53,6 +53,67 @@ struct DemoInteractiveTests {
         #expect(try await pane.waitFor { _ in try !pane.alternateScreenIsOn() } != nil)
     }
 
+    /// `f` brings back what `b` left, and the status line counts the
+    /// forward entries.
+    @Test func backThenForwardOnScreen() async throws {
+        let fixture = try SceneStoreFixture()
+        let pane = try TmuxPane()
+        defer { pane.stop() }
+        try Self.launch(in: pane, root: fixture.root)
+        #expect(try await pane.waitFor("[1 Mixed]", "forward 0") != nil, "\(pane.screen)")
+        try pane.press("Enter")
+        #expect(try await pane.waitFor("Mixed / Number 1", "forward 0") != nil, "\(pane.screen)")
+        try pane.press("b")
+        #expect(try await pane.waitFor("Path count: 0", "forward 1", "f forward") != nil, "\(pane.screen)")
+        try pane.press("f")
+        #expect(try await pane.waitFor("Mixed / Number 1", "forward 0") != nil, "\(pane.screen)")
+        try pane.press("q")
+        #expect(try await pane.waitFor { _ in try !pane.alternateScreenIsOn() } != nil)
+    }
+
+    /// Ctrl-C quits like SIGINT: the scene is saved and the exit status is 130.
+    @Test func controlCSavesAndExits130() async throws {
+        let fixture = try SceneStoreFixture()
+        let pane = try TmuxPane()
+        defer { pane.stop() }
+        try Self.launch(in: pane, root: fixture.root)
+        #expect(try await pane.waitFor("[1 Mixed]", "q quit") != nil, "\(pane.screen)")
+        try pane.press("Enter")
+        #expect(try await pane.waitFor("Mixed / Number 1") != nil, "\(pane.screen)")
+        try pane.press("C-c")
+        #expect(try await pane.waitFor { _ in try !pane.alternateScreenIsOn() } != nil)
+        try pane.typeLine("echo STATUS:$?")
+        #expect(try await pane.waitFor("STATUS:130") != nil, "\(pane.screen)")
+        let path = try await scenes(["get", "--scene", "main", "mixed.path"], root: fixture.root).stdout
+        #expect(path.contains(#""value":1"#), "\(path)")
+    }
+
+    /// A warning the library logs while the screen is the demo's goes to
+    /// the log file and the status line, never over the screen.
+    @Test func warningsGoToTheLogFileAndTheStatusLine() async throws {
+        let fixture = try SceneStoreFixture()
+        let pane = try TmuxPane()
+        defer { pane.stop() }
+        try Self.launch(in: pane, root: fixture.root)
+        #expect(try await pane.waitFor("[1 Mixed]", "q quit") != nil, "\(pane.screen)")
+        try pane.press("Enter")
+        #expect(try await pane.waitFor("Mixed / Number 1") != nil, "\(pane.screen)")
+
+        // Another process damages the scene file: the reload moves it to
+        // quarantine, and the library warns.
+        let file = fixture.root.appendingPathComponent("main.json")
+        let temporary = fixture.root.appendingPathComponent("damaged.tmp")
+        try Data("not a scene".utf8).write(to: temporary)
+        #expect(rename(temporary.path, file.path) == 0)
+        let shown = try await pane.waitFor("warning:", "damaged scene file moved to quarantine")
+        #expect(shown != nil, "\(pane.screen)")
+        #expect(!pane.screen.contains("warning SceneStore"), "a log line over the screen: \(pane.screen)")
+        let log = try String(contentsOf: fixture.root.appendingPathComponent("log/scenes-run.log"), encoding: .utf8)
+        #expect(log.contains("damaged scene file moved to quarantine"))
+        try pane.press("q")
+        #expect(try await pane.waitFor { _ in try !pane.alternateScreenIsOn() } != nil)
+    }
+
     @Test func sigtermFlushesTheSceneAndRestoresTheTerminal() async throws {
         let fixture = try SceneStoreFixture()
         let pane = try TmuxPane()
