@@ -14,6 +14,14 @@ struct DemoInteractiveTests {
         try pane.typeLine("SCENES_ROOT='\(root.path)' '\(scenesExecutable.path)' run --scene \(scene)")
     }
 
+    /// Launches the demo and opens the Mixed root's first link.
+    static func launchAndPushNumber1(in pane: TmuxPane, root: URL) async throws {
+        try launch(in: pane, root: root)
+        #expect(try await pane.waitFor("[1 Mixed]", "q quit") != nil, "\(pane.screen)")
+        try pane.press("Enter")
+        #expect(try await pane.waitFor("Mixed / Number 1") != nil, "\(pane.screen)")
+    }
+
     @Test func navigateQuitAndRelaunchRestoresTheScreens() async throws {
         let fixture = try SceneStoreFixture()
         let pane = try TmuxPane()
@@ -59,10 +67,8 @@ struct DemoInteractiveTests {
         let fixture = try SceneStoreFixture()
         let pane = try TmuxPane()
         defer { pane.stop() }
-        try Self.launch(in: pane, root: fixture.root)
-        #expect(try await pane.waitFor("[1 Mixed]", "forward 0") != nil, "\(pane.screen)")
-        try pane.press("Enter")
-        #expect(try await pane.waitFor("Mixed / Number 1", "forward 0") != nil, "\(pane.screen)")
+        try await Self.launchAndPushNumber1(in: pane, root: fixture.root)
+        #expect(try await pane.waitFor("forward 0") != nil, "\(pane.screen)")
         try pane.press("b")
         #expect(try await pane.waitFor("Path count: 0", "forward 1", "f forward") != nil, "\(pane.screen)")
         try pane.press("f")
@@ -76,10 +82,7 @@ struct DemoInteractiveTests {
         let fixture = try SceneStoreFixture()
         let pane = try TmuxPane()
         defer { pane.stop() }
-        try Self.launch(in: pane, root: fixture.root)
-        #expect(try await pane.waitFor("[1 Mixed]", "q quit") != nil, "\(pane.screen)")
-        try pane.press("Enter")
-        #expect(try await pane.waitFor("Mixed / Number 1") != nil, "\(pane.screen)")
+        try await Self.launchAndPushNumber1(in: pane, root: fixture.root)
         try pane.press("C-c")
         #expect(try await pane.waitFor { _ in try !pane.alternateScreenIsOn() } != nil)
         try pane.typeLine("echo STATUS:$?")
@@ -94,10 +97,7 @@ struct DemoInteractiveTests {
         let fixture = try SceneStoreFixture()
         let pane = try TmuxPane()
         defer { pane.stop() }
-        try Self.launch(in: pane, root: fixture.root)
-        #expect(try await pane.waitFor("[1 Mixed]", "q quit") != nil, "\(pane.screen)")
-        try pane.press("Enter")
-        #expect(try await pane.waitFor("Mixed / Number 1") != nil, "\(pane.screen)")
+        try await Self.launchAndPushNumber1(in: pane, root: fixture.root)
 
         // Another process damages the scene file: the reload moves it to
         // quarantine, and the library warns.
