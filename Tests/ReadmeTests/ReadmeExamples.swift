@@ -77,7 +77,7 @@ let binding = store.bind([
 ], on: settings)
 settings.showHidden = true      // saved; every process bound to this scene shows it
 try await binding.flush()       // durable now (close() and stop() hand the edit over too)
-binding.stop()                  // else it runs until the model goes or the store closes
+binding.stop()                  // else it runs until the store closes
 }
 
 func codableExample(store: SceneStore) async throws {

@@ -28,9 +28,9 @@ extension PathBinding {
     /// Runs on the main actor.
     ///
     /// - Returns: a handle on the running binding. The binding runs until
-    ///   ``BoundPath/stop()`` is called, until the store closes, or until the
-    ///   model is gone (noticed at the next change of the key): discarding
-    ///   the handle does not stop it.
+    ///   ``BoundPath/stop()`` is called or the store closes (a model released
+    ///   before has its last edit committed then): discarding the handle
+    ///   does not stop it.
     @MainActor @discardableResult
     public func bind<Model: Observable & AnyObject>(
         _ keyPath: ReferenceWritableKeyPath<Model, Path>, on model: Model

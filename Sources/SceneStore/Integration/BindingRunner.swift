@@ -45,15 +45,17 @@ package final class BindingRunner {
 
     /// Starts tracking the model and following `signals` (one element per
     /// change of the store that may concern the binding). The binding stops
-    /// when the signals finish (the store closed), or at the first signal
-    /// after the model is gone. Until then the following task keeps the
-    /// runner: the handle `bind` returns need not be kept.
+    /// when the signals finish (the store closed) or at ``stop()``; until
+    /// then the following task keeps the runner, so the handle `bind`
+    /// returns need not be kept. A model released meanwhile (a window
+    /// closing right after its last edit) still has that edit handed over
+    /// at the store's close.
     package func start(following signals: AsyncStream<Void>) {
         store.bindingDrains.add(self)
         track()
         task = Task { @MainActor in
             for await _ in signals {
-                guard !self.isStopped, self.model.isAlive else { break }
+                guard !self.isStopped else { break }
                 self.reconcile()
             }
             self.finishFollowing()
@@ -127,9 +129,6 @@ private final class WeakModel: @unchecked Sendable {
     init(_ model: AnyObject) {
         self.model = model
     }
-
-    /// Whether the model still exists.
-    var isAlive: Bool { model != nil }
 
     /// A strong reference for as long as the result lives.
     func retained() -> Retained { Retained(model: model) }

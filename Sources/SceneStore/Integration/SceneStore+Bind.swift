@@ -39,9 +39,9 @@ extension SceneStore {
     ///   - properties: the properties and their keys; each key once.
     ///   - model: the model; held weakly.
     /// - Returns: a handle on the running binding. The binding runs until
-    ///   ``BoundModel/stop()`` is called, until the store closes, or until
-    ///   the model is gone (noticed at the next change of its keys):
-    ///   discarding the handle does not stop it.
+    ///   ``BoundModel/stop()`` is called or the store closes (a model
+    ///   released before has its last edits saved then): discarding the
+    ///   handle does not stop it.
     @MainActor @discardableResult
     public func bind<Model: Observable & AnyObject>(
         _ properties: [SceneProperty<Model>], on model: Model
