@@ -61,7 +61,11 @@ package struct StoragePlace: Sendable {
                     return started
                 }
             }
-            return StoragePlace(fixture: fixture, databaseURL: try await blockingWork { try server.createDatabase() })
+            // A connect timeout for a hang, not for speed: on a saturated
+            // machine (CI's load step, 4 CPU hogs on 2 cores) a loopback
+            // connect took more than the default 5 s.
+            let database = try await blockingWork { try server.createDatabase() }
+            return StoragePlace(fixture: fixture, databaseURL: database + "?connect_timeout=60")
         }
     }
 }
