@@ -68,10 +68,7 @@ struct PostgresWatchTests {
 
     @Test func watchStartedWhileServerIsDownListensOnceItIsUp() async throws {
         try await PostgresServer.with { server in
-            let url = try await server.newDatabase()
-            let storage = try PostgresSceneStorage(testing: url, requestTimeout: .seconds(1))
-            try await storage.put(TestDocuments.document("main"), as: try SceneID("main"))
-            try await blockingWork { try server.stop() }
+            let storage = try await storageOnAStoppedServer(server)
 
             let events = EventRecorder()
             let watch = try #require(storage.watch(.automatic, logger: Logger(label: "test"), handler: events.handler))
@@ -85,10 +82,7 @@ struct PostgresWatchTests {
     /// whatever the number of retries in between (each at debug level).
     @Test func anOutageWarnsOnceAtItsStartAndOnceAtItsEnd() async throws {
         try await PostgresServer.with { server in
-            let url = try await server.newDatabase()
-            let storage = try PostgresSceneStorage(testing: url, requestTimeout: .seconds(1))
-            try await storage.put(TestDocuments.document("main"), as: try SceneID("main"))
-            try await blockingWork { try server.stop() }
+            let storage = try await storageOnAStoppedServer(server)
 
             let capture = LogCapture()
             let events = EventRecorder()
@@ -110,6 +104,15 @@ struct PostgresWatchTests {
 }
 
 extension PostgresWatchTests {
+    /// A storage holding scene "main" on a database of `server`, which is
+    /// then stopped.
+    func storageOnAStoppedServer(_ server: PostgresServer) async throws -> PostgresSceneStorage {
+        let storage = try PostgresSceneStorage(testing: try await server.newDatabase(), requestTimeout: .seconds(1))
+        try await storage.put(TestDocuments.document("main"), as: try SceneID("main"))
+        try await blockingWork { try server.stop() }
+        return storage
+    }
+
     /// A storage on `url` whose watch records its events, and a second
     /// storage (its own connections) to write with.
     func watched(_ url: String) throws -> (writer: PostgresSceneStorage, events: EventRecorder, watch: any SceneStorageWatch) {

@@ -71,14 +71,7 @@ struct HistoryStorageTests {
     }
 
     @Test func forwardEntriesFollowThePathTheyContinue() async throws {
-        let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .writeThrough))
-        let store = try await fixture.registry.store(for: "main")
-        let binding = PathBinding(store: store, key: key, codec: codec)
-        var start = NavigationHistory<ScenePath>()
-        start.push(1)
-        start.push(2)
-        start.push(3)
-        try binding.replace(with: start)
+        let (fixture, binding, start) = try await Self.storedAt123(key: key, codec: codec)
 
         // Window A goes back (3 becomes a forward entry) while window B,
         // from the same start, pushes 4: both navigated, so, as in a
@@ -106,12 +99,7 @@ struct HistoryStorageTests {
     }
 
     @Test func whenThePathEndsAsStoredItsForwardEntriesStay() async throws {
-        let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .writeThrough))
-        let store = try await fixture.registry.store(for: "main")
-        let binding = PathBinding(store: store, key: key, codec: codec)
-        var start = NavigationHistory<ScenePath>()
-        for page in 1...3 { start.push(page) }
-        try binding.replace(with: start)
+        let (fixture, binding, start) = try await Self.storedAt123(key: key, codec: codec)
 
         // Window A goes back twice; window B, from the same start, goes
         // back once: A's pop already covers B's, so the path stays as A
@@ -188,6 +176,21 @@ struct HistoryStorageTests {
         leftBound.stop()
         rightBound.stop()
         await fixture.tearDown()
+    }
+}
+
+extension HistoryStorageTests {
+    /// A fresh scene whose key holds the history of pushing 1, 2 and 3, and
+    /// a binding on it.
+    static func storedAt123(
+        key: String, codec: PathCodec<NavigationHistory<ScenePath>>
+    ) async throws -> (SceneStoreFixture, PathBinding<NavigationHistory<ScenePath>>, NavigationHistory<ScenePath>) {
+        let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .writeThrough))
+        let binding = PathBinding(store: try await fixture.registry.store(for: "main"), key: key, codec: codec)
+        var start = NavigationHistory<ScenePath>()
+        for page in 1...3 { start.push(page) }
+        try binding.replace(with: start)
+        return (fixture, binding, start)
     }
 }
 
