@@ -102,8 +102,13 @@ public final class SceneStoreFixture: Sendable {
 
 extension SceneRegistry.Configuration {
     /// For tests: saves happen only on `flush()` and close, so a test
-    /// decides exactly what is durable. Everything else as in production.
+    /// decides exactly what is durable; and a scene's lock is waited for up
+    /// to two minutes, not ten seconds. On a test machine an `fsync` can
+    /// take seconds while the disk writes back a build's output, and a test
+    /// of registries taking turns should fail on a lost write, never on a
+    /// slow disk (a test of the timeout sets its own). Everything else as
+    /// in production.
     public static var testing: Self {
-        SceneRegistry.Configuration(savePolicy: .onFlush)
+        SceneRegistry.Configuration(savePolicy: .onFlush, lockTimeout: .seconds(120))
     }
 }

@@ -35,7 +35,12 @@ package struct StoragePlace: Sendable {
     /// `--backend URL` for a database; files go by `$SCENES_ROOT`.
     package var arguments: [String] { databaseURL.map { ["--backend", $0] } ?? [] }
 
-    package func registry(_ configuration: SceneRegistry.Configuration = .init()) throws -> SceneRegistry {
+    /// A registry on the place; by default as in production, but waiting
+    /// for a scene's lock as long as a test's (`.testing`): on a busy
+    /// disk four writers taking turns can wait more than ten seconds.
+    package func registry(
+        _ configuration: SceneRegistry.Configuration = .init(lockTimeout: SceneRegistry.Configuration.testing.lockTimeout)
+    ) throws -> SceneRegistry {
         #if Postgres
         if let databaseURL { return try SceneRegistry(postgres: databaseURL, appID: "scenes", configuration: configuration) }
         #endif

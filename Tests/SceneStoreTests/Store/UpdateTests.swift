@@ -25,7 +25,8 @@ import Testing
     /// Two registries on one root (each as another process sees it), each
     /// with stale memory: every update starts from the other's last write.
     @Test func updatesFromTwoRegistriesNeverLoseEachOther() async throws {
-        let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .onFlush, watcher: .polling(interval: .seconds(3600))))
+        let fixture = try SceneStoreFixture(configuration: .init(
+            savePolicy: .onFlush, watcher: .polling(interval: .seconds(3600)), lockTimeout: .seconds(120)))
         let mine = try await fixture.registry.store(for: "main")
         let theirs = try await fixture.otherRegistry().store(for: "main")
         try await withThrowingTaskGroup(of: Void.self) { group in
