@@ -25,13 +25,27 @@
 /// A derived tag is only as stable as the type's name: renaming the type (or
 /// changing its generic arguments) changes the tag, and paths saved under the
 /// old tag then decode as "unknown tag". If that happens, register the type
-/// with the old name as its explicit tag. An explicit tag also overrides a
+/// with the old name as an alias (see "Renamed tags"). An explicit tag also overrides a
 /// standard one: `.init(Int.self, tag: "number")`.
 ///
+/// ## Renamed tags
+/// When a tag has to change (a derived tag after a rename, or a tag you
+/// chose better), keep the old one as an alias, so paths stored by earlier
+/// releases keep restoring:
+///
+/// ```swift
+/// .init(Album.self, tag: "album", aliases: ["Record"])
+/// ```
+///
+/// An alias is only read: elements are written under the tag, so the
+/// next save stores the new tag. An earlier release that does not know
+/// the new tag keeps such an element aside and writes it back untouched,
+/// as it does any element it cannot restore.
+///
 /// ## Uniqueness
-/// Each tag belongs to one type and each type has one tag. Listing the same
-/// type with the same tag twice is harmless; anything else is a programming
-/// error and traps when the registry is created.
+/// Each tag or alias belongs to one type and each type has one tag.
+/// Listing the same type with the same tag twice is harmless; anything
+/// else is a programming error and traps when the registry is created.
 public struct ScenePathTypes: Sendable {
     private let byTag: [String: Registration]
     private let byType: [ObjectIdentifier: Registration]
@@ -39,18 +53,20 @@ public struct ScenePathTypes: Sendable {
     /// Creates a registry.
     ///
     /// - Parameter registrations: The element types and their tags.
-    /// - Precondition: Every tag is non-empty, no tag is claimed by two
-    ///   types, and no type is registered under two tags.
+    /// - Precondition: Every tag and alias is non-empty, no tag or alias is
+    ///   claimed by two types, and no type is registered under two tags.
     public init(_ registrations: [Registration]) {
         var byTag: [String: Registration] = [:]
         var byType: [ObjectIdentifier: Registration] = [:]
         for registration in registrations {
-            precondition(!registration.tag.isEmpty, "ScenePathTypes: \(registration.typeName) has an empty tag")
-            if let existing = byTag[registration.tag] {
-                precondition(
-                    existing.typeID == registration.typeID,
-                    "ScenePathTypes: tag \"\(registration.tag)\" is claimed by both \(existing.typeName) and \(registration.typeName)"
-                )
+            for tag in [registration.tag] + registration.aliases {
+                precondition(!tag.isEmpty, "ScenePathTypes: \(registration.typeName) has an empty tag or alias")
+                if let existing = byTag[tag] {
+                    precondition(
+                        existing.typeID == registration.typeID,
+                        "ScenePathTypes: tag \"\(tag)\" is claimed by both \(existing.typeName) and \(registration.typeName)"
+                    )
+                }
             }
             if let existing = byType[registration.typeID] {
                 precondition(
@@ -58,16 +74,17 @@ public struct ScenePathTypes: Sendable {
                     "ScenePathTypes: \(registration.typeName) is registered under both \"\(existing.tag)\" and \"\(registration.tag)\""
                 )
             }
-            byTag[registration.tag] = registration
+            for tag in [registration.tag] + registration.aliases { byTag[tag] = registration }
             byType[registration.typeID] = registration
         }
         self.byTag = byTag
         self.byType = byType
     }
 
-    /// Every registered tag, sorted.
+    /// Every registered tag, sorted (aliases are not tags: nothing is
+    /// written under them).
     public var tags: [String] {
-        byTag.keys.sorted()
+        Set(byType.values.map(\.tag)).sorted()
     }
 
     /// The tag a type is registered under, or `nil` if it is not registered.
@@ -94,6 +111,8 @@ extension ScenePathTypes {
     public struct Registration: Sendable {
         /// The tag written next to each element of this type.
         public let tag: String
+        /// Older tags that also read as this type (never written).
+        public let aliases: [String]
 
         let typeID: ObjectIdentifier
 
@@ -110,8 +129,11 @@ extension ScenePathTypes {
         ///   - tag: The tag to store it under. When `nil`, a standard tag or
         ///     the type's unqualified name, as described in
         ///     ``ScenePathTypes``; prefer an explicit tag for your own types.
-        public init<Value: ScenePathElement>(_ type: Value.Type, tag: String? = nil) {
+        ///   - aliases: tags this type was stored under by earlier
+        ///     releases; read as this type, never written.
+        public init<Value: ScenePathElement>(_ type: Value.Type, tag: String? = nil, aliases: [String] = []) {
             self.tag = tag ?? ScenePathTypes.defaultTag(for: type)
+            self.aliases = aliases
             typeID = ObjectIdentifier(type)
             typeName = String(reflecting: type)
             decodeValue = { container in

@@ -49,6 +49,36 @@ import Testing
         #expect(path.last(as: RenamedBook.self) == RenamedBook(id: 1, title: "t", pages: 2))
     }
 
+    /// A renamed tag kept as an alias: the old paths restore, the next
+    /// write uses the new tag, and the earlier release keeps that element
+    /// aside rather than failing on it.
+    @Test func anAliasReadsTheOldTagAndOnlyTheTagIsWritten() throws {
+        let earlier = ScenePathTypes([.init(BookBeforeRename.self), .init(Int.self)])
+        var written = ScenePath([3])
+        written.append(BookBeforeRename(id: 1, title: "t", pages: 2))
+        let stored = try written.encoded(types: earlier)
+        let renamed = ScenePathTypes([.init(RenamedBook.self, tag: "book", aliases: ["BookBeforeRename"]), .init(Int.self)])
+        #expect(renamed.tags == ["book", "int"], "an alias is not a tag")
+        #expect(renamed.tag(for: RenamedBook.self) == "book")
+
+        let path = try ScenePath(decoding: stored, types: renamed, policy: .strict)
+        #expect(path.count == 2)
+        #expect(path.last(as: RenamedBook.self) == RenamedBook(id: 1, title: "t", pages: 2))
+        let rewritten = try path.encoded(types: renamed)
+        #expect(rewritten.utf8.contains(#""tag":"book""#))
+        #expect(!rewritten.utf8.contains(#"BookBeforeRename"#))
+
+        let seenByEarlier = try ScenePath.restore(from: rewritten, types: earlier, policy: .lenient)
+        #expect(seenByEarlier.path == ScenePath([3]))
+        #expect(seenByEarlier.dropped.map(\.tag) == ["book"])
+    }
+
+    @Test func anAliasClaimedByAnotherTypeTraps() async {
+        await #expect(processExitsWith: .failure) {
+            _ = ScenePathTypes([.init(Int.self, tag: "x"), .init(String.self, aliases: ["x"])])
+        }
+    }
+
     @Test func repeatingTheSameRegistrationIsHarmless() {
         let types = ScenePathTypes([.init(Int.self), .init(Int.self), .init(Book.self, tag: "b"), .init(Book.self, tag: "b")])
         #expect(types.tags == ["b", "int"])

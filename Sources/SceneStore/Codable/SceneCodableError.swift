@@ -12,6 +12,9 @@ public enum SceneCodableError: Error, Sendable, Hashable, CustomStringConvertibl
     case newerSchema(key: String, tag: String, stored: Int, supported: Int)
     /// The model's JSON no longer decodes as the key's type.
     case undecodable(key: String, tag: String, version: Int, reason: String)
+    /// A migration step threw: the model stored at `version` could not be
+    /// carried to the next version. Nothing is written.
+    case migrationFailed(key: String, tag: String, version: Int, reason: String)
     /// The model could not be encoded (for example a `Double` that is not a number).
     case unencodable(key: String, tag: String, reason: String)
     /// The store refused the write (a limit, a closed store).
@@ -29,6 +32,8 @@ public enum SceneCodableError: Error, Sendable, Hashable, CustomStringConvertibl
             "key \(key.debugDescription) holds \(tag.debugDescription) version \(stored); this code reads up to version \(supported)"
         case .undecodable(let key, let tag, let version, let reason):
             "key \(key.debugDescription) holds \(tag.debugDescription) version \(version) that no longer decodes: \(reason)"
+        case .migrationFailed(let key, let tag, let version, let reason):
+            "key \(key.debugDescription) holds \(tag.debugDescription) version \(version) that could not be migrated: \(reason)"
         case .unencodable(let key, let tag, let reason):
             "\(tag.debugDescription) for key \(key.debugDescription) could not be encoded: \(reason)"
         case .store(let error):

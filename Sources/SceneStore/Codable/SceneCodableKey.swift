@@ -24,8 +24,20 @@
 /// than the key's, or of another kind, throws a ``SceneCodableError`` and
 /// changes nothing; ``SceneStore/encode(_:for:)`` and
 /// ``SceneStore/update(_:_:)-(SceneCodableKey<Model>,_)`` refuse to write over such a value.
-/// A model stored by an older version decodes with the current type: make
-/// properties added since Optional, or decode them with `decodeIfPresent`.
+///
+/// ## Upgrades
+/// A model stored by an older version is read through the key's
+/// ``migrations`` (``SceneModelMigration``), chained from its version to
+/// the key's; a version without a step of its own decodes as it is, so a
+/// version that only added an Optional property needs none. When
+/// ``SceneStore/decode(_:)`` reads an older model it also writes the
+/// migrated one back, under the scene's lock, unless the stored value
+/// changed meanwhile: every process then sees one version, and the
+/// migration runs once. A model of a *newer* version than the key's is
+/// never migrated down, never decoded and never written over (not even
+/// by a save of this process that was planned before the newer model
+/// arrived): an older build of the app leaves its newer sibling's state
+/// alone.
 ///
 /// The tag is yours to keep stable: renaming the Swift type changes
 /// nothing stored; changing the tag makes earlier data unreadable on
@@ -39,17 +51,32 @@ public struct SceneCodableKey<Model: Codable & Sendable>: Sendable {
     public let version: Int
     /// What ``SceneStore/decode(_:)`` returns while the key holds nothing.
     public let defaultValue: Model
+    /// The steps from older schema versions, by the version each reads.
+    public let migrations: [SceneModelMigration]
 
     /// Declares a key.
     ///
-    /// - Precondition: `tag` is not empty and `version` is at least 1
+    /// - Parameter migrations: how models of older versions become this
+    ///   one, one step per version that changed the JSON.
+    /// - Precondition: `tag` is not empty, `version` is at least 1, and
+    ///   each migration reads a distinct version from 1 to `version - 1`
     ///   (programming errors, checked when the key is made).
-    public init(_ name: String, tag: String, version: Int = 1, default defaultValue: Model) {
+    public init(
+        _ name: String, tag: String, version: Int = 1, default defaultValue: Model,
+        migrations: [SceneModelMigration] = []
+    ) {
         precondition(!tag.isEmpty, "SceneCodableKey \(name): empty tag")
         precondition(version >= 1, "SceneCodableKey \(name): version \(version) is below 1")
+        for (index, migration) in migrations.enumerated() {
+            precondition((1..<version).contains(migration.from),
+                         "SceneCodableKey \(name): a migration from version \(migration.from) in a key of version \(version)")
+            precondition(!migrations[..<index].contains { $0.from == migration.from },
+                         "SceneCodableKey \(name): two migrations from version \(migration.from)")
+        }
         self.name = name
         self.tag = tag
         self.version = version
         self.defaultValue = defaultValue
+        self.migrations = migrations.sorted { $0.from < $1.from }
     }
 }

@@ -72,7 +72,15 @@ extension SceneStore {
         over base: SceneFile?, in transaction: any SceneStorageTransaction
     ) async throws(SceneStoreError) -> SavedWrite? {
         // Planned after reading the document: a recovery there marks every value pending.
-        switch try state.withLock({ (state) throws(SceneStoreError) in try state.plan(over: base, scene: id, writer: writer) }) {
+        let (refused, plan) = try mutate { (state) throws(SceneStoreError) in
+            (state.dropEditsRefused(by: base), try state.plan(over: base, scene: id, writer: writer))
+        }
+        if !refused.isEmpty {
+            logger.warning("not written over what another process stored meanwhile (a model of a newer schema)", metadata: [
+                "scene": "\(id)", "keys": "\(refused.joined(separator: ", "))",
+            ])
+        }
+        switch plan {
         case .nothing:
             return nil
         case .confirm(let edits):

@@ -49,15 +49,29 @@ extension SceneStore {
             result.value = next
             return next.sceneValue
         }
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            let first = state.withLock { state -> Bool in
-                state.updates.append(QueuedUpdate(key: key, change: change, continuation: continuation))
-                return state.updates.count == 1
-            }
-            if first { io.submit { await self.runUpdates() } }
-        }
+        try await runUpdate(key: key, change)
         guard let value = result.value else { throw SceneStoreError.closed(scene: id.rawValue) }
         return value
+    }
+
+    /// Queues a read-modify-write of the stored value of `key` and waits
+    /// for it: `change` runs under the scene's lock, on the latest value.
+    func runUpdate(key: String, _ change: @escaping @Sendable (SceneValue?) throws -> SceneValue?) async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            queueUpdate(QueuedUpdate(key: key, change: change) { error in
+                if let error { continuation.resume(throwing: error) } else { continuation.resume() }
+            })
+        }
+    }
+
+    /// Queues `update` behind the others; the first one queued starts the
+    /// batch on the store's queue.
+    func queueUpdate(_ update: QueuedUpdate) {
+        let first = state.withLock { state -> Bool in
+            state.updates.append(update)
+            return state.updates.count == 1
+        }
+        if first { io.submit { await self.runUpdates() } }
     }
 
     /// ``update(forKey:default:_:)`` for a typed key.
@@ -79,7 +93,7 @@ extension SceneStore {
         case .nothing:
             return
         case .refuse(let refused):
-            for update in refused { update.continuation.resume(throwing: SceneStoreError.closed(scene: id.rawValue)) }
+            for update in refused { update.finish(SceneStoreError.closed(scene: id.rawValue)) }
             return
         case .run(let queued):
             batch = queued
@@ -111,9 +125,7 @@ extension SceneStore {
             $0.updatesEnded(batch, outcomes: outcomes, failure: failure, at: now)
         }
         perform(save)
-        for (update, error) in resumptions {
-            if let error { update.continuation.resume(throwing: error) } else { update.continuation.resume() }
-        }
+        for (update, error) in resumptions { update.finish(error) }
     }
 }
 
@@ -122,7 +134,8 @@ struct QueuedUpdate: Sendable {
     let key: String
     /// The new stored value from the current one (type checked inside).
     let change: @Sendable (SceneValue?) throws -> SceneValue?
-    let continuation: CheckedContinuation<Void, any Error>
+    /// Told how it ended (`nil`: written, or nothing to write).
+    let finish: @Sendable ((any Error)?) -> Void
 }
 
 /// The value an ``SceneStore/update(forKey:default:_:)`` computed on the

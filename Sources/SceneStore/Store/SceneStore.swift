@@ -160,7 +160,13 @@ public final class SceneStore: Sendable {
 
     /// - Parameter scheduling: whether the save schedule hears of the edit
     ///   (not when the caller saves it at once, holding the lock).
-    func apply(key: String, value: SceneValue?, scheduling: Bool = true) throws(SceneStoreError) {
+    /// - Parameter replaces: whether the edit may replace what the scene
+    ///   holds under `key` when it is saved (`nil`: always); checked again
+    ///   holding the lock, over the document as it is then.
+    func apply(
+        key: String, value: SceneValue?, scheduling: Bool = true,
+        replacing replaces: (@Sendable (SceneValue?) -> Bool)? = nil
+    ) throws(SceneStoreError) {
         guard configuration.access == .readWrite else { throw .readOnly(scene: id.rawValue) }
         let limits = configuration.limits
         guard Self.keyProblem(key, limit: limits.maxKeyBytes) == nil else {
@@ -171,7 +177,7 @@ public final class SceneStore: Sendable {
         }
         let action = try mutate { (state) throws(SceneStoreError) -> SaveSchedule.Action in
             guard try state.applyLocal(
-                key: key, value: value, sceneLimit: limits.maxSceneBytes, scene: id) else { return .none }
+                key: key, value: value, sceneLimit: limits.maxSceneBytes, scene: id, replacing: replaces) else { return .none }
             return scheduling ? state.saves.edited(at: clock.now) : .none
         }
         perform(action)

@@ -23,6 +23,10 @@ struct PendingEdit: Sendable {
     /// Tells an edit apart from a later edit of the same key, so a save
     /// only clears the edits it actually wrote.
     let sequence: UInt64
+    /// Whether the edit may replace what the document holds under its key
+    /// when it is saved (`nil`: always). A stored model's write says no to
+    /// a model of a newer schema that another process stored meanwhile.
+    var replaces: (@Sendable (SceneValue?) -> Bool)? = nil
 }
 
 /// Everything a ``SceneStore`` holds in memory, guarded by its lock. Each
@@ -94,7 +98,10 @@ struct StoreState: Sendable {
     /// when the disk turns out to hold it already. Only an edit equal to
     /// one this store has pending is skipped: that one is on its way.
     /// - Returns: `false` if there is nothing new to save.
-    mutating func applyLocal(key: String, value: SceneValue?, sceneLimit: Int, scene: SceneID) throws(SceneStoreError) -> Bool {
+    mutating func applyLocal(
+        key: String, value: SceneValue?, sceneLimit: Int, scene: SceneID,
+        replacing replaces: (@Sendable (SceneValue?) -> Bool)? = nil
+    ) throws(SceneStoreError) -> Bool {
         guard phase == .open else { throw .closed(scene: scene.rawValue) }
         let value = value?.canonical
         let old = values[key]
@@ -111,8 +118,31 @@ struct StoreState: Sendable {
                 key: key, oldValue: old, newValue: value, origin: .local, generation: nil))])
         }
         nextSequence += 1
-        pending[key] = PendingEdit(value: value, sequence: nextSequence)
+        pending[key] = PendingEdit(value: value, sequence: nextSequence, replaces: replaces)
         return true
+    }
+
+    /// Drops the pending edits that may not replace what `base` (read
+    /// holding the lock) holds under their key: memory takes the stored
+    /// value, as if the edit had been made before that value arrived.
+    /// - Returns: the keys dropped.
+    mutating func dropEditsRefused(by base: SceneFile?) -> [String] {
+        let refused = pending.filter { key, edit in edit.replaces.map { !$0(base?.values[key]) } ?? false }
+        guard !refused.isEmpty else { return [] }
+        var changes: [SceneEvent] = []
+        for key in refused.keys.sorted() {
+            pending[key] = nil
+            let old = values[key]
+            let stored = base?.values[key]
+            guard old != stored else { continue }
+            values[key] = stored
+            byteCount += Self.cost(key: key, value: stored) - Self.cost(key: key, value: old)
+            changes.append(.changed(SceneChange(
+                key: key, oldValue: old, newValue: stored,
+                origin: .external(writerPID: base?.writer.pid), generation: base?.generation)))
+        }
+        broadcast.enqueue(changes)
+        return refused.keys.sorted()
     }
 
     /// Takes `file` (or, with `nil`, an empty scene) as the disk state:
