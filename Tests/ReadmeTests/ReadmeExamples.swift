@@ -35,6 +35,16 @@ extension SceneCodableKey where Model == Layout {
     static var layout: Self { .init("layout", tag: "layout", version: 1, default: Layout()) }
 }
 
+struct Pane: Codable, Sendable { var width = 240; var collapsed = false }
+struct LayoutV2: Codable, Sendable { var sidebar = Pane(); var columns = 2 }
+extension SceneCodableKey where Model == LayoutV2 {
+    static var layoutV2: Self {
+        .init("layout", tag: "layout", version: 2, default: LayoutV2(), migrations: [
+            .from(1) { (old: Layout) in LayoutV2(sidebar: Pane(width: old.sidebarWidth), columns: old.columns) },
+        ])
+    }
+}
+
 func registryExample() async throws {
 let scenes = try SceneRegistry(appID: "com.example.editor")   // ~/.local/state/com.example.editor/scenes
 let store = try await scenes.store(for: "main")                // same instance for the same id
@@ -85,6 +95,12 @@ try store.encode(Layout(sidebarWidth: 300), for: .layout)      // {"format":"sce
 let layout = try store.decode(.layout)                          // Layout() while the key is empty
 try await store.update(.layout) { $0.columns += 1 }             // atomic, like update(forKey:)
     use(layout)
+}
+
+func upgradeExample(store: SceneStore) async throws {
+let upgraded = try store.decode(.layoutV2)   // a version 1 layout, migrated; written back in the background
+try await store.migrate(.layoutV2)           // the same, durable when it returns (false: nothing to migrate)
+    use(upgraded)
 }
 
 @MainActor func navigationExample(store: SceneStore) async throws {
