@@ -16,6 +16,8 @@ struct DemoPersistence: Sendable {
     private let mixed: PathBinding<NavigationHistory<ScenePath>>
     private let books: PathBinding<NavigationHistory<[Book]>>
     private let library: PathBinding<NavigationHistory<[Selection]>>
+    /// The Library stack as stored, items removed from the catalog included.
+    private let libraryAsStored: PathBinding<NavigationHistory<[Selection]>>
 
     init(store: SceneStore, catalog: LibraryCatalog) {
         self.store = store
@@ -23,6 +25,8 @@ struct DemoPersistence: Sendable {
         mixed = PathBinding(store: store, key: DemoKeys.mixedPath, codec: .history(.scenePath(types: MixedTab.types)))
         books = PathBinding(store: store, key: DemoKeys.booksPath, codec: .history(.stack(of: Book.self)))
         library = PathBinding(store: store, key: DemoKeys.libraryPath, codec: LibraryTab.codec(for: catalog))
+        libraryAsStored = PathBinding(
+            store: store, key: DemoKeys.libraryPath, codec: .history(.references(to: Selection.self) { $0 }))
     }
 
     /// The state the scene holds now, and what had to be left out of it
@@ -42,7 +46,12 @@ struct DemoPersistence: Sendable {
         }
         if let restored = library.restore() {
             state.library = restored.path
-            dropped += restored.dropped.map { "library: \($0)" }
+            // Items removed from the catalog are named with their titles;
+            // what no longer decodes is reported as the codec says.
+            let stored = libraryAsStored.restore()?.path.path ?? []
+            let gone = stored.filter { !catalog.contains($0) }.map(catalog.describeGone)
+            let undecodable = restored.dropped.filter { !$0.hasPrefix("no longer exists") }
+            dropped += (gone.map { "\($0) was removed from the catalog" } + undecodable).map { "library: \($0)" }
         }
         if let data = store.value(forKey: DemoKeys.cursors, as: Data.self),
            let cursors = try? JSONDecoder().decode(LinkCursors.self, from: data) {

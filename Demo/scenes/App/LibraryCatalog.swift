@@ -23,9 +23,19 @@ struct LibraryCatalog: Codable, Equatable, Sendable {
         let year: Int
     }
 
+    /// An item `scenes catalog remove` took out, remembered so that a
+    /// scene that still held it can say which one it was.
+    struct RemovedItem: Codable, Equatable, Sendable {
+        let kind: String
+        let id: Int
+        let title: String
+    }
+
     var songs: [Song]
     var movies: [Movie]
     var books: [Book]
+    /// Absent from catalogs written before items were remembered.
+    var removed: [RemovedItem]? = nil
 
     /// What a first launch writes.
     static let defaults = LibraryCatalog(
@@ -70,6 +80,32 @@ struct LibraryCatalog: Codable, Equatable, Sendable {
         case .book(let id): books.first { $0.id == id }?.title
         case .settings: "Settings"
         }
+    }
+
+    /// The title a removed item had, if the catalog remembers it.
+    func removedTitle(of selection: Selection) -> String? {
+        removed?.last { $0.kind == selection.kind && $0.id == selection.id }?.title
+    }
+
+    /// A selection whose item is gone, as the demo names it:
+    /// `song #4 "Heroes"` (or `song #4` when the title is not known).
+    func describeGone(_ selection: Selection) -> String {
+        removedTitle(of: selection).map { "\(selection.reference) \($0.debugDescription)" } ?? selection.reference
+    }
+
+    /// Takes out the items `remove` picks, remembering their titles.
+    mutating func remove(where remove: (Selection, String) -> Bool) {
+        var gone: [RemovedItem] = []
+        songs.removeAll { song in remove(.song(song.id), song.title) && Self.record(&gone, "song", song.id, song.title) }
+        movies.removeAll { movie in remove(.movie(movie.id), movie.title) && Self.record(&gone, "movie", movie.id, movie.title) }
+        books.removeAll { book in remove(.book(book.id), book.title) && Self.record(&gone, "book", book.id, book.title) }
+        guard !gone.isEmpty else { return }
+        removed = (removed ?? []).filter { old in !gone.contains { $0.kind == old.kind && $0.id == old.id } } + gone
+    }
+
+    private static func record(_ gone: inout [RemovedItem], _ kind: String, _ id: Int, _ title: String) -> Bool {
+        gone.append(RemovedItem(kind: kind, id: id, title: title))
+        return true
     }
 
     /// "People also liked": the few items that follow `selection` in

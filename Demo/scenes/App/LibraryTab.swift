@@ -33,14 +33,14 @@ enum LibraryTab {
         links.append(ScreenLink(label: "Back", action: .back))
         links.append(ScreenLink(label: "Pop to root", action: .popToRoot))
         return Screen(
-            title: catalog.title(of: selection) ?? "(removed \(selection.reference))",
+            title: catalog.title(of: selection) ?? "(removed \(catalog.describeGone(selection)))",
             details: details(of: selection, in: catalog),
             links: links)
     }
 
     /// A link's label: kind and title.
     static func label(for selection: Selection, in catalog: LibraryCatalog) -> String {
-        let title = catalog.title(of: selection) ?? selection.reference
+        let title = catalog.title(of: selection) ?? "(removed \(catalog.describeGone(selection)))"
         return selection == .settings ? title : "\(selection.kind.capitalized): \(title)"
     }
 

@@ -12,7 +12,7 @@ enum MixedTab {
     static func screen(for path: ScenePath) -> Screen {
         let title = path.last.map(self.title(of:)) ?? Tab.mixed.title
         var links = (1...3).map { ScreenLink(label: "Number \($0)", action: .pushMixed(.number($0))) }
-        links += ["a", "b", "c"].map { ScreenLink(label: "Letter \($0)", action: .pushMixed(.text($0))) }
+        links += ["a", "b", "c"].map { ScreenLink(label: Self.title(of: $0), action: .pushMixed(.text($0))) }
         links.append(ScreenLink(label: "Push random number", action: .pushRandomNumber))
         links.append(ScreenLink(label: "Push favorite", action: .pushFavorite))
         if !path.isEmpty {
@@ -25,11 +25,11 @@ enum MixedTab {
             links: links)
     }
 
-    /// How an element reads in a title and in the breadcrumb.
+    /// How an element reads in a title, the breadcrumb and the link that
+    /// pushes it: `Number 3`, `Text "a"` (every String alike).
     static func title(of element: any ScenePathElement) -> String {
         switch element {
         case let number as Int: "Number \(number)"
-        case let text as String where text.count == 1: "Letter \(text)"
         case let text as String: "Text \"\(text)\""
         default: String(describing: element)
         }

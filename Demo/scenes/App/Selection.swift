@@ -21,6 +21,14 @@ enum Selection: Hashable, Codable, Sendable, PathReferencing {
         }
     }
 
+    /// The item's id (`nil` for settings).
+    var id: Int? {
+        switch self {
+        case .song(let id), .movie(let id), .book(let id): id
+        case .settings: nil
+        }
+    }
+
     /// How an element whose item is gone is reported: kind and id.
     var reference: String {
         switch self {

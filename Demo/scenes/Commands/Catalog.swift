@@ -60,9 +60,14 @@ struct CatalogRemove: ParsableCommand {
         do {
             try file.update { catalog in
                 let before = catalog
-                if let song { catalog.songs.removeAll { $0.title == song } }
-                if let movie { catalog.movies.removeAll { $0.title == movie } }
-                if let book { catalog.books.removeAll { $0.title == book } }
+                catalog.remove { selection, title in
+                    switch selection {
+                    case .song: title == song
+                    case .movie: title == movie
+                    case .book: title == book
+                    case .settings: false
+                    }
+                }
                 if catalog == before { throw NoSuchItem() }
             }
         } catch is NoSuchItem {

@@ -26,7 +26,8 @@ struct Frame: Equatable {
     var lines: [Line]
 
     /// The escape sequences drawing the frame on a `columns` x `rows`
-    /// terminal: lines longer than the width are cut, missing rows blank.
+    /// terminal: lines longer than the width are cut, ending in "…";
+    /// missing rows are blank.
     func rendered(columns: Int, rows: Int) -> String {
         var output = ""
         for row in 0..<rows {
@@ -34,7 +35,8 @@ struct Frame: Equatable {
             var room = columns
             for run in row < lines.count ? lines[row] : [] where room > 0 {
                 // Stored strings and catalog titles never reach the terminal raw.
-                let text = String(run.text.terminalSafe.prefix(room))
+                let safe = run.text.terminalSafe
+                let text = safe.count > room ? String(safe.prefix(room - 1)) + "…" : safe
                 room -= text.count
                 output += run.style == .plain ? text : run.style.code + text + ANSI.resetStyle
             }

@@ -109,6 +109,7 @@ struct InteractiveSession {
     }
 
     private func frame(_ state: DemoState, notice: String?) -> Frame {
+        let size = TerminalMode.size()
         let status = Renderer.Status(
             scene: scene.rawValue,
             watcher: watcher?.description ?? "no watcher",
@@ -117,7 +118,7 @@ struct InteractiveSession {
             notice: notice,
             warning: LogRouting.latestWarning)
         return Renderer().frame(
-            state: state, catalog: persistence.catalog, status: status, rows: TerminalMode.size().rows)
+            state: state, catalog: persistence.catalog, status: status, rows: size.rows, columns: size.columns)
     }
 
     /// "updated by pid N, 0.4 s ago".
