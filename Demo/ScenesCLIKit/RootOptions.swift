@@ -73,7 +73,7 @@ package struct RootOptions: ParsableArguments {
         return try SceneRegistry(postgres: database, appID: appID ?? "scenes", configuration: configuration)
         #else
         _ = database
-        throw failure("this scenes was built without PostgreSQL support; build it with `swift build --traits Postgres`", status: 69)
+        throw failure("this build of scenes has no PostgreSQL support: build it with `swift build --traits Postgres`", status: 69)
         #endif
     }
 
@@ -149,7 +149,7 @@ package struct KeyArgument: ParsableArguments {
     package func validate() throws {
         let limit = SceneRegistry.Limits().maxKeyBytes
         guard (1...limit).contains(key.utf8.count) else {
-            throw ValidationError("invalid key \(key.debugDescription): must be 1...\(limit) UTF-8 bytes")
+            throw ValidationError("invalid key \(key.debugDescription): a key is 1 to \(limit) UTF-8 bytes")
         }
     }
 

@@ -47,7 +47,7 @@ public enum SceneStoreError: Error, Sendable, Hashable, CustomStringConvertible 
         case .invalidSceneID(let id, let reason):
             "invalid scene id \(id.debugDescription): \(reason)"
         case .invalidKey(let key, let limit):
-            "invalid key \(key.debugDescription): must be 1...\(limit) UTF-8 bytes without NUL"
+            "invalid key \(key.debugDescription): a key is 1 to \(limit) UTF-8 bytes without NUL"
         case .valueTooLarge(let key, let size, let limit):
             "value for key \(key.debugDescription) is \(size) bytes; the limit is \(limit)"
         case .sceneTooLarge(let scene, let key, let size, let limit):
