@@ -44,11 +44,27 @@ extension InotifyWatcher {
                 }
                 for reply in replies { reply.complete(.success(())) }
 
-                switch session.nextEvent() {
-                case .wake:
+                var next = session.nextEvent()
+                if case .event(let record) = next {
+                    // What else is queued is taken before anything is
+                    // delivered: a save's rename reports its scene twice
+                    // (moved from, moved to), and each report is a read.
+                    var deliveries = table.handle(record)
+                    next = .wake
+                    var taken = 1
+                    while taken < Self.batchLimit, let queued = session.nextEventIfQueued() {
+                        guard case .event(let record) = queued else {
+                            next = queued
+                            break
+                        }
+                        deliveries += table.handle(record)
+                        taken += 1
+                    }
+                    deliver(Self.firstOfEach(deliveries))
+                }
+                switch next {
+                case .wake, .event:
                     continue
-                case .event(let record):
-                    deliver(table.handle(record))
                 case .failed(let code):
                     watcher.logger.error("inotifytools_next_event failed; reopening inotify", metadata: [
                         "errno": "\(code)",
@@ -83,6 +99,27 @@ extension InotifyWatcher {
                 return []
             }
             return succeeded
+        }
+
+        /// The most events taken in one batch before delivering.
+        static let batchLimit = 256
+
+        /// `deliveries` without the repeats of a `.changed` delivery to the
+        /// same interest: the first one makes the receiver re-read the entry
+        /// after every event of the batch happened, so later ones would
+        /// only read it again. Other events and their order are kept.
+        static func firstOfEach(_ deliveries: [InotifyDelivery]) -> [InotifyDelivery] {
+            guard deliveries.count > 1 else { return deliveries }
+            var seen = Set<ChangeKey>()
+            return deliveries.filter { delivery in
+                guard case .changed(let name) = delivery.event else { return true }
+                return seen.insert(ChangeKey(token: delivery.token, name: name)).inserted
+            }
+        }
+
+        private struct ChangeKey: Hashable {
+            let token: UInt64
+            let name: String
         }
 
         private func deliver(_ deliveries: [InotifyDelivery]) {

@@ -309,6 +309,22 @@ final class LibrarySession {
             let code = inotifytools_error()
             return code == EINTR ? .wake : .failed(code)
         }
+        return next(event)
+    }
+
+    /// The next event if one is queued already (in the library's buffer or
+    /// the kernel's), `nil` at once if none is: `next_events` with a zero
+    /// timeout polls.
+    func nextEventIfQueued() -> Next? {
+        guard let event = inotifytools_next_events(0, 1) else {
+            let code = inotifytools_error()
+            if code == 0 { return nil }
+            return code == EINTR ? .wake : .failed(code)
+        }
+        return next(event)
+    }
+
+    private func next(_ event: UnsafeMutablePointer<inotify_event>) -> Next {
         let wd = event.pointee.wd
         let mask = event.pointee.mask
         let name = event.pointee.len > 0 ? String(cString: scenestore_inotify_event_name(event)) : nil

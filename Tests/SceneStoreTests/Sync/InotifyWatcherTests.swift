@@ -123,3 +123,22 @@ extension SyncWatcherTests {
 }
 
 #endif
+
+#if os(Linux)
+/// The owner thread delivers a batch of queued events with each entry's
+/// repeated `.changed` left out: a save's rename is one re-read, not two.
+@Suite struct InotifyBatchTests {
+    @Test func aBatchKeepsTheFirstChangeOfEachEntryAndEveryOtherEvent() {
+        let handler: InotifyHandler = { _ in }
+        let batch: [(UInt64, FileWatchEvent)] = [
+            (1, .changed(name: "main.json")), (1, .changed(name: "main.json")), (2, .changed(name: "main.json")),
+            (1, .rescan), (1, .changed(name: "other.json")), (1, .changed(name: "main.json")), (1, .rescan),
+        ]
+        let kept = InotifyWatcher.OwnerThread.firstOfEach(batch.map { InotifyDelivery(token: $0, handler: handler, event: $1) })
+        #expect(kept.map(\.token) == [1, 2, 1, 1, 1])
+        #expect(kept.map(\.event) == [
+            .changed(name: "main.json"), .changed(name: "main.json"), .rescan, .changed(name: "other.json"), .rescan,
+        ])
+    }
+}
+#endif
