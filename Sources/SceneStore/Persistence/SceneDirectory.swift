@@ -61,6 +61,10 @@ struct SceneDirectory: Sendable {
     func tempPath(_ id: SceneID, token: String) -> String { sidePath(id, "tmp-" + token) }
     func previousPath(_ id: SceneID, token: String) -> String { sidePath(id, "prev-" + token) }
     func tombstonePath(_ id: SceneID) -> String { sidePath(id, "discarded") }
+    /// The file a process `flock`s while it holds the scene as a window
+    /// (``SceneRegistry/newScene(title:)``); never renamed.
+    func claimPath(_ id: SceneID) -> String { sidePath(id, Self.claimSuffix) }
+    static let claimSuffix = "claim"
 
     func sceneURL(_ id: SceneID) -> URL { URL(fileURLWithPath: scenePath(id), isDirectory: false) }
     func lockURL(_ id: SceneID) -> URL { URL(fileURLWithPath: lockPath(id), isDirectory: false) }
@@ -227,7 +231,7 @@ struct SceneDirectory: Sendable {
         cleanupQueue.sync {}
     }
 
-    private func writeAll(_ bytes: Data, to fd: Int32, path: String) throws(SceneStoreError) {
+    func writeAll(_ bytes: Data, to fd: Int32, path: String) throws(SceneStoreError) {
         let failure: Int32? = bytes.withUnsafeBytes { raw in
             var offset = 0
             while offset < raw.count {

@@ -163,7 +163,7 @@ final class SceneLock {
     }
 
     /// Whether `path` still names the file open as `fd`.
-    private static func isAtPath(_ fd: Int32, _ path: String) -> Bool {
+    static func isAtPath(_ fd: Int32, _ path: String) -> Bool {
         var held = stat()
         var current = stat()
         return fstat(fd, &held) == 0 && lstat(path, &current) == 0
@@ -217,7 +217,7 @@ final class SceneLock {
     }
 
     /// Every exclusive `flock` in `/proc/locks`: holder, device and inode.
-    private static func flockHolders() -> [(pid: Int32, device: UInt64, inode: UInt64)] {
+    static func flockHolders() -> [(pid: Int32, device: UInt64, inode: UInt64)] {
         guard let table = try? String(contentsOfFile: "/proc/locks", encoding: .utf8) else { return [] }
         return table.split(separator: "\n").compactMap { line in
             let fields = line.split(separator: " ", omittingEmptySubsequences: true)

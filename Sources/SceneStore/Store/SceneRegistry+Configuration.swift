@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 
 extension SceneRegistry {
@@ -67,6 +68,13 @@ extension SceneRegistry {
         /// (SceneStoreTesting's `ManualClock`) to advance instead of
         /// sleeping.
         public var clock: any Clock<Duration>
+        /// Window scenes nobody reopened for this long are closed for good
+        /// at launch (``SceneRegistry/scenesToRestore()``); `nil`, the
+        /// default, keeps them until the app closes them.
+        public var restorableExpiry: Duration? = nil
+        /// The calendar time window scenes are stamped with (created, last
+        /// active) and expire by: `Date()`, unless a test passes its own.
+        public var now: @Sendable () -> Date = { Date() }
 
         public init(
             savePolicy: SavePolicy = .default,

@@ -16,16 +16,18 @@ import Logging
 public final class SceneRegistry: Sendable {
     public let configuration: Configuration
 
-    private let storage: any SceneStorage
+    let storage: any SceneStorage
     /// `configuration.clock`, read by every store of the registry.
     private let clock: SceneClock
     private let writer = WriterIdentity.current()
     private let watch: (any SceneStorageWatch)?
-    private let state: Locked<State>
+    let state: Locked<State>
 
-    private struct State: Sendable {
+    struct State: Sendable {
         var stores: [SceneID: SceneStore] = [:]
         var closed = false
+        /// The window scenes this registry holds (newScene, reopen).
+        var claims: [SceneID: any SceneClaim] = [:]
         /// Scenes with files left by crashed writers, found when the root
         /// was opened; each is cleaned when its store is first opened.
         var leftovers: Set<SceneID> = []
@@ -232,6 +234,9 @@ public final class SceneRegistry: Sendable {
         for store in stores {
             do { try await store.close() } catch { firstError = firstError ?? error }
         }
+        // Quitting keeps every window this process holds to be reopened
+        // (after its edits were saved above).
+        await letGoOfWindows(quitting: true)
         if !alreadyClosed { storage.release() }
         if let firstError { throw firstError }
     }
@@ -244,6 +249,12 @@ public final class SceneRegistry: Sendable {
         }
         stopWatching()
         for store in stores { store.abandon() }
+        // As if the process died: the claims go, the records say "open".
+        let claims = state.withLock { state in
+            defer { state.claims = [:] }
+            return Array(state.claims.values)
+        }
+        for claim in claims { claim.release() }
         storage.release()
     }
 

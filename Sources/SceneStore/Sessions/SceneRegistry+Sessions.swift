@@ -1,0 +1,220 @@
+import Foundation
+import Logging
+
+/// Multi-window lifecycle: which window scenes to reopen at launch and why,
+/// a new window's scene, quitting (every open window comes back) versus
+/// closing one window for good (its state goes, in every process).
+///
+/// ```swift
+/// let scenes = try SceneRegistry(appID: "com.example.editor")
+/// var windows: [SceneStore] = []
+/// for session in try await scenes.scenesToRestore() {        // most recent first
+///     if let store = try await scenes.reopen(session.id) { windows.append(store) }
+/// }
+/// if windows.isEmpty { windows.append(try await scenes.newScene()) }
+/// // ... a window closed by the user:
+/// try await scenes.closeForGood(windows[0].id)
+/// // ... quitting (also on SIGTERM): every window left open comes back next launch
+/// try await scenes.close()
+/// ```
+///
+/// A window scene is *open* while a live process holds it: on the file
+/// root, a `flock` the kernel lets go of when the process ends, however
+/// it ends; never a pid that may be reused. It is *restorable* once nobody
+/// holds it: for ``SceneRestoreReason/relaunch`` when its process quit (closed
+/// the registry), ``SceneRestoreReason/recover`` when it died holding it.
+/// Reopening claims it atomically: of several processes launched at once,
+/// one gets each window. A scene opened by id with ``store(for:)-(SceneID)``
+/// is shared, never claimed: two processes can show one scene.
+extension SceneRegistry {
+    /// A new window: a fresh scene id, claimed by this process until it
+    /// quits or closes the window for good.
+    /// - Parameter title: what to show for the window in lists.
+    public func newScene(title: String? = nil) async throws -> SceneStore {
+        let sessions = try sessionStorage()
+        while true {
+            let id = try SceneID("w-" + randomToken().prefix(12))
+            guard let claim = try await sessions.claim(id) else { continue }
+            let now = configuration.now()
+            let pid = getpid()
+            return try await holding(claim, of: id) {
+                try await sessions.updateSessionRecords { records in
+                    records[id] = SessionRecord(id: id, created: now, lastActive: now, open: true, pid: pid, title: title)
+                }
+            }
+        }
+    }
+
+    /// The window scenes to reopen at launch, most recently active first,
+    /// each with its reason; never one a live process holds. Scenes past
+    /// ``Configuration/restorableExpiry`` are closed for good first.
+    public func scenesToRestore() async throws -> [SceneSession] {
+        let sessions = try sessionStorage()
+        var restorable = try await sessions.sessionRecords().filter { !$0.held }.map(\.record)
+        if let expiry = configuration.restorableExpiry {
+            let cutoff = configuration.now().addingTimeInterval(-expiry.seconds)
+            let expired = restorable.filter { $0.lastActive < cutoff }
+            for record in expired { try await closeForGood(record.id) }
+            restorable.removeAll { $0.lastActive < cutoff }
+        }
+        return restorable
+            .sorted { ($0.lastActive, $0.id.rawValue) > ($1.lastActive, $1.id.rawValue) }
+            .map { Self.session($0, held: false) }
+    }
+
+    /// Every window scene the registry's root keeps, open or restorable,
+    /// most recently active first (what `scenes list` shows).
+    public func sessions() async throws -> [SceneSession] {
+        try await sessionStorage(writing: false).sessionRecords()
+            .sorted { ($0.record.lastActive, $0.record.id.rawValue) > ($1.record.lastActive, $1.record.id.rawValue) }
+            .map { Self.session($0.record, held: $0.held) }
+    }
+
+    /// Reopens a restorable window scene, claiming it for this process.
+    /// - Returns: its store, or `nil` when a live process holds it (it
+    ///   was claimed since the list was made) or it was closed for good.
+    public func reopen(_ id: SceneID) async throws -> SceneStore? {
+        let sessions = try sessionStorage()
+        if state.withLock({ $0.claims[id] != nil }) { return try await store(for: id) }
+        guard let claim = try await sessions.claim(id) else { return nil }
+        let now = configuration.now()
+        let pid = getpid()
+        let known = Locked(false)
+        do {
+            try await sessions.updateSessionRecords { records in
+                guard records[id] != nil else { return }
+                known.withLock { $0 = true }
+                records[id]?.open = true
+                records[id]?.pid = pid
+                records[id]?.lastActive = now
+            }
+        } catch {
+            claim.release()
+            throw error
+        }
+        guard known.withLock({ $0 }) else {
+            claim.release()
+            return nil
+        }
+        return try await holding(claim, of: id) {}
+    }
+
+    /// Reopens scene `id`; the id is validated first.
+    public func reopen(_ id: String) async throws -> SceneStore? {
+        try await reopen(SceneID(id))
+    }
+
+    /// Closes one window for good: its state is discarded (every process
+    /// that has the scene open sees it emptied) and it is never offered
+    /// for restoring again.
+    public func closeForGood(_ id: SceneID) async throws {
+        let sessions = try sessionStorage()
+        try await discard(id)
+        try await sessions.updateSessionRecords { records in records[id] = nil }
+        let claim = state.withLock { state in state.claims.removeValue(forKey: id) }
+        if let directory = storage as? SceneDirectory { directory.removeClaimFile(id) }
+        claim?.release()
+    }
+
+    /// Marks window scene `id` as the one in use now (call it when a
+    /// window comes to the front): the next launch restores the windows in
+    /// the order they were last active.
+    public func markActive(_ id: SceneID) async throws {
+        let now = configuration.now()
+        try await sessionStorage().updateSessionRecords { records in records[id]?.lastActive = now }
+    }
+
+    /// Sets (or with `nil` removes) the title shown for window scene `id`.
+    public func setTitle(_ title: String?, for id: SceneID) async throws {
+        try await sessionStorage().updateSessionRecords { records in records[id]?.title = title }
+    }
+
+    /// Closes for good every restorable window scene not active for
+    /// `age` (what `scenes prune --older-than` does).
+    /// - Returns: the scenes closed, most recent first.
+    @discardableResult
+    public func prune(olderThan age: Duration) async throws -> [SceneID] {
+        let cutoff = configuration.now().addingTimeInterval(-age.seconds)
+        let old = try await scenesToRestore().filter { $0.lastActive < cutoff }
+        for session in old { try await closeForGood(session.id) }
+        return old.map(\.id)
+    }
+
+    // MARK: Internals
+
+    /// - Parameter writing: whether the caller changes records or claims
+    ///   (a read-only registry only lists them).
+    private func sessionStorage(writing: Bool = true) throws(SceneStoreError) -> any SceneSessionStorage {
+        guard let sessions = storage as? any SceneSessionStorage else {
+            throw .storageUnavailable(location: storage.location, reason: "it keeps no window sessions")
+        }
+        guard !writing || configuration.access == .readWrite else { throw .readOnly(scene: storage.location) }
+        return sessions
+    }
+
+    /// Records `claim` as this registry's, runs `record` (the claim lost
+    /// if it throws) and opens the store.
+    private func holding(
+        _ claim: any SceneClaim, of id: SceneID, record: () async throws -> Void
+    ) async throws -> SceneStore {
+        do {
+            try await record()
+            try state.withLock { (state) throws(SceneStoreError) in
+                guard !state.closed else { throw .closed(scene: nil) }
+                state.claims[id] = claim
+            }
+            return try await store(for: id)
+        } catch {
+            state.withLock { state in _ = state.claims.removeValue(forKey: id) }
+            claim.release()
+            throw error
+        }
+    }
+
+    /// Lets go of every window this registry holds; when quitting, first
+    /// marks them restorable for a relaunch (a failure there leaves them
+    /// to be recovered, which is what they then are).
+    func letGoOfWindows(quitting: Bool) async {
+        let claims = state.withLock { state in
+            defer { state.claims = [:] }
+            return state.claims
+        }
+        guard !claims.isEmpty else { return }
+        if quitting, let sessions = storage as? any SceneSessionStorage {
+            let now = configuration.now()
+            let ids = Set(claims.keys)
+            do {
+                try await sessions.updateSessionRecords { records in
+                    // Stamped with the quit time, a millisecond apart in
+                    // the order they were last active: the next launch
+                    // restores them in that order, and none expires early.
+                    let order = ids.compactMap { records[$0] }
+                        .sorted { ($0.lastActive, $0.id.rawValue) > ($1.lastActive, $1.id.rawValue) }
+                    for (rank, record) in order.enumerated() {
+                        records[record.id]?.open = false
+                        records[record.id]?.lastActive = now.addingTimeInterval(-Double(rank) / 1000)
+                    }
+                }
+            } catch {
+                configuration.logger.warning("could not mark the open windows as quit; they will be recovered", metadata: [
+                    "error": "\(error)",
+                ])
+            }
+        }
+        for claim in claims.values { claim.release() }
+    }
+
+    private static func session(_ record: SessionRecord, held: Bool) -> SceneSession {
+        SceneSession(
+            id: record.id, created: record.created, lastActive: record.lastActive, title: record.title,
+            state: held ? .open(pid: record.pid) : .restorable(record.open ? .recover : .relaunch))
+    }
+}
+
+extension Duration {
+    /// The duration in seconds, as a `TimeInterval`.
+    var seconds: TimeInterval {
+        let (seconds, attoseconds) = components
+        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,49 @@
+import Foundation
+
+/// Where a registry keeps its scenes' window lifecycle: a record per
+/// window scene, and claims that say a live process holds one. The file
+/// root keeps the records in one index file and a claim as a `flock` on a
+/// file per scene; the kernel drops a dead process's claims.
+package protocol SceneSessionStorage: Sendable {
+    /// Claims `id` for this process unless a live process holds it.
+    /// - Returns: the claim, or `nil` when someone holds it.
+    func claim(_ id: SceneID) async throws(SceneStoreError) -> (any SceneClaim)?
+
+    /// Every record, each with whether a live process holds its scene.
+    func sessionRecords() async throws(SceneStoreError) -> [(record: SessionRecord, held: Bool)]
+
+    /// Changes the records under the storage's lock; `change` may run
+    /// again if the storage retries.
+    func updateSessionRecords(
+        _ change: @Sendable (inout [SceneID: SessionRecord]) -> Void
+    ) async throws(SceneStoreError)
+}
+
+/// A scene held by this process; the kernel (or the database) lets go of
+/// it when the process dies.
+package protocol SceneClaim: Sendable {
+    /// Lets go of the claim. Idempotent.
+    func release()
+}
+
+/// What the storage keeps about one window scene.
+package struct SessionRecord: Sendable, Hashable {
+    package var id: SceneID
+    package var created: Date
+    package var lastActive: Date
+    /// `true` from a claim until the holder quits: found `true` while
+    /// nobody holds the scene, its holder died.
+    package var open: Bool
+    /// The process that claimed it last, for display only.
+    package var pid: Int32?
+    package var title: String?
+
+    package init(id: SceneID, created: Date, lastActive: Date, open: Bool, pid: Int32?, title: String?) {
+        self.id = id
+        self.created = created
+        self.lastActive = lastActive
+        self.open = open
+        self.pid = pid
+        self.title = title
+    }
+}
