@@ -10,7 +10,7 @@ struct ScenesLab: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "scenes-lab",
         abstract: "Benchmarks, probes and load writers for SceneStore (tests and measurements).",
-        subcommands: [Bench.self, BoundPush.self, History.self, Probe.self, Release.self, Stress.self, Torture.self]
+        subcommands: [Bench.self, BoundPush.self, History.self, Probe.self, Release.self, Stress.self, Torture.self, WindowLaunch.self]
     )
 
     static func main() async {

@@ -1,0 +1,127 @@
+import Foundation
+import MultiProcessSupport
+import SceneStore
+import SceneStoreTesting
+import Testing
+
+extension MultiProcess {
+    /// Launches of a multi-window app (`scenes-lab window`) as real
+    /// processes: many at once never reopen one window twice; SIGKILL
+    /// leaves windows to recover; SIGTERM is a quit that keeps the edit.
+    @Suite(.timeLimit(.minutes(5))) struct WindowLaunchTests {
+        /// A launch, started and ready to choose its window on "go".
+        private struct Launch {
+            let process: RunningScenes
+            let log: LineLog
+
+            init(root: URL, arguments: [String] = []) async throws {
+                process = try RunningScenes(["window"] + arguments + contendedWriter, root: root, program: .lab)
+                log = LineLog(process)
+                let ready = await log.next(within: .seconds(60)) { $0 == "ready" }
+                try #require(ready != nil, "\(process.errorOutput.suffix(1000))")
+            }
+
+            /// The window it chose: id and reason (relaunch, recover, new).
+            func choose() async throws -> (id: String, reason: String) {
+                process.send("go")
+                let line = try #require(await log.next(within: .seconds(120)) { $0.hasPrefix("window ") },
+                                        "\(process.errorOutput.suffix(1000))")
+                let parts = line.split(separator: " ").map(String.init)
+                return (parts[1], parts[2])
+            }
+
+            func quit() async {
+                process.send("quit")
+                #expect(await process.exitStatus() == 0, "\(process.errorOutput.suffix(1000))")
+            }
+        }
+
+        private static func restorable(root: URL) async throws -> [SceneSession] {
+            let registry = try SceneRegistry(root: root, configuration: .init(watcher: .none))
+            defer { registry.abandon() }
+            return try await registry.scenesToRestore()
+        }
+
+        /// 8 windows quit, then 10 launches at once, 5 rounds: each round
+        /// the 8 windows go to 8 different launches, and 2 make new ones.
+        @Test func tenLaunchesAtOnceNeverReopenOneWindowTwice() async throws {
+            let fixture = try SceneStoreFixture()
+            // 8 launches at once on an empty root: 8 new windows, then quit.
+            let makers = try await withThrowingTaskGroup(of: Launch.self) { group in
+                for _ in 0..<8 { group.addTask { try await Launch(root: fixture.root) } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            var made: Set<String> = []
+            for maker in makers {
+                let (id, reason) = try await maker.choose()
+                #expect(reason == "new")
+                made.insert(id)
+            }
+            for maker in makers { await maker.quit() }
+            let all = try await Self.restorable(root: fixture.root)
+            #expect(made.count == 8)
+            #expect(Set(all.map(\.id.rawValue)) == made)
+
+            for round in 0..<5 {
+                let launches = try await withThrowingTaskGroup(of: Launch.self) { group in
+                    for _ in 0..<10 { group.addTask { try await Launch(root: fixture.root) } }
+                    return try await group.reduce(into: []) { $0.append($1) }
+                }
+                let chosen = try await withThrowingTaskGroup(of: (id: String, reason: String).self) { group in
+                    for launch in launches { group.addTask { try await launch.choose() } }
+                    return try await group.reduce(into: []) { $0.append($1) }
+                }
+                let reopened = chosen.filter { $0.reason == "relaunch" }.map(\.id)
+                #expect(reopened.count == all.count, "round \(round): \(chosen)")
+                #expect(Set(reopened).count == reopened.count, "round \(round): a window reopened twice: \(chosen)")
+                #expect(chosen.filter { $0.reason == "new" }.count == 10 - all.count, "round \(round): \(chosen)")
+                // Close the new ones for good, keep the others for the next round.
+                for (launch, choice) in zip(launches, chosen) {
+                    if choice.reason == "new" {
+                        launch.process.send("close")
+                        #expect(await launch.process.exitStatus() == 0)
+                    } else {
+                        await launch.quit()
+                    }
+                }
+                #expect(try await Self.restorable(root: fixture.root).count == all.count)
+            }
+            await fixture.tearDown()
+        }
+
+        @Test func sigkillLeavesTheWindowToRecoverWithWhatWasSaved() async throws {
+            let fixture = try SceneStoreFixture()
+            let launch = try await Launch(root: fixture.root, arguments: ["--title", "Notes"])
+            let (id, reason) = try await launch.choose()
+            #expect(reason == "new")
+            launch.process.kill(SIGKILL)
+            _ = await launch.process.exitStatus()
+
+            let restorable = try await Self.restorable(root: fixture.root)
+            #expect(restorable.map(\.id.rawValue) == [id])
+            #expect(restorable.first?.state == .restorable(.recover))
+            #expect(restorable.first?.title == "Notes", "the title survives the kill")
+
+            let next = try await Launch(root: fixture.root)
+            #expect(try await next.choose() == (id, "recover"))
+            await next.quit()
+            #expect(try await Self.restorable(root: fixture.root).first?.state == .restorable(.relaunch))
+            await fixture.tearDown()
+        }
+
+        @Test(arguments: [SIGTERM, SIGHUP])
+        func aTerminatingSignalIsAQuitThatKeepsTheEdit(_ signal: Int32) async throws {
+            let fixture = try SceneStoreFixture()
+            let launch = try await Launch(root: fixture.root, arguments: ["--set", "edits=7"])
+            let (id, _) = try await launch.choose()
+            launch.process.kill(signal)
+            #expect(await launch.process.exitStatus() == 0, "\(launch.process.errorOutput.suffix(1000))")
+
+            let restorable = try await Self.restorable(root: fixture.root)
+            #expect(restorable.map(\.id.rawValue) == [id])
+            #expect(restorable.first?.state == .restorable(.relaunch))
+            #expect(try onDisk(id, root: fixture.root).values["edits"] == .int(7), "set right before the signal")
+            await fixture.tearDown()
+        }
+    }
+}
