@@ -52,6 +52,16 @@ struct DemoState: Equatable, Sendable {
         return [tab.title] + titles
     }
 
+    /// This state with the link highlights of `window`: another window's
+    /// moves (stored with the scene for the next launch) do not move the
+    /// highlight of the window that follows them.
+    func keeping(highlightsOf window: DemoState) -> DemoState {
+        var state = self
+        state.cursors = window.cursors
+        state.trimCursors()
+        return state
+    }
+
     /// The selected link on the current screen.
     func selectedLink(in catalog: LibraryCatalog) -> Int {
         cursors.selected(in: tab, depth: depth, linkCount: screen(in: catalog).links.count)

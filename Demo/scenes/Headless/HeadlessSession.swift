@@ -47,7 +47,7 @@ struct HeadlessSession {
                 case .outputClosed: return SIGPIPE
                 }
             case .external:
-                let reloaded = persistence.load().state
+                let reloaded = persistence.load().state.keeping(highlightsOf: state)
                 let changed = line(for: reloaded, origin: .external) != line(for: state, origin: .external)
                 state = reloaded
                 if changed, !emitState(reloaded, origin: .external) { return SIGPIPE }

@@ -12,6 +12,10 @@ struct InteractiveSession {
     /// Where logs go while the session owns the screen; the latest warning
     /// shows in the status line.
     let logFile: URL
+    /// What to say first (a window recovered after a crash), if anything.
+    var greeting: String? = nil
+    /// Closes this window for good (`x`, then `y`).
+    var closeWindow: @Sendable () async throws -> Void = {}
 
     private enum Event: Sendable {
         case key(Key)
@@ -31,7 +35,8 @@ struct InteractiveSession {
         let external = persistence.externalChanges()
         let (restored, dropped) = persistence.load()
         var state = restored
-        var notice: String?
+        var notice = greeting
+        var confirmingClose = false
         if !dropped.isEmpty {
             notice = "Restored without \(dropped.count) element(s) no longer available: " + dropped.joined(separator: "; ")
             try? persistence.dropRemovedLibraryItems(from: state)
@@ -70,9 +75,29 @@ struct InteractiveSession {
         for await event in events {
             switch event {
             case .key(let key):
+                if confirmingClose {
+                    confirmingClose = false
+                    notice = nil
+                    if key == .character("y") {
+                        do {
+                            try await closeWindow()
+                            return nil
+                        } catch {
+                            notice = "Cannot close the window: \(error)"
+                        }
+                    }
+                    screen.draw(frame(state, notice: notice))
+                    continue
+                }
                 guard let action = KeyBinding.action(for: key) else { continue }
                 if action == .quit { return nil }
                 if action == .interrupt { return SIGINT }
+                if action == .closeWindow {
+                    confirmingClose = true
+                    notice = "Close this window for good? Its state is deleted (q keeps it for the next launch). y/n"
+                    screen.draw(frame(state, notice: notice))
+                    continue
+                }
                 let previous = state
                 apply(action, to: &state)
                 notice = nil
@@ -82,7 +107,9 @@ struct InteractiveSession {
                     notice = "Cannot save: \(error)"
                 }
             case .external:
-                state = persistence.load().state
+                // The highlight belongs to this window: another window's
+                // moves are not followed.
+                state = persistence.load().state.keeping(highlightsOf: state)
             case .resize:
                 screen.invalidate()
             case .tick:
@@ -104,7 +131,7 @@ struct InteractiveSession {
         case .open: _ = state.open(link: state.selectedLink(in: catalog), in: catalog)
         case .perform(let demoAction): state.perform(demoAction)
         case .nextTab: state.perform(.selectTab(state.tab.next))
-        case .quit, .interrupt: break
+        case .quit, .interrupt, .closeWindow: break
         }
     }
 

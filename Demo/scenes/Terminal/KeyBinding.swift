@@ -6,6 +6,8 @@ enum KeyBinding {
         case perform(DemoAction)
         case nextTab
         case quit
+        /// Close this window for good (asks first).
+        case closeWindow
         /// Ctrl-C: quits as SIGINT would (the scene is saved; exit 130).
         case interrupt
     }
@@ -23,6 +25,7 @@ enum KeyBinding {
         case .character("2"): .perform(.selectTab(.books))
         case .character("3"): .perform(.selectTab(.library))
         case .tab: .nextTab
+        case .character("x"): .closeWindow
         case .character("q"), .control("d"): .quit
         case .control("c"): .interrupt
         default: nil

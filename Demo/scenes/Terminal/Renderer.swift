@@ -15,7 +15,7 @@ struct Renderer {
         var warning: String?
     }
 
-    static let help = "Up/Down j/k move  Enter open  b/Left back  f forward  r root  s settings  1 2 3/Tab tabs  q quit"
+    static let help = "j/k move  Enter open  b back  f forward  r root  s settings  1 2 3/Tab tabs  x close  q quit"
 
     /// The frame for a `columns` x `rows` terminal. Below 12 rows the
     /// blank separators, the screen's details and the key help go first,
