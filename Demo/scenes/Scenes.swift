@@ -17,7 +17,7 @@ struct Scenes: AsyncParsableCommand {
         version: scenesVersion,
         subcommands: [
             List.self, Show.self, Get.self, SetCommand.self, Remove.self, Discard.self, Watch.self,
-            Run.self, Catalog.self,
+            Run.self, Catalog.self, Prune.self,
         ]
     )
 

@@ -35,6 +35,7 @@ import Testing
     static let articles = [
         Article(catalog: "Sources/SceneStore/SceneStore.docc", name: "SceneStore.md", minimumBlocks: 1),
         Article(catalog: "Sources/SceneStore/SceneStore.docc", name: "GettingStarted.md", minimumBlocks: 9),
+        Article(catalog: "Sources/SceneStore/SceneStore.docc", name: "RestoringWindows.md", minimumBlocks: 3),
         Article(catalog: "Sources/SceneNavigation/SceneNavigation.docc", name: "SceneNavigation.md", minimumBlocks: 2),
         Article(catalog: "Sources/SceneNavigation/SceneNavigation.docc", name: "RestoringNavigation.md", minimumBlocks: 7),
         Article(catalog: "Sources/SceneStoreTesting/SceneStoreTesting.docc", name: "SceneStoreTesting.md", minimumBlocks: 1),

@@ -16,6 +16,10 @@
 // another module fails to build. Stand-ins (`render`, `log`) are in
 // ArticleStandIns.swift.
 
+// RestoringWindows.md, "Closing one window, quitting the app" (its
+// statements are in RestoringWindowsArticle.quitOnSignals).
+import Foundation
+
 // GettingStarted.md, "Open a scene" (its statements are in gettingStarted()).
 import SceneStore
 
@@ -91,5 +95,28 @@ enum GettingStartedArticle {
         // Quit
         try await scenes.close()       // flushes every store, finishes every stream
         use(size, binding, sidebar, count)
+    }
+}
+
+/// RestoringWindows.md
+enum RestoringWindowsArticle {
+    static func launch() async throws {
+        let scenes = try SceneRegistry(appID: "com.example.editor")
+        var windows: [SceneStore] = []
+        for session in try await scenes.scenesToRestore() {
+            if let window = try await scenes.reopen(session.id) { windows.append(window) }
+        }
+        if windows.isEmpty { windows.append(try await scenes.newScene(title: "Untitled")) }
+
+        try await scenes.closeForGood(windows[0].id)   // the user closed this window
+        try await scenes.markActive(windows[1].id)      // this window came to the front
+        try await scenes.close()                        // quit: every window still open comes back
+    }
+
+    @MainActor static func quitOnSignals(scenes: SceneRegistry) {
+        signal(SIGTERM, SIG_IGN)
+        let terminate = DispatchSource.makeSignalSource(signal: SIGTERM, queue: .main)
+        terminate.setEventHandler { Task { try? await scenes.close(); exit(0) } }
+        terminate.resume()
     }
 }

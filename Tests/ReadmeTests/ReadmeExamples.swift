@@ -12,6 +12,7 @@
 // ArticleExamples+SceneStore.swift, ArticleExamples+SceneNavigation.swift
 // and ArticleExamples+Testing.swift (checked by `ArticleDriftTests`).
 
+import Foundation
 import SceneStore
 
 enum Tab: String, SceneStorable { case mixed, books, library }  // raw-value enums store as their raw value
@@ -95,6 +96,22 @@ try store.encode(Layout(sidebarWidth: 300), for: .layout)      // {"format":"sce
 let layout = try store.decode(.layout)                          // Layout() while the key is empty
 try await store.update(.layout) { $0.columns += 1 }             // atomic, like update(forKey:)
     use(layout)
+}
+
+func windowsExample(scenes: SceneRegistry) async throws {
+for session in try await scenes.scenesToRestore() {   // most recent first; .relaunch or .recover
+    if let window = try await scenes.reopen(session.id) { use(window) }   // nil: another launch took it
+}
+let window = try await scenes.newScene(title: "Untitled")   // a new window's scene, claimed
+try await scenes.closeForGood(window.id)                    // the user closed it: its state goes everywhere
+try await scenes.close()                                    // quit: every open window comes back
+}
+
+@MainActor func terminationExample(scenes: SceneRegistry) {
+signal(SIGTERM, SIG_IGN)
+let terminate = DispatchSource.makeSignalSource(signal: SIGTERM, queue: .main)
+terminate.setEventHandler { Task { try? await scenes.close(); exit(0) } }
+terminate.resume()
 }
 
 func upgradeExample(store: SceneStore) async throws {

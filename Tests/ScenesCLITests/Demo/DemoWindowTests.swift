@@ -145,3 +145,24 @@ struct DemoWindowScreenTests {
         await fixture.tearDown()
     }
 }
+
+@Suite(.timeLimit(.minutes(2)))
+struct PruneCommandTests {
+    @Test func pruneClosesOnlyTheWindowsOlderThanTheAgeAndLeavesScenesByID() async throws {
+        let fixture = try SceneStoreFixture()
+        let old = try await scenes(["run"], root: fixture.root, stdin: "push 1\n")
+        let window = try #require(old.stdout.split(separator: "\n").compactMap { DemoLine(String($0)) }.last?.scene)
+        _ = try await scenes(["run", "--scene", "main"], root: fixture.root, stdin: "push 2\n")
+
+        #expect(try await scenes(["prune", "--older-than", "1d"], root: fixture.root).stdout == "")
+        let pruned = try await scenes(["prune", "--older-than", "0s"], root: fixture.root)
+        #expect(pruned.status == 0, "\(pruned.stderr)")
+        #expect(pruned.stdout == "\(window)\n")
+        #expect(try await scenes(["list"], root: fixture.root).stdout == "main\n")
+
+        let bad = try await scenes(["prune", "--older-than", "soon"], root: fixture.root)
+        #expect(bad.status == 64)
+        #expect(bad.stderr.contains("--older-than takes a number and s, m, h or d"))
+        await fixture.tearDown()
+    }
+}
