@@ -20,6 +20,17 @@ enum PostgresNames {
         Int64(bitPattern: fnv1a(["scenestore scene", app, scene.rawValue]))
     }
 
+    /// The session-level advisory lock key a process holds while it has
+    /// window scene `scene` of `app` open (its claim).
+    static func claimKey(app: String, scene: SceneID) -> Int64 {
+        Int64(bitPattern: fnv1a(["scenestore claim", app, scene.rawValue]))
+    }
+
+    /// The advisory lock key held while `app`'s window records change.
+    static func sessionsLockKey(app: String) -> Int64 {
+        Int64(bitPattern: fnv1a(["scenestore sessions", app]))
+    }
+
     /// The advisory lock key held while the schema is created.
     static let schemaLockKey = Int64(bitPattern: fnv1a(["scenestore schema"]))
 

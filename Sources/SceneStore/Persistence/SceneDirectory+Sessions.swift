@@ -53,20 +53,24 @@ extension SceneDirectory: SceneSessionStorage {
         return records.values.map { ($0, held.contains($0.id)) }
     }
 
-    func updateSessionRecords(_ change: @Sendable (inout [SceneID: SessionRecord]) -> Void) throws(SceneStoreError) {
+    func updateSessionRecords(
+        _ ids: Set<SceneID>, _ change: @Sendable (inout [SceneID: SessionRecord]) -> Void
+    ) throws(SceneStoreError) {
         try Self.prepare(root: root)
         let lock = try SceneLock(path: sessionLockPath, scene: Self.sessionsLockName, timeout: lockTimeout, clock: clock)
         defer { lock.unlock() }
         var records = try readSessionIndex()
-        let before = records
-        change(&records)
-        guard records != before else { return }
+        let before = records.filter { ids.contains($0.key) }
+        var changed = before
+        change(&changed)
+        guard changed != before else { return }
+        for id in ids { records[id] = changed[id] }
         try writeSessionIndex(SessionIndex.encode(records))
     }
 
     /// Removes the claim file of a scene closed for good (the caller holds
     /// the claim or nobody does): whoever waits to claim it starts over.
-    func removeClaimFile(_ id: SceneID) {
+    func removeClaim(_ id: SceneID) {
         unlink(claimPath(id))
     }
 
@@ -138,6 +142,10 @@ private final class FileClaim: SceneClaim, Sendable {
     }
 
     func release() {
+        abandon()
+    }
+
+    func abandon() {
         let held = fd.withLock { fd in
             defer { fd = -1 }
             return fd
@@ -145,5 +153,5 @@ private final class FileClaim: SceneClaim, Sendable {
         if held >= 0 { close(held) }
     }
 
-    deinit { release() }
+    deinit { abandon() }
 }

@@ -38,7 +38,7 @@ extension SceneRegistry {
             let now = configuration.now()
             let pid = getpid()
             return try await holding(claim, of: id) {
-                try await sessions.updateSessionRecords { records in
+                try await sessions.updateSessionRecords([id]) { records in
                     records[id] = SessionRecord(id: id, created: now, lastActive: now, open: true, pid: pid, title: title)
                 }
             }
@@ -81,7 +81,7 @@ extension SceneRegistry {
         let pid = getpid()
         let known = Locked(false)
         do {
-            try await sessions.updateSessionRecords { records in
+            try await sessions.updateSessionRecords([id]) { records in
                 guard records[id] != nil else { return }
                 known.withLock { $0 = true }
                 records[id]?.open = true
@@ -89,11 +89,11 @@ extension SceneRegistry {
                 records[id]?.lastActive = now
             }
         } catch {
-            claim.release()
+            await claim.release()
             throw error
         }
         guard known.withLock({ $0 }) else {
-            claim.release()
+            await claim.release()
             return nil
         }
         return try await holding(claim, of: id) {}
@@ -110,10 +110,10 @@ extension SceneRegistry {
     public func closeForGood(_ id: SceneID) async throws {
         let sessions = try sessionStorage()
         try await discard(id)
-        try await sessions.updateSessionRecords { records in records[id] = nil }
+        try await sessions.updateSessionRecords([id]) { records in records[id] = nil }
         let claim = state.withLock { state in state.claims.removeValue(forKey: id) }
-        if let directory = storage as? SceneDirectory { directory.removeClaimFile(id) }
-        claim?.release()
+        await sessions.removeClaim(id)
+        await claim?.release()
     }
 
     /// Marks window scene `id` as the one in use now (call it when a
@@ -121,12 +121,12 @@ extension SceneRegistry {
     /// the order they were last active.
     public func markActive(_ id: SceneID) async throws {
         let now = configuration.now()
-        try await sessionStorage().updateSessionRecords { records in records[id]?.lastActive = now }
+        try await sessionStorage().updateSessionRecords([id]) { records in records[id]?.lastActive = now }
     }
 
     /// Sets (or with `nil` removes) the title shown for window scene `id`.
     public func setTitle(_ title: String?, for id: SceneID) async throws {
-        try await sessionStorage().updateSessionRecords { records in records[id]?.title = title }
+        try await sessionStorage().updateSessionRecords([id]) { records in records[id]?.title = title }
     }
 
     /// Closes for good every restorable window scene not active for
@@ -166,7 +166,7 @@ extension SceneRegistry {
             return try await store(for: id)
         } catch {
             state.withLock { state in _ = state.claims.removeValue(forKey: id) }
-            claim.release()
+            await claim.release()
             throw error
         }
     }
@@ -184,7 +184,7 @@ extension SceneRegistry {
             let now = configuration.now()
             let ids = Set(claims.keys)
             do {
-                try await sessions.updateSessionRecords { records in
+                try await sessions.updateSessionRecords(ids) { records in
                     // Stamped with the quit time, a millisecond apart in
                     // the order they were last active: the next launch
                     // restores them in that order, and none expires early.
@@ -201,7 +201,7 @@ extension SceneRegistry {
                 ])
             }
         }
-        for claim in claims.values { claim.release() }
+        for claim in claims.values { await claim.release() }
     }
 
     private static func session(_ record: SessionRecord, held: Bool) -> SceneSession {

@@ -12,18 +12,27 @@ package protocol SceneSessionStorage: Sendable {
     /// Every record, each with whether a live process holds its scene.
     func sessionRecords() async throws(SceneStoreError) -> [(record: SessionRecord, held: Bool)]
 
-    /// Changes the records under the storage's lock; `change` may run
-    /// again if the storage retries.
+    /// Forgets what the claim of a scene closed for good left behind (the
+    /// file root's claim file); the caller holds the claim or nobody does.
+    func removeClaim(_ id: SceneID) async
+
+    /// Changes the records of `ids` under the storage's lock: `change`
+    /// gets those of them that exist and may add, change or remove any of
+    /// them (only them); it may run again if the storage retries.
     func updateSessionRecords(
-        _ change: @Sendable (inout [SceneID: SessionRecord]) -> Void
+        _ ids: Set<SceneID>, _ change: @Sendable (inout [SceneID: SessionRecord]) -> Void
     ) async throws(SceneStoreError)
 }
 
 /// A scene held by this process; the kernel (or the database) lets go of
 /// it when the process dies.
 package protocol SceneClaim: Sendable {
-    /// Lets go of the claim. Idempotent.
-    func release()
+    /// Lets go of the claim; others can claim the scene when it returns.
+    /// Idempotent.
+    func release() async
+    /// Lets go at once, as the process's death would (the storage may
+    /// see it a moment later). Idempotent.
+    func abandon()
 }
 
 /// What the storage keeps about one window scene.

@@ -254,7 +254,7 @@ public final class SceneRegistry: Sendable {
             defer { state.claims = [:] }
             return Array(state.claims.values)
         }
-        for claim in claims { claim.release() }
+        for claim in claims { claim.abandon() }
         storage.release()
     }
 

@@ -1,0 +1,93 @@
+import Foundation
+import MultiProcessSupport
+import SceneStore
+import SceneStoreTesting
+import Testing
+
+/// The window lifecycle on each storage that keeps it (the file root and
+/// PostgreSQL), registries standing in for launches: what holds on one
+/// holds on the other.
+@Suite(.timeLimit(.minutes(3))) struct WindowLifecycleContractTests {
+    static let backends = StorageBackend.allCases
+
+    private static func launch(_ place: StoragePlace) throws -> SceneRegistry {
+        var configuration = SceneRegistry.Configuration(watcher: .none)
+        configuration.lockTimeout = SceneRegistry.Configuration.testing.lockTimeout
+        return try place.registry(configuration)
+    }
+
+    @Test(arguments: backends)
+    func quitThenRelaunchRestoresMostRecentFirstAndACrashRecovers(_ backend: StorageBackend) async throws {
+        let place = try await StoragePlace.make(backend)
+        let first = try Self.launch(place)
+        let quit = try await first.newScene(title: "quit")
+        try quit.set(1, forKey: "k")
+        let crashed = try Self.launch(place)
+        let lost = try await crashed.newScene(title: "crashed")
+        try lost.set(2, forKey: "k")
+        try await lost.flush()
+        #expect(try await first.scenesToRestore().isEmpty, "both are held")
+
+        try await first.close()
+        crashed.abandon()
+        let next = try Self.launch(place)
+        let restorable = try await next.scenesToRestore()
+        #expect(Set(restorable.map(\.title)) == ["quit", "crashed"], "\(backend)")
+        #expect(restorable.first { $0.title == "quit" }?.state == .restorable(.relaunch))
+        #expect(restorable.first { $0.title == "crashed" }?.state == .restorable(.recover))
+        for session in restorable {
+            let store = try #require(try await next.reopen(session.id))
+            #expect(store.value(forKey: "k", as: Int.self) != nil, "\(backend): \(session.title ?? "")")
+        }
+        #expect(try await next.sessions().allSatisfy { $0.state == .open(pid: getpid()) })
+        try await next.close()
+        await place.fixture.tearDown()
+    }
+
+    /// 4 launches restore 8 windows at once, 5 rounds: every window goes
+    /// to exactly one of them.
+    @Test(arguments: backends)
+    func launchesAtOnceNeverShareAWindow(_ backend: StorageBackend) async throws {
+        let place = try await StoragePlace.make(backend)
+        let maker = try Self.launch(place)
+        for _ in 0..<8 { _ = try await maker.newScene() }
+        try await maker.close()
+        for round in 0..<5 {
+            let launches = try (0..<4).map { _ in try Self.launch(place) }
+            let chosen = try await withThrowingTaskGroup(of: [SceneID].self) { group in
+                for launch in launches {
+                    group.addTask {
+                        var mine: [SceneID] = []
+                        for session in try await launch.scenesToRestore() {
+                            if let store = try await launch.reopen(session.id) { mine.append(store.id) }
+                        }
+                        return mine
+                    }
+                }
+                return try await group.reduce(into: []) { $0 += $1 }
+            }
+            #expect(chosen.count == 8, "\(backend), round \(round): \(chosen)")
+            #expect(Set(chosen).count == chosen.count, "\(backend), round \(round): a window twice")
+            for launch in launches { try await launch.close() }
+        }
+        await place.fixture.tearDown()
+    }
+
+    @Test(arguments: backends)
+    func aWindowClosedForGoodIsNeverOfferedAgain(_ backend: StorageBackend) async throws {
+        let place = try await StoragePlace.make(backend)
+        let launch = try Self.launch(place)
+        let window = try await launch.newScene()
+        try window.set("draft", forKey: "text")
+        try await window.flush()
+        try await launch.closeForGood(window.id)
+        try await launch.close()
+
+        let next = try Self.launch(place)
+        #expect(try await next.scenesToRestore().isEmpty)
+        #expect(try await next.reopen(window.id) == nil)
+        #expect(try await next.store(for: window.id).value(forKey: "text", as: String.self) == nil)
+        try await next.close()
+        await place.fixture.tearDown()
+    }
+}
