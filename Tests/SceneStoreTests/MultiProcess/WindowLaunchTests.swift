@@ -14,8 +14,9 @@ extension MultiProcess {
             let process: RunningScenes
             let log: LineLog
 
-            init(root: URL, arguments: [String] = []) async throws {
-                process = try RunningScenes(["window"] + arguments + contendedWriter, root: root, program: .lab)
+            init(_ place: StoragePlace, arguments: [String] = []) async throws {
+                process = try RunningScenes(
+                    ["window"] + arguments + place.arguments + contendedWriter, root: place.fixture.root, program: .lab)
                 log = LineLog(process)
                 let ready = await log.next(within: .seconds(60)) { $0 == "ready" }
                 try #require(ready != nil, "\(process.errorOutput.suffix(1000))")
@@ -36,19 +37,20 @@ extension MultiProcess {
             }
         }
 
-        private static func restorable(root: URL) async throws -> [SceneSession] {
-            let registry = try SceneRegistry(root: root, configuration: .init(watcher: .none))
+        private static func restorable(_ place: StoragePlace) async throws -> [SceneSession] {
+            let registry = try place.registry(.init(watcher: .none))
             defer { registry.abandon() }
             return try await registry.scenesToRestore()
         }
 
         /// 8 windows quit, then 10 launches at once, 5 rounds: each round
         /// the 8 windows go to 8 different launches, and 2 make new ones.
-        @Test func tenLaunchesAtOnceNeverReopenOneWindowTwice() async throws {
-            let fixture = try SceneStoreFixture()
+        @Test(arguments: StorageBackend.allCases)
+        func tenLaunchesAtOnceNeverReopenOneWindowTwice(_ backend: StorageBackend) async throws {
+            let place = try await StoragePlace.make(backend)
             // 8 launches at once on an empty root: 8 new windows, then quit.
             let makers = try await withThrowingTaskGroup(of: Launch.self) { group in
-                for _ in 0..<8 { group.addTask { try await Launch(root: fixture.root) } }
+                for _ in 0..<8 { group.addTask { try await Launch(place) } }
                 return try await group.reduce(into: []) { $0.append($1) }
             }
             var made: Set<String> = []
@@ -58,13 +60,13 @@ extension MultiProcess {
                 made.insert(id)
             }
             for maker in makers { await maker.quit() }
-            let all = try await Self.restorable(root: fixture.root)
+            let all = try await Self.restorable(place)
             #expect(made.count == 8)
             #expect(Set(all.map(\.id.rawValue)) == made)
 
             for round in 0..<5 {
                 let launches = try await withThrowingTaskGroup(of: Launch.self) { group in
-                    for _ in 0..<10 { group.addTask { try await Launch(root: fixture.root) } }
+                    for _ in 0..<10 { group.addTask { try await Launch(place) } }
                     return try await group.reduce(into: []) { $0.append($1) }
                 }
                 let chosen = try await withThrowingTaskGroup(of: (id: String, reason: String).self) { group in
@@ -84,44 +86,47 @@ extension MultiProcess {
                         await launch.quit()
                     }
                 }
-                #expect(try await Self.restorable(root: fixture.root).count == all.count)
+                #expect(try await Self.restorable(place).count == all.count)
             }
-            await fixture.tearDown()
+            await place.fixture.tearDown()
         }
 
-        @Test func sigkillLeavesTheWindowToRecoverWithWhatWasSaved() async throws {
-            let fixture = try SceneStoreFixture()
-            let launch = try await Launch(root: fixture.root, arguments: ["--title", "Notes"])
+        @Test(arguments: StorageBackend.allCases)
+        func sigkillLeavesTheWindowToRecoverWithWhatWasSaved(_ backend: StorageBackend) async throws {
+            let place = try await StoragePlace.make(backend)
+            let launch = try await Launch(place, arguments: ["--title", "Notes"])
             let (id, reason) = try await launch.choose()
             #expect(reason == "new")
             launch.process.kill(SIGKILL)
             _ = await launch.process.exitStatus()
 
-            let restorable = try await Self.restorable(root: fixture.root)
+            let restorable = try await Self.restorable(place)
             #expect(restorable.map(\.id.rawValue) == [id])
             #expect(restorable.first?.state == .restorable(.recover))
             #expect(restorable.first?.title == "Notes", "the title survives the kill")
 
-            let next = try await Launch(root: fixture.root)
+            let next = try await Launch(place)
             #expect(try await next.choose() == (id, "recover"))
             await next.quit()
-            #expect(try await Self.restorable(root: fixture.root).first?.state == .restorable(.relaunch))
-            await fixture.tearDown()
+            #expect(try await Self.restorable(place).first?.state == .restorable(.relaunch))
+            await place.fixture.tearDown()
         }
 
-        @Test(arguments: [SIGTERM, SIGHUP])
-        func aTerminatingSignalIsAQuitThatKeepsTheEdit(_ signal: Int32) async throws {
-            let fixture = try SceneStoreFixture()
-            let launch = try await Launch(root: fixture.root, arguments: ["--set", "edits=7"])
+        @Test(arguments: StorageBackend.allCases, [SIGTERM, SIGHUP])
+        func aTerminatingSignalIsAQuitThatKeepsTheEdit(_ backend: StorageBackend, _ signal: Int32) async throws {
+            let place = try await StoragePlace.make(backend)
+            let launch = try await Launch(place, arguments: ["--set", "edits=7"])
             let (id, _) = try await launch.choose()
             launch.process.kill(signal)
             #expect(await launch.process.exitStatus() == 0, "\(launch.process.errorOutput.suffix(1000))")
 
-            let restorable = try await Self.restorable(root: fixture.root)
+            let restorable = try await Self.restorable(place)
             #expect(restorable.map(\.id.rawValue) == [id])
             #expect(restorable.first?.state == .restorable(.relaunch))
-            #expect(try onDisk(id, root: fixture.root).values["edits"] == .int(7), "set right before the signal")
-            await fixture.tearDown()
+            let stored = try place.registry(.init(watcher: .none))
+            #expect(try await stored.store(for: SceneID(id)).value(forKey: "edits", as: Int.self) == 7, "set right before the signal")
+            stored.abandon()
+            await place.fixture.tearDown()
         }
     }
 }
