@@ -37,7 +37,7 @@ extension MultiProcess {
             await fixture.tearDown()
         }
 
-        @Test(.timeLimit(.minutes(3)))
+        @Test(.timeLimit(.minutes(10)))
         func pollingLosesNoUpdatesOfDistinctKeys() async throws {
             try await checkDistinctKeysSurvive(watcherArguments: Self.pollingArguments, observer: Self.polling)
         }
