@@ -218,7 +218,7 @@ final class SceneLock {
 
     /// Every exclusive `flock` in `/proc/locks`: holder, device and inode.
     static func flockHolders() -> [(pid: Int32, device: UInt64, inode: UInt64)] {
-        guard let table = try? String(contentsOfFile: "/proc/locks", encoding: .utf8) else { return [] }
+        guard let table = readWhole("/proc/locks") else { return [] }
         return table.split(separator: "\n").compactMap { line in
             let fields = line.split(separator: " ", omittingEmptySubsequences: true)
             guard fields.count >= 6, fields[1] == "FLOCK", fields[3] == "WRITE", let pid = Int32(fields[4]) else { return nil }
@@ -229,6 +229,24 @@ final class SceneLock {
             let device = ((major & 0xfff) << 8) | ((major & ~0xfff) << 32) | (minor & 0xff) | ((minor & ~0xff) << 12)
             return (pid, device, inode)
         }
+    }
+
+    /// The whole text of a `/proc` file, read to its end: such a file
+    /// says it is empty, and a read sized by that gets its first page only
+    /// (`/proc/locks` of a process holding 100 locks is longer).
+    private static func readWhole(_ path: String) -> String? {
+        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { Glibc.close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { break }
+            bytes += chunk[..<count]
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Where the symbolic link at `path` points, or `nil`.

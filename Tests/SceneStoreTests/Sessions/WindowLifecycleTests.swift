@@ -110,6 +110,19 @@ import Testing
         await fixture.tearDown()
     }
 
+    /// 150 held windows: `/proc/locks` then runs past its first page (4 KiB),
+    /// which a read sized by the file's reported length (0) used to stop at.
+    @Test func everyHeldWindowIsSeenHeldWhenThereAreMany() async throws {
+        let fixture = try Self.fixture()
+        for _ in 0..<150 { _ = try await fixture.registry.newScene() }
+        let other = try fixture.otherRegistry()
+        let sessions = try await other.sessions()
+        #expect(sessions.count == 150)
+        #expect(sessions.filter { $0.state == .open(pid: getpid()) }.count == 150)
+        #expect(try await other.scenesToRestore().isEmpty)
+        await fixture.tearDown()
+    }
+
     @Test func aWindowClosedForGoodIsGoneEverywhere() async throws {
         let fixture = try Self.fixture()
         let window = try await fixture.registry.newScene()
