@@ -10,6 +10,9 @@ let package = Package(
         // Scenes kept in PostgreSQL: its own product, so that only apps
         // that use it build postgres-nio.
         .library(name: "SceneStorePostgres", targets: ["SceneStorePostgres"]),
+        // The registry as a swift-service-lifecycle Service (graceful
+        // shutdown = quit): its own product, built only by apps that use it.
+        .library(name: "SceneStoreServiceLifecycle", targets: ["SceneStoreServiceLifecycle"]),
         .executable(name: "scenes", targets: ["scenes"]),
     ],
     traits: [
@@ -25,6 +28,7 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.81.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
         // SceneStoreTesting's manual clock.
         .package(url: "https://github.com/pointfreeco/swift-clocks", from: "1.0.6"),
     ],
@@ -61,6 +65,13 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["Postgres"])),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio", condition: .when(traits: ["Postgres"])),
                 .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "SceneStoreServiceLifecycle",
+            dependencies: [
+                "SceneStore",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         .target(
@@ -145,6 +156,16 @@ let package = Package(
                 "SceneStorePostgres",
                 "SceneStoreTesting",
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Postgres"])),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "SceneStoreServiceLifecycleTests",
+            dependencies: [
+                "SceneStore",
+                "SceneStoreServiceLifecycle",
+                "SceneStoreTesting",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

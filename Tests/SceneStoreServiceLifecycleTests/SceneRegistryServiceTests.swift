@@ -1,0 +1,29 @@
+import Foundation
+import Logging
+import SceneStore
+import SceneStoreServiceLifecycle
+import SceneStoreTesting
+import ServiceLifecycle
+import Testing
+
+/// The registry in a service group: a graceful shutdown is a quit.
+@Suite(.timeLimit(.minutes(1))) struct SceneRegistryServiceTests {
+    @Test func aGracefulShutdownSavesTheEditAndKeepsTheWindowForTheNextLaunch() async throws {
+        let fixture = try SceneStoreFixture(configuration: .init(watcher: .none))
+        let scenes = fixture.registry
+        let window = try await scenes.newScene(title: "Notes")
+        try window.set("unsaved", forKey: "text")
+        let group = ServiceGroup(services: [SceneRegistryService(scenes)], logger: Logger(label: "test"))
+        let running = Task { try await group.run() }
+        await group.triggerGracefulShutdown()
+        try await running.value
+
+        let next = try fixture.otherRegistry()
+        let restorable = try await next.scenesToRestore()
+        #expect(restorable.map(\.id) == [window.id])
+        #expect(restorable.first?.state == .restorable(.relaunch))
+        let store = try #require(try await next.reopen(window.id))
+        #expect(store.value(forKey: "text", default: "") == "unsaved")
+        await fixture.tearDown()
+    }
+}
