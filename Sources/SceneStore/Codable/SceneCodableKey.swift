@@ -56,8 +56,15 @@ public struct SceneCodableKey<Model: Codable & Sendable>: Sendable {
 
     /// Declares a key.
     ///
-    /// - Parameter migrations: how models of older versions become this
-    ///   one, one step per version that changed the JSON.
+    /// - Parameters:
+    ///   - name: the scene key the model is stored under.
+    ///   - tag: the tag written next to the model and required when reading it.
+    ///   - version: the schema version written; stored data of a higher
+    ///     version is refused.
+    ///   - defaultValue: what ``SceneStore/decode(_:)`` returns while the
+    ///     key holds nothing.
+    ///   - migrations: how models of older versions become this one, one
+    ///     step per version that changed the JSON.
     /// - Precondition: `tag` is not empty, `version` is at least 1, and
     ///   each migration reads a distinct version from 1 to `version - 1`
     ///   (programming errors, checked when the key is made).
