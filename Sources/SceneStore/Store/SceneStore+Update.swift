@@ -104,10 +104,14 @@ extension SceneStore {
             let written = try await storage.transaction(id) { (transaction) async throws(SceneStoreError) -> SavedWrite? in
                 let base = try await synchronize(.holdingLock, in: transaction).base
                 for update in batch {
-                    // The caller's transform runs here, outside the state's lock.
+                    // The caller's transform runs here, outside the state's
+                    // lock; a local set made meanwhile makes it run again on
+                    // the value that set made, rather than be overwritten.
                     do {
-                        let stored = state.withLock { $0.values[update.key] }
-                        try apply(key: update.key, value: update.change(stored), scheduling: false)
+                        var stored = state.withLock { $0.values[update.key] }
+                        while try !apply(key: update.key, value: update.change(stored), scheduling: false, ifStill: stored) {
+                            stored = state.withLock { $0.values[update.key] }
+                        }
                         outcomes.record(nil)
                     } catch {
                         outcomes.record(error)

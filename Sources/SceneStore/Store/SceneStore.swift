@@ -163,10 +163,15 @@ public final class SceneStore: Sendable {
     /// - Parameter replaces: whether the edit may replace what the scene
     ///   holds under `key` when it is saved (`nil`: always); checked again
     ///   holding the lock, over the document as it is then.
+    /// - Parameter expected: apply only if memory still holds this value
+    ///   for `key` (an update's transform ran on it).
+    /// - Returns: `false` when memory held another value (nothing applied).
+    @discardableResult
     func apply(
         key: String, value: SceneValue?, scheduling: Bool = true,
-        replacing replaces: (@Sendable (SceneValue?) -> Bool)? = nil
-    ) throws(SceneStoreError) {
+        replacing replaces: (@Sendable (SceneValue?) -> Bool)? = nil,
+        ifStill expected: SceneValue?? = .none
+    ) throws(SceneStoreError) -> Bool {
         guard configuration.access == .readWrite else { throw .readOnly(scene: id.rawValue) }
         let limits = configuration.limits
         guard Self.keyProblem(key, limit: limits.maxKeyBytes) == nil else {
@@ -175,11 +180,14 @@ public final class SceneStore: Sendable {
         if let value, value.byteCount > limits.maxValueBytes {
             throw .valueTooLarge(key: key, size: value.byteCount, limit: limits.maxValueBytes)
         }
-        let action = try mutate { (state) throws(SceneStoreError) -> SaveSchedule.Action in
+        let action = try mutate { (state) throws(SceneStoreError) -> SaveSchedule.Action? in
+            if case .some(let expected) = expected, state.values[key] != expected { return nil }
             guard try state.applyLocal(
-                key: key, value: value, sceneLimit: limits.maxSceneBytes, scene: id, replacing: replaces) else { return .none }
+                key: key, value: value, sceneLimit: limits.maxSceneBytes, scene: id, replacing: replaces) else { return SaveSchedule.Action.none }
             return scheduling ? state.saves.edited(at: clock.now) : .none
         }
+        guard let action else { return false }
         perform(action)
+        return true
     }
 }

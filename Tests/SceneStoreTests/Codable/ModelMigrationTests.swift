@@ -203,7 +203,7 @@ extension SceneCodableKey where Model == WindowV3 {
     /// then reading it back is the identity.
     @Test(arguments: [1, 2, 3, 4, 5, 6, 7, 8] as [UInt64])
     func anyOlderModelReadsAsItsStepsComposedSay(seed: UInt64) async throws {
-        var random = SplitMix64(seed: seed)
+        var random = SceneFileParserTests.SplitMix(state: seed)  // a failing seed can be run again
         let fixture = try SceneStoreFixture()
         let store = try await fixture.registry.store(for: "main")
         for _ in 0..<50 {
@@ -225,19 +225,6 @@ extension SceneCodableKey where Model == WindowV3 {
             store.removeValue(forKey: "window")
         }
         await fixture.tearDown()
-    }
-}
-
-/// A small deterministic generator, so a failing seed can be run again.
-private struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 

@@ -86,30 +86,6 @@ import Testing
         await fixture.tearDown()
     }
 
-    /// Two launches restore at once: each window goes to exactly one.
-    @Test func twoLaunchesRestoringAtOnceNeverShareAWindow() async throws {
-        let fixture = try Self.fixture()
-        for _ in 0..<6 { _ = try await fixture.registry.newScene() }
-        try await fixture.registry.close()
-        let launches = try (0..<2).map { _ in try fixture.otherRegistry() }
-        let reopened = try await withThrowingTaskGroup(of: [SceneID].self) { group in
-            for launch in launches {
-                group.addTask {
-                    var mine: [SceneID] = []
-                    for session in try await launch.scenesToRestore() {
-                        if let store = try await launch.reopen(session.id) { mine.append(store.id) }
-                    }
-                    return mine
-                }
-            }
-            return try await group.reduce(into: []) { $0.append($1) }
-        }
-        let all = reopened.flatMap { $0 }
-        #expect(all.count == 6)
-        #expect(Set(all).count == 6, "no window twice: \(reopened)")
-        await fixture.tearDown()
-    }
-
     /// 150 held windows: `/proc/locks` then runs past its first page (4 KiB),
     /// which a read sized by the file's reported length (0) used to stop at.
     @Test func everyHeldWindowIsSeenHeldWhenThereAreMany() async throws {

@@ -71,3 +71,34 @@ import Testing
         await fixture.tearDown()
     }
 }
+
+/// A local `set` made while an update's transform runs is not lost: the
+/// transform runs again on the value that set made.
+@Suite(.timeLimit(.minutes(2))) struct UpdateAndLocalSetTests {
+    @Test func aSetMadeDuringAnUpdatesTransformIsNotOverwrittenByItsResult() async throws {
+        let fixture = try SceneStoreFixture()
+        let store = try await fixture.registry.store(for: "main")
+        try store.set(["start"].joined(), forKey: "log")
+        let entered = AsyncStream.makeStream(of: Void.self)
+        let proceed = DispatchSemaphore(value: 0)
+        let calls = Locked(0)
+        let updating = Task {
+            try await store.update(forKey: "log", default: "") { log in
+                if calls.withLock({ $0 += 1; return $0 }) == 1 {
+                    entered.continuation.yield()
+                    proceed.wait()   // the set below happens now
+                }
+                return log + "+update"
+            }
+        }
+        for await _ in entered.stream { break }
+        try store.set("start+set", forKey: "log")
+        proceed.signal()
+        _ = try await updating.value
+        #expect(store.value(forKey: "log", default: "") == "start+set+update", "neither the set nor the update lost")
+        #expect(calls.withLock { $0 } == 2, "the transform ran again on the value the set made")
+        let relaunched = try await fixture.relaunch()
+        #expect(try await relaunched.store(for: "main").value(forKey: "log", default: "") == "start+set+update")
+        await fixture.tearDown()
+    }
+}
