@@ -42,10 +42,7 @@ extension PostgresSceneStorage: SceneSessionStorage {
         }
         return rows.compactMap { row in
             let (scene, created, lastActive, open, pid, title, held) = row
-            guard let id = try? SceneID(scene) else { return nil }
-            return (SessionRecord(
-                id: id, created: Self.date(created), lastActive: Self.date(lastActive), open: open, pid: pid, title: title
-            ), held)
+            return Self.record(scene, created, lastActive, open, pid, title).map { ($0, held) }
         }
     }
 
@@ -66,10 +63,9 @@ extension PostgresSceneStorage: SceneSessionStorage {
                 as: (String, Int64, Int64, Bool, Int32?, String?).self
             )
             var records: [SceneID: SessionRecord] = [:]
-            for (scene, created, lastActive, open, pid, title) in rows {
-                guard let id = try? SceneID(scene) else { continue }
-                records[id] = SessionRecord(
-                    id: id, created: Self.date(created), lastActive: Self.date(lastActive), open: open, pid: pid, title: title)
+            for row in rows {
+                guard let record = Self.record(row.0, row.1, row.2, row.3, row.4, row.5) else { continue }
+                records[record.id] = record
             }
             let before = records
             change(&records)
@@ -88,12 +84,23 @@ extension PostgresSceneStorage: SceneSessionStorage {
         }
     }
 
+    /// A row of `scenestore_sessions` (scene, created, last_active, open,
+    /// pid, title); `nil` for a scene id this code does not accept.
+    private static func record(
+        _ scene: String, _ created: Int64, _ lastActive: Int64, _ open: Bool, _ pid: Int32?, _ title: String?
+    ) -> SessionRecord? {
+        guard let id = try? SceneID(scene) else { return nil }
+        return SessionRecord(
+            id: id, created: SessionRecord.date(milliseconds: created),
+            lastActive: SessionRecord.date(milliseconds: lastActive), open: open, pid: pid, title: title)
+    }
+
     /// A claim leaves nothing behind in the database.
     package func removeClaim(_ id: SceneID) async {}
 
     private func upsert(_ record: SessionRecord, on session: PostgresSession) async throws(SceneStoreError) {
-        let created = Self.milliseconds(record.created)
-        let lastActive = Self.milliseconds(record.lastActive)
+        let created = SessionRecord.milliseconds(record.created)
+        let lastActive = SessionRecord.milliseconds(record.lastActive)
         let key = PostgresNames.claimKey(app: app, scene: record.id)
         try await session.query(
             """
@@ -103,15 +110,6 @@ extension PostgresSceneStorage: SceneSessionStorage {
                 open = EXCLUDED.open, pid = EXCLUDED.pid, title = EXCLUDED.title, claim_key = EXCLUDED.claim_key
             """
         )
-    }
-
-    private static func milliseconds(_ date: Date) -> Int64 {
-        let value = (date.timeIntervalSince1970 * 1000).rounded()
-        return value.isFinite ? Int64(max(min(value, 1e15), -1e15)) : 0
-    }
-
-    private static func date(_ milliseconds: Int64) -> Date {
-        Date(timeIntervalSince1970: Double(milliseconds) / 1000)
     }
 }
 

@@ -56,3 +56,16 @@ package struct SessionRecord: Sendable, Hashable {
         self.title = title
     }
 }
+
+extension SessionRecord {
+    /// A record's instant as stored: whole milliseconds since 1970.
+    package static func milliseconds(_ date: Date) -> Int64 {
+        let value = (date.timeIntervalSince1970 * 1000).rounded()
+        return value.isFinite ? Int64(max(min(value, 1e15), -1e15)) : 0
+    }
+
+    /// The instant `milliseconds` stores.
+    package static func date(milliseconds: Int64) -> Date {
+        Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+    }
+}

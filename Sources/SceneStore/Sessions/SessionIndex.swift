@@ -26,7 +26,7 @@ enum SessionIndex {
         var text = "\(header) \(version)\n"
         for record in records.values.sorted(by: { $0.id < $1.id }) {
             text += record.id.rawValue
-            text += "\t\(milliseconds(record.created))\t\(milliseconds(record.lastActive))"
+            text += "\t\(SessionRecord.milliseconds(record.created))\t\(SessionRecord.milliseconds(record.lastActive))"
             text += record.open ? "\t1" : "\t0"
             text += "\t" + (record.pid.map(String.init) ?? "-")
             text += "\t" + (record.title.map { "=" + escape($0) } ?? "-")
@@ -90,7 +90,8 @@ enum SessionIndex {
             return nil
         }
         return SessionRecord(
-            id: id, created: date(created), lastActive: date(lastActive), open: open == UInt8(ascii: "1"),
+            id: id, created: SessionRecord.date(milliseconds: created),
+            lastActive: SessionRecord.date(milliseconds: lastActive), open: open == UInt8(ascii: "1"),
             pid: pid, title: title)
     }
 
@@ -106,15 +107,6 @@ enum SessionIndex {
             value = value * 10 + Int64(byte - UInt8(ascii: "0"))
         }
         return negative ? -value : value
-    }
-
-    static func milliseconds(_ date: Date) -> Int64 {
-        let value = (date.timeIntervalSince1970 * 1000).rounded()
-        return value.isFinite ? Int64(max(min(value, 1e15), -1e15)) : 0
-    }
-
-    private static func date(_ milliseconds: Int64) -> Date {
-        Date(timeIntervalSince1970: Double(milliseconds) / 1000)
     }
 
     private static func escape(_ text: String) -> String {
