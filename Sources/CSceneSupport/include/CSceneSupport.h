@@ -14,4 +14,20 @@ int scenestore_exchange(const char *a, const char *b);
 /// shows it.
 int scenestore_name_this_thread(const char *name);
 
+/// Takes an exclusive open file description lock (`F_OFD_SETLK`) on the
+/// whole file open as `fd`, without waiting: 0, or -1 with errno EAGAIN
+/// when another open file description holds one. The kernel drops it when
+/// the last descriptor of that description closes, or its process dies.
+int scenestore_ofd_try_lock(int fd);
+
+/// Lets go of the lock ``scenestore_ofd_try_lock`` took on `fd`'s open
+/// file description, whoever else shares it (a child between its fork and
+/// its exec does, until the exec closes its copy).
+int scenestore_ofd_unlock(int fd);
+
+/// Whether another open file description holds a lock conflicting with an
+/// exclusive one on the whole file open as `fd` (`F_OFD_GETLK`), without
+/// taking it: 1 held, 0 free, -1 with errno.
+int scenestore_ofd_is_locked(int fd);
+
 #endif

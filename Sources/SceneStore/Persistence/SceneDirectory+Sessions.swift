@@ -1,3 +1,4 @@
+internal import CSceneSupport
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -5,9 +6,13 @@ import Glibc
 
 /// The file root's window lifecycle: the records in one index file
 /// (``SessionIndex``), written atomically under its own lock; a claim is a
-/// `flock` on the scene's `.<id>~claim` file, which the kernel drops when
-/// the holder dies. Whether a claim is held is read for every scene at
-/// once from `/proc/locks` and the root's listing, never by taking it.
+/// write lock on the scene's `.<id>~claim` file, an open file description
+/// lock (`F_OFD_SETLK`) the kernel drops when the holder closes it or dies.
+/// Whether a claim is held is asked of each claim file with
+/// `F_OFD_GETLK`, never by taking it (a launch that probed by taking
+/// could make another launch's claim fail), and never from `/proc/locks`,
+/// which is read a page at a time and skips entries when other processes'
+/// locks come and go between the pages.
 extension SceneDirectory: SceneSessionStorage {
     var sessionIndexPath: String { rootPath + "/" + SessionIndex.fileName }
     private var sessionLockPath: String { sessionIndexPath + ".lock" }
@@ -15,7 +20,7 @@ extension SceneDirectory: SceneSessionStorage {
     func claim(_ id: SceneID) throws(SceneStoreError) -> (any SceneClaim)? {
         let path = claimPath(id)
         while true {
-            let fd = open(path, O_RDONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o600)
+            let fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o600)
             if fd == -1 {
                 if errno == ENOENT {
                     try Self.prepare(root: root)
@@ -30,12 +35,12 @@ extension SceneDirectory: SceneSessionStorage {
                 close(fd)
                 throw .notARegularFile(path: path, found: found)
             }
-            if flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            if scenestore_ofd_try_lock(fd) != 0 {
                 let code = errno
                 close(fd)
                 if code == EINTR { continue }
-                if code == EWOULDBLOCK { return nil }
-                throw .io(syscall: "flock", path: path, errno: code)
+                if code == EAGAIN || code == EACCES { return nil }
+                throw .io(syscall: "fcntl(F_OFD_SETLK)", path: path, errno: code)
             }
             // Closing a window for good unlinks its claim file: a claim on
             // the unlinked file would hold nothing.
@@ -49,8 +54,7 @@ extension SceneDirectory: SceneSessionStorage {
 
     func sessionRecords() throws(SceneStoreError) -> [(record: SessionRecord, held: Bool)] {
         let records = try readSessionIndex()
-        let held = try heldClaims()
-        return records.values.map { ($0, held.contains($0.id)) }
+        return records.values.map { ($0, isClaimed($0.id)) }
     }
 
     func updateSessionRecords(
@@ -105,35 +109,22 @@ extension SceneDirectory: SceneSessionStorage {
         try syncDirectory()
     }
 
-    /// The scenes whose claim file some live process holds a `flock` on:
-    /// one listing of the root (names and inodes) and one read of
-    /// `/proc/locks`, whatever the number of scenes.
-    private func heldClaims() throws(SceneStoreError) -> Set<SceneID> {
-        var rootInfo = stat()
-        guard stat(rootPath, &rootInfo) == 0 else {
-            if errno == ENOENT { return [] }
-            throw .io(syscall: "stat", path: rootPath, errno: errno)
+    /// Whether some open file description, in this process or another,
+    /// holds the claim on scene `id`: one open and one `F_OFD_GETLK`.
+    private func isClaimed(_ id: SceneID) -> Bool {
+        let fd = open(claimPath(id), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        while true {
+            let held = scenestore_ofd_is_locked(fd)
+            if held >= 0 { return held == 1 }
+            // Not knowing counts as held: a window is never offered twice.
+            guard errno == EINTR else { return true }
         }
-        let locked = Set(SceneLock.flockHolders().lazy.filter { $0.device == UInt64(rootInfo.st_dev) }.map(\.inode))
-        guard !locked.isEmpty else { return [] }
-        guard let directory = opendir(rootPath) else { throw .io(syscall: "opendir", path: rootPath, errno: errno) }
-        defer { closedir(directory) }
-        let suffix = Self.separator + Self.claimSuffix
-        var held: Set<SceneID> = []
-        while let entry = readdir(directory) {
-            guard locked.contains(UInt64(entry.pointee.d_ino)) else { continue }
-            let name = withUnsafePointer(to: entry.pointee.d_name) {
-                $0.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(cString: $0) }
-            }
-            guard name.hasPrefix("."), name.hasSuffix(suffix),
-                  let id = try? SceneID(String(name.dropFirst().dropLast(suffix.count))) else { continue }
-            held.insert(id)
-        }
-        return held
     }
 }
 
-/// A `flock` held on a scene's claim file until ``release()``.
+/// An OFD write lock held on a scene's claim file until ``release()``.
 private final class FileClaim: SceneClaim, Sendable {
     private let fd: Locked<Int32>
 
@@ -150,7 +141,12 @@ private final class FileClaim: SceneClaim, Sendable {
             defer { fd = -1 }
             return fd
         }
-        if held >= 0 { close(held) }
+        guard held >= 0 else { return }
+        // Unlocked before the close, so the claim is free when this
+        // returns even while a child this process is spawning still shares
+        // the descriptor (until its exec closes it).
+        scenestore_ofd_unlock(held)
+        close(held)
     }
 
     deinit { abandon() }

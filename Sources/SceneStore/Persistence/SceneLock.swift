@@ -177,6 +177,9 @@ final class SceneLock {
 
     func unlock() {
         guard fd >= 0 else { return }
+        // Unlocked before the close: a child this process is spawning may
+        // share the descriptor until its exec, and would hold the lock.
+        flock(fd, LOCK_UN)
         close(fd)
         fd = -1
     }
