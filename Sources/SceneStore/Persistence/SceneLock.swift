@@ -208,7 +208,9 @@ final class SceneLock {
         let canonical = String(cString: directory)
         free(directory)
         let deleted = canonical + path[slash...] + " (deleted)"
-        for holder in flockHolders() where holder.device == mine.st_dev && holder.inode != mine.st_ino {
+        // Two reads of the table: a read skips an entry when another lock
+        // goes away between its pages, and two rarely skip the same one.
+        for holder in flockHolders() + flockHolders() where holder.device == mine.st_dev && holder.inode != mine.st_ino {
             let unnamed = canonical + "/#\(holder.inode) (deleted)"
             let fds = "/proc/\(holder.pid)/fd"
             guard let entries = try? FileManager.default.contentsOfDirectory(atPath: fds) else { continue }
