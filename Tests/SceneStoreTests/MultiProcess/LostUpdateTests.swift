@@ -14,7 +14,7 @@ extension MultiProcess {
                 watcherArguments: [], observer: .init(savePolicy: .onFlush, watcher: .automatic))
         }
 
-        @Test(.timeLimit(.minutes(1)))
+        @Test(.timeLimit(.minutes(3)))
         func fourWritersOfOneKeyConvergeToTheDiskWithinASecond() async throws {
             try await checkSameKeyConverges(
                 watcherArguments: [], observer: .init(savePolicy: .onFlush, watcher: .automatic))

@@ -175,7 +175,7 @@ struct InProcessContractTests {
 }
 
 /// What only memory lets a test do by hand: damage and delete a document.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(3)))
 struct InMemoryScenesTests {
     /// A damaged document is moved aside and the open store writes the
     /// scene again from its memory; a reopened one starts from that.
