@@ -8,9 +8,9 @@ import Glibc
 
 extension Bench {
     /// A multi-window app's launch query on a root of many window scenes:
-    /// `scenesToRestore()` (the index, `/proc/locks`, one listing) next to
-    /// the floor, one plain listing of the same root (`readdir` of every
-    /// entry), measured in the same run.
+    /// `scenesToRestore()` (the index, a lock probe per window it says is
+    /// open) next to the floor, one plain listing of the same root
+    /// (`readdir` of every entry), measured in the same run.
     ///
     /// The root holds `--scenes` window scenes, each with a scene file and
     /// its claim file, and their records; `--held` of them are claimed by
