@@ -208,9 +208,11 @@ final class SceneLock {
         let canonical = String(cString: directory)
         free(directory)
         let deleted = canonical + path[slash...] + " (deleted)"
-        // Two reads of the table: a read skips an entry when another lock
-        // goes away between its pages, and two rarely skip the same one.
-        for holder in flockHolders() + flockHolders() where holder.device == mine.st_dev && holder.inode != mine.st_ino {
+        // Two reads of the table, each holder looked at once: a read skips
+        // an entry when another lock goes away between its pages, and two
+        // rarely skip the same one.
+        let holders = Set(flockHolders()).union(flockHolders())
+        for holder in holders where holder.device == mine.st_dev && holder.inode != mine.st_ino {
             let unnamed = canonical + "/#\(holder.inode) (deleted)"
             let fds = "/proc/\(holder.pid)/fd"
             guard let entries = try? FileManager.default.contentsOfDirectory(atPath: fds) else { continue }
@@ -221,8 +223,15 @@ final class SceneLock {
         return nil
     }
 
+    /// An exclusive `flock` as `/proc/locks` lists it.
+    struct FlockHolder: Hashable {
+        var pid: Int32
+        var device: UInt64
+        var inode: UInt64
+    }
+
     /// Every exclusive `flock` in `/proc/locks`: holder, device and inode.
-    static func flockHolders() -> [(pid: Int32, device: UInt64, inode: UInt64)] {
+    static func flockHolders() -> [FlockHolder] {
         guard let table = readWhole("/proc/locks") else { return [] }
         return table.split(separator: "\n").compactMap { line in
             let fields = line.split(separator: " ", omittingEmptySubsequences: true)
@@ -232,7 +241,7 @@ final class SceneLock {
                   let inode = UInt64(node[2]) else { return nil }
             // The kernel's dev_t from its major and minor (glibc's makedev).
             let device = ((major & 0xfff) << 8) | ((major & ~0xfff) << 32) | (minor & 0xff) | ((minor & ~0xff) << 12)
-            return (pid, device, inode)
+            return FlockHolder(pid: pid, device: device, inode: inode)
         }
     }
 

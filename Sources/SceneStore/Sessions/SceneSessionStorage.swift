@@ -9,7 +9,9 @@ package protocol SceneSessionStorage: Sendable {
     /// - Returns: the claim, or `nil` when someone holds it.
     func claim(_ id: SceneID) async throws(SceneStoreError) -> (any SceneClaim)?
 
-    /// Every record, each with whether a live process holds its scene.
+    /// Every record, each with whether a live process holds its scene, as
+    /// far as a list can tell: a scene being reopened meanwhile may show
+    /// as free, and ``claim(_:)`` decides.
     func sessionRecords() async throws(SceneStoreError) -> [(record: SessionRecord, held: Bool)]
 
     /// Forgets what the claim of a scene closed for good left behind (the
