@@ -4,10 +4,13 @@ import SceneStore
 import ScenesCLIKit
 
 extension Bench {
-    /// CPU cost of the scene file format alone, no disk: reading a file
-    /// another process saved (parse, checksum) and writing one from
-    /// scratch, per scene size. What a reload and a first save cost before
-    /// any system call.
+    /// CPU cost of the scene file format alone, no disk, per scene size:
+    /// reading a file from scratch (parse, checksum) and writing one; a
+    /// save that changed one value over the file the store wrote last (its
+    /// encoding reused), and the reading of that save by a store that read
+    /// the version before (by difference, ``SceneFileReader``). What an
+    /// opening, a first save, a save and a reload cost before any system
+    /// call.
     struct Codec: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Scene file decode and encode, in memory, at several scene sizes.")
@@ -20,6 +23,10 @@ extension Bench {
             var bytes: Int
             var decodeMicroseconds: Double
             var encodeMicroseconds: Double
+            /// One value changed, over the previous encoding.
+            var saveMicroseconds: Double
+            /// That save read over the version before it.
+            var reloadMicroseconds: Double
         }
 
         func run() async throws {
@@ -34,23 +41,47 @@ extension Bench {
                 let repetitions = quick ? 5 : max(self.repetitions * 100 / max(keys, 100), 5)
                 var decodes: [Int] = []
                 var encodes: [Int] = []
-                for _ in 0..<repetitions {
+                var saves: [Int] = []
+                var reloads: [Int] = []
+                var encoder = SceneFileEncoder()
+                var reader = SceneFileReader()
+                var current = file
+                _ = reader.decode(encoder.encode(current, over: nil, edited: []), expectedKeys: keys, keep: true)
+                encoder.written(current.version)
+                for repetition in 0..<repetitions {
                     let start = monotonicNanoseconds()
                     guard case .success = SceneFile.decode(bytes) else { throw failure("the sample file does not decode") }
                     let decoded = monotonicNanoseconds()
                     _ = file.encoded()
                     encodes.append(monotonicNanoseconds() - decoded)
                     decodes.append(decoded - start)
+
+                    var next = current
+                    next.generation += 1
+                    let key = "key\((repetition * 7919) % keys)"
+                    next.values[key] = .string("value \(repetition)")
+                    let saving = monotonicNanoseconds()
+                    let saved = encoder.encode(next, over: current, edited: [key])
+                    let reloading = monotonicNanoseconds()
+                    let reread = reader.decode(saved, expectedKeys: keys, keep: true)
+                    reloads.append(monotonicNanoseconds() - reloading)
+                    saves.append(reloading - saving)
+                    guard case .success(next) = reread else { throw failure("a save does not read back as itself") }
+                    encoder.written(next.version)
+                    current = next
                 }
                 rows.append(Row(
                     keys: keys, bytes: bytes.count,
                     decodeMicroseconds: Bench.median(decodes.map(Double.init)) / 1000,
-                    encodeMicroseconds: Bench.median(encodes.map(Double.init)) / 1000))
+                    encodeMicroseconds: Bench.median(encodes.map(Double.init)) / 1000,
+                    saveMicroseconds: Bench.median(saves.map(Double.init)) / 1000,
+                    reloadMicroseconds: Bench.median(reloads.map(Double.init)) / 1000))
             }
             emit("scene file codec, in memory (median):")
-            emit("      keys      bytes   decode µs   encode µs")
+            emit("      keys      bytes   decode µs   encode µs     save µs   reload µs")
             for row in rows {
-                emit(String(format: "%10d %10d %11.1f %11.1f", row.keys, row.bytes, row.decodeMicroseconds, row.encodeMicroseconds))
+                emit(String(format: "%10d %10d %11.1f %11.1f %11.1f %11.1f", row.keys, row.bytes, row.decodeMicroseconds,
+                            row.encodeMicroseconds, row.saveMicroseconds, row.reloadMicroseconds))
             }
             emit(try jsonLine(rows))
         }

@@ -18,7 +18,7 @@ extension SceneFile {
 /// nothing, so its cost is copying bytes and one checksum pass rather than
 /// escaping and sorting the whole scene again. The bytes are the same as a
 /// fresh encoding's (``SceneFile/encoded()``).
-struct SceneFileEncoder {
+package struct SceneFileEncoder {
     private struct Entry {
         let key: String
         let value: SceneValue
@@ -31,10 +31,12 @@ struct SceneFileEncoder {
     /// The file `entries` encode, once it is known to be on disk.
     private var version: DiskVersion?
 
+    package init() {}
+
     /// The bytes of `file`, which is `base` with the values of `edited`
     /// changed. Reuses what was encoded for `base` when that is the file
     /// this encoder encoded last and ``written(_:)`` confirmed.
-    mutating func encode(_ file: SceneFile, over base: SceneFile?, edited: some Collection<String>) -> Data {
+    package mutating func encode(_ file: SceneFile, over base: SceneFile?, edited: some Collection<String>) -> Data {
         let reused = base.map { version == $0.version && update(edited, to: file.values) } ?? false
         if !reused { rebuild(from: file.values) }
         version = nil
@@ -45,7 +47,7 @@ struct SceneFileEncoder {
     /// next save over it can reuse its encoding. Until then (a failed
     /// write) the next save encodes everything: another writer may take the
     /// version number this encoding never got.
-    mutating func written(_ version: DiskVersion) {
+    package mutating func written(_ version: DiskVersion) {
         self.version = version
     }
 
@@ -97,7 +99,7 @@ struct SceneFileEncoder {
         var out = JSONText(capacity: key.utf8.count + 40)
         out.string(key)
         out.raw(": {\"type\": \"")
-        out.raw(value.kind.rawValue)
+        out.utf8(value.kind.rawValue)
         out.raw("\", \"value\": ")
         out.value(value)
         out.raw("}")
@@ -107,28 +109,35 @@ struct SceneFileEncoder {
     private func bytes(of file: SceneFile) -> Data {
         var checksum = Checksum()
         var size = 0
-        for entry in entries {
-            checksum.add(key: entry.key, value: entry.value)
-            size += entry.json.count + 6
+        for index in entries.indices {
+            checksum.add(key: entries[index].key, value: entries[index].value)
+            size += entries[index].json.count + 6
         }
         var out = JSONText(capacity: size + 512)
         out.raw("{\n  \"format\": ")
         out.string(SceneFile.magic)
-        out.raw(",\n  \"version\": \(SceneFile.currentVersion),\n  \"scene\": ")
+        out.raw(",\n  \"version\": ")
+        out.number(UInt64(SceneFile.currentVersion))
+        out.raw(",\n  \"scene\": ")
         out.string(file.scene)
-        out.raw(",\n  \"generation\": \(file.generation),\n  \"incarnation\": ")
+        out.raw(",\n  \"generation\": ")
+        out.number(file.generation)
+        out.raw(",\n  \"incarnation\": ")
         out.string(file.incarnation)
-        out.raw(",\n  \"writer\": {\"pid\": \(file.writer.pid), \"token\": ")
+        out.raw(",\n  \"writer\": {\"pid\": ")
+        if file.writer.pid < 0 { out.raw("-") }
+        out.number(UInt64(file.writer.pid.magnitude))
+        out.raw(", \"token\": ")
         out.string(file.writer.token)
         out.raw("},\n  \"checksum\": ")
         out.string(checksum.text)
         out.raw(",\n  \"values\": {")
-        for (index, entry) in entries.enumerated() {
-            out.raw(index == 0 ? "\n    " : ",\n    ")
-            out.bytes.append(contentsOf: entry.json)
+        for index in entries.indices {
+            out.raw(index == 0 ? "\n    " as StaticString : ",\n    ")
+            out.bytes.append(contentsOf: entries[index].json)
         }
-        out.raw(entries.isEmpty ? "}\n}\n" : "\n  }\n}\n")
-        return Data(out.bytes)
+        out.raw(entries.isEmpty ? "}\n}\n" as StaticString : "\n  }\n}\n")
+        return out.bytes.withUnsafeBytes { Data($0) }
     }
 }
 
@@ -140,14 +149,32 @@ private struct JSONText {
         bytes.reserveCapacity(capacity)
     }
 
-    mutating func raw(_ text: String) {
+    mutating func raw(_ text: StaticString) {
+        text.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    }
+
+    mutating func utf8(_ text: String) {
         bytes.append(contentsOf: text.utf8)
+    }
+
+    /// Decimal digits, without a `String` in between.
+    mutating func number(_ value: UInt64) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var rest = value
+            var start = digits.count
+            repeat {
+                start -= 1
+                digits[start] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+            } while rest > 0
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
+        }
     }
 
     mutating func value(_ value: SceneValue) {
         switch SceneValueJSON(value) {
         case .bool(let bool): raw(bool ? "true" : "false")
-        case .number(let text): raw(text)
+        case .number(let text): utf8(text)
         case .string(let text): string(text)
         }
     }

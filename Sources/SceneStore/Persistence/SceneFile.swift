@@ -58,9 +58,19 @@ package struct SceneFile: Equatable {
     }
 
     package static func decode(_ data: Data, expectedKeys: Int = 0) -> Result<SceneFile, Problem> {
+        decode(data, expectedKeys: expectedKeys, over: nil, recording: false).map(\.file)
+    }
+
+    /// ``decode(_:expectedKeys:)`` read over `baseline` (the same result,
+    /// see ``SceneFileParser/values(over:previous:)``).
+    /// - Returns: the file and, when `recording`, where its values lie
+    ///   (`nil` if its keys are out of checksum order).
+    static func decode(
+        _ data: Data, expectedKeys: Int, over baseline: SceneFileBaseline?, recording: Bool
+    ) -> Result<(file: SceneFile, entries: [SceneFileBaseline.Entry]?, parsedOverBaseline: Int?), Problem> {
         let fields: SceneFileParser.Fields
         do throws(Problem) {
-            fields = try SceneFileParser.parse(data, expectedKeys: expectedKeys)
+            fields = try SceneFileParser.parse(data, expectedKeys: expectedKeys, baseline: baseline, recording: recording)
         } catch {
             // Tell a newer format (refused, kept) from damage (quarantined).
             if let header = try? JSONDecoder().decode(Header.self, from: data),
@@ -86,13 +96,14 @@ package struct SceneFile: Equatable {
         guard checksum == fields.checksumInFileOrder || Checksum.matches(checksum, values) else {
             return .failure(.badChecksum)
         }
-        return .success(SceneFile(
+        let file = SceneFile(
             scene: scene,
             generation: generation,
             incarnation: incarnation,
             writer: WriterIdentity(pid: pid, token: token),
             values: values
-        ))
+        )
+        return .success((file, fields.entries, fields.parsedOverBaseline))
     }
 
     /// Why a well-formed file still is not scene `id` within `limits`: it

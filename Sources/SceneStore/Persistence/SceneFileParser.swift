@@ -33,29 +33,56 @@ struct SceneFileParser {
         /// SceneStore writes), when a full ``Checksum/matches(_:_:)``
         /// is needed instead.
         var checksumInFileOrder: String?
+        /// Where each value lies, in file order, when the parse was asked
+        /// to record them and the keys were in checksum order: what a
+        /// ``SceneFileBaseline`` keeps for reading the next document.
+        var entries: [SceneFileBaseline.Entry]?
+        /// How many values were parsed when the values were read over a
+        /// baseline (the others were taken from it); `nil`: read whole.
+        var parsedOverBaseline: Int?
     }
 
     /// - Parameter expectedKeys: room made in `values` at once (a reader
     ///   expects about as many keys as the version it holds), sparing the
     ///   dictionary's growth and rehashing.
-    static func parse(_ data: Data, expectedKeys: Int = 0) throws(SceneFile.Problem) -> Fields {
+    /// - Parameter baseline: a document read before: values whose bytes
+    ///   are the same in both are taken from it instead of being parsed
+    ///   (the result is the same either way).
+    /// - Parameter recording: whether to fill ``Fields/entries``.
+    static func parse(
+        _ data: Data, expectedKeys: Int = 0, baseline: SceneFileBaseline? = nil, recording: Bool = false
+    ) throws(SceneFile.Problem) -> Fields {
         let result: Result<Fields, SceneFile.Problem> = data.withUnsafeBytes { raw in
-            var parser = SceneFileParser(bytes: raw.bindMemory(to: UInt8.self), expectedKeys: expectedKeys)
-            do throws(SceneFile.Problem) {
-                return .success(try parser.document())
-            } catch {
-                return .failure(error)
+            (baseline?.document ?? Data()).withUnsafeBytes { previous in
+                var parser = SceneFileParser(
+                    bytes: raw.bindMemory(to: UInt8.self), expectedKeys: expectedKeys,
+                    baseline: baseline.map { ($0, previous.bindMemory(to: UInt8.self)) }, recording: recording)
+                do throws(SceneFile.Problem) {
+                    return .success(try parser.document())
+                } catch {
+                    return .failure(error)
+                }
             }
         }
         return try result.get()
     }
 
     private let expectedKeys: Int
+    /// The baseline and its document's bytes.
+    let baseline: (SceneFileBaseline, UnsafeBufferPointer<UInt8>)?
+    let recording: Bool
+    /// See ``Fields/parsedOverBaseline``.
+    var parsedOverBaseline: Int?
 
-    private init(bytes: UnsafeBufferPointer<UInt8>, expectedKeys: Int) {
+    private init(
+        bytes: UnsafeBufferPointer<UInt8>, expectedKeys: Int,
+        baseline: (SceneFileBaseline, UnsafeBufferPointer<UInt8>)?, recording: Bool
+    ) {
         self.bytes = bytes
         // Never more than the bytes could hold (a key and its value take 30 at least).
         self.expectedKeys = min(max(expectedKeys, 0), bytes.count / 30)
+        self.baseline = baseline
+        self.recording = recording
     }
 
     // MARK: Structure
@@ -91,7 +118,9 @@ struct SceneFileParser {
                     default: try parser.skipValue(depth: 1)
                     }
                 }
-            case "values": (fields.values, fields.checksumInFileOrder) = try parser.values()
+            case "values":
+                (fields.values, fields.checksumInFileOrder, fields.entries) = try parser.values()
+                fields.parsedOverBaseline = parser.parsedOverBaseline
             default: try parser.skipValue(depth: 1)
             }
         }
@@ -104,14 +133,23 @@ struct SceneFileParser {
         "format", "version", "scene", "generation", "incarnation", "checksum", "writer", "values",
     ]
 
-    /// The values, and their checksum when the file has them in checksum
-    /// order (hashed as they are read: no second pass, no lookups).
-    private mutating func values() throws(SceneFile.Problem) -> ([String: SceneValue], String?) {
+    /// The values, their checksum when the file has them in checksum
+    /// order (hashed as they are read: no second pass, no lookups), and
+    /// where each lies (when ``recording`` and in that order).
+    private mutating func values() throws(SceneFile.Problem) -> ([String: SceneValue], String?, [SceneFileBaseline.Entry]?) {
+        if let baseline {
+            let start = index
+            if let read = try values(over: baseline.0, previous: baseline.1) { return read }
+            index = start
+            parsedOverBaseline = nil
+        }
         var values = [String: SceneValue](minimumCapacity: expectedKeys)
         var checksum = Checksum()
         var previous: String?
         var sorted = true
-        try object { (parser, key) throws(SceneFile.Problem) in
+        var entries: [SceneFileBaseline.Entry] = []
+        if recording { entries.reserveCapacity(expectedKeys) }
+        try object { (parser, key, start) throws(SceneFile.Problem) in
             let value = try parser.value(forKey: key)
             guard values.updateValue(value, forKey: key) == nil else {
                 throw parser.failure("key \(key.debugDescription) appears twice")
@@ -120,14 +158,15 @@ struct SceneFileParser {
                 sorted = previous.map { utf8Precedes($0, key) } ?? true
                 checksum.add(key: key, value: value)
                 previous = key
+                if parser.recording { entries.append(.init(range: start..<parser.index, key: key, value: value)) }
             }
         }
-        return (values, sorted ? checksum.text : nil)
+        return (values, sorted ? checksum.text : nil, sorted && recording ? entries : nil)
     }
 
     /// `{"type": KIND, "value": V}`, in either order. The writer puts
     /// `type` first; then the value is converted as it is read.
-    private mutating func value(forKey key: String) throws(SceneFile.Problem) -> SceneValue {
+    mutating func value(forKey key: String) throws(SceneFile.Problem) -> SceneValue {
         var kind: SceneValue.Kind?
         var raw: Raw?
         var converted: SceneValue?
@@ -214,17 +253,27 @@ struct SceneFileParser {
     private mutating func object(
         _ member: (inout SceneFileParser, String) throws(SceneFile.Problem) -> Void
     ) throws(SceneFile.Problem) {
+        try object { (parser, key, _) throws(SceneFile.Problem) in try member(&parser, key) }
+    }
+
+    /// Calls `member` for each key of an object, positioned at its value,
+    /// with the offset where the member (its key's opening quote) starts.
+    private mutating func object(
+        _ member: (inout SceneFileParser, String, Int) throws(SceneFile.Problem) -> Void
+    ) throws(SceneFile.Problem) {
         guard try opens(UInt8(ascii: "{"), closedBy: UInt8(ascii: "}")) else { return }
         repeat {
+            skipWhitespace()
+            let start = index
             let key = try string()
             try expect(UInt8(ascii: ":"))
-            try member(&self, key)
+            try member(&self, key, start)
         } while try !closes(UInt8(ascii: "}"), "object")
     }
 
     /// Consumes `opener`; if `closer` follows at once, consumes it too.
     /// - Returns: whether members follow (the object or array is not empty).
-    private mutating func opens(_ opener: UInt8, closedBy closer: UInt8) throws(SceneFile.Problem) -> Bool {
+    mutating func opens(_ opener: UInt8, closedBy closer: UInt8) throws(SceneFile.Problem) -> Bool {
         try expect(opener)
         skipWhitespace()
         guard peek() == closer else { return true }
@@ -234,7 +283,7 @@ struct SceneFileParser {
 
     /// After a member or element: consumes `,` (`false`: another follows)
     /// or `closer` (`true`: the object or array ends).
-    private mutating func closes(_ closer: UInt8, _ what: String) throws(SceneFile.Problem) -> Bool {
+    mutating func closes(_ closer: UInt8, _ what: String) throws(SceneFile.Problem) -> Bool {
         skipWhitespace()
         guard index < bytes.count else { throw failure("unterminated \(what)") }
         let next = bytes[index]

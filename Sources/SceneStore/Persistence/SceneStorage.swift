@@ -198,20 +198,29 @@ package enum SceneReadResult: Sendable {
 
     /// `stored` checked as the document of scene `id`; `nil` when it was
     /// ``StoredDocument/skipped``.
-    init?(_ stored: StoredDocument, as id: SceneID, limits: SceneRegistry.Limits, expectedKeys: Int = 0) {
+    /// - Parameter reader: decodes the document, over the one it read
+    ///   before; `keep` says whether this one is kept for the next.
+    init?(
+        _ stored: StoredDocument, as id: SceneID, limits: SceneRegistry.Limits,
+        expectedKeys: Int = 0, reader: inout SceneFileReader, keep: Bool
+    ) {
         switch stored {
         case .skipped: return nil
         case .missing: self = .missing
         case .notADocument(let what): self = .damaged(.malformed(what))
-        case .bytes(let data): self = Self(interpreting: data, as: id, limits: limits, expectedKeys: expectedKeys)
+        case .bytes(let data):
+            self = Self(decoded: reader.decode(data, expectedKeys: expectedKeys, keep: keep), as: id, limits: limits)
         }
     }
 
     /// Decodes `data` as the document of scene `id`, checked like a `set`.
-    /// - Parameter expectedKeys: how many keys the caller expects (the
-    ///   version it holds has that many): room for them is made at once.
-    init(interpreting data: Data, as id: SceneID, limits: SceneRegistry.Limits, expectedKeys: Int = 0) {
-        switch SceneFile.decode(data, expectedKeys: expectedKeys) {
+    init(interpreting data: Data, as id: SceneID, limits: SceneRegistry.Limits) {
+        self.init(decoded: SceneFile.decode(data), as: id, limits: limits)
+    }
+
+    /// `decoded` checked as the document of scene `id`.
+    private init(decoded: Result<SceneFile, SceneFile.Problem>, as id: SceneID, limits: SceneRegistry.Limits) {
+        switch decoded {
         case .success(let file):
             if let problem = file.problem(asScene: id, limits: limits) {
                 self = .damaged(problem)

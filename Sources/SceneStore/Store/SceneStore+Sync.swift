@@ -47,7 +47,9 @@ extension SceneStore {
         } else {
             stored = try await storage.readBytes(id, skip: skip)
         }
-        let reading = SceneReadResult(stored, as: id, limits: storage.limits, expectedKeys: keys)
+        let reading = reader.withLock { reader in
+            SceneReadResult(stored, as: id, limits: storage.limits, expectedKeys: keys, reader: &reader, keep: !site.opening)
+        }
         let writable = configuration.access == .readWrite
         switch mutate({ $0.read(reading, at: site, writable: writable) }) {
         case .settled(let base):

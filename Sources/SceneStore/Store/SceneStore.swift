@@ -26,6 +26,9 @@ public final class SceneStore: Sendable {
     let state: Locked<StoreState>
     /// Used on ``io`` only; its lock is never contended.
     let encoder = Locked(SceneFileEncoder())
+    /// Reads the scene's documents, each over the one before (used only by
+    /// work holding the store's executor).
+    let reader = Locked(SceneFileReader())
     /// Every storage operation of this store runs here, one at a time;
     /// created claimed by the store's load.
     let io: StoreExecutor
@@ -154,7 +157,8 @@ public final class SceneStore: Sendable {
         let bytes = key.utf8
         if bytes.isEmpty { return "empty" }
         if bytes.count > limit { return "\(bytes.count) UTF-8 bytes, above the limit \(limit)" }
-        if bytes.contains(0) { return "contains NUL" }
+        let nul = bytes.withContiguousStorageIfAvailable { $0.contains(0) } ?? bytes.contains(0)
+        if nul { return "contains NUL" }
         return nil
     }
 
