@@ -9,7 +9,7 @@ extension PathBinding {
     func write(_ path: Path, from base: Path?) throws -> PathCodec<Path>.Decoded {
         let (data, decoded) = try merge(path, from: base, over: store.value(forKey: key, as: Data.self))
         try store.set(data, forKey: key)
-        return try decoded ?? codec.decode(data)
+        return try decoded ?? decodings.decode(data, with: codec)
     }
 
     /// Like ``save(_:from:)``, as one read-modify-write under the scene lock
@@ -38,7 +38,7 @@ extension PathBinding {
         }
         if let decoded = merged.withLock({ $0 }) { return decoded }
         guard let stored else { return PathCodec.Decoded(path: path, dropped: []) }
-        return try codec.decode(stored)
+        return try decodings.decode(stored, with: codec)
     }
 
     /// The data to store for `path` edited from `base`, over `data` (what
@@ -56,7 +56,7 @@ extension PathBinding {
         guard let data, !holdsBase else { return plain }
         let current: PathCodec<Path>.Decoded
         do {
-            current = try codec.decode(data)
+            current = try decodings.decode(data, with: codec)
         } catch ScenePathError.corruptData(let underlying) {
             // Not a path at all: there is nothing in it to keep.
             logger.info("replacing a stored value that is not a path", metadata: [

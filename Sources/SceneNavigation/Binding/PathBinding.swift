@@ -29,6 +29,7 @@ public struct PathBinding<Path: Equatable & Sendable>: Sendable {
     public let key: String
     public let codec: PathCodec<Path>
     let memo = EncodingMemo<Path>()
+    let decodings = DecodingMemo<Path>()
 
     public init(store: SceneStore, key: String, codec: PathCodec<Path>) {
         self.store = store
@@ -97,7 +98,7 @@ public struct PathBinding<Path: Equatable & Sendable>: Sendable {
     /// The path `data` holds, or `nil` (logged) when it does not decode.
     func decode(_ data: Data) -> PathCodec<Path>.Decoded? {
         do {
-            return try codec.decode(data)
+            return try decodings.decode(data, with: codec)
         } catch {
             logger.info("stored path no longer decodes; ignoring it", metadata: [
                 "scene": "\(store.id)", "key": "\(key)", "error": "\(error)",

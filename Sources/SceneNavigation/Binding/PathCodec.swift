@@ -38,6 +38,11 @@ public struct PathCodec<Path: Equatable & Sendable>: Sendable {
     /// The path with no element: what a bound model shows once the key is
     /// removed or the scene discarded.
     public let empty: Path?
+    /// Whether `decode` depends on the bytes alone (the element and
+    /// type-erased factories, and a history of them), so that a binding may
+    /// reuse its last decoding of the same bytes. Not for references, which
+    /// resolve against the app's data, nor for a codec of one's own.
+    var decodesBytesAlone = false
 
     /// A codec of your own.
     ///
@@ -77,7 +82,7 @@ extension PathCodec.Decoded {
 extension PathCodec where Path == ScenePath {
     /// A type-erased path whose element types are registered in `types`.
     public static func scenePath(types: ScenePathTypes, policy: PathDecodingPolicy = .lenient) -> Self {
-        PathCodec(
+        var codec = PathCodec(
             empty: ScenePath(),
             encode: { path in try path.encoded(types: types) },
             decode: { data in
@@ -88,6 +93,8 @@ extension PathCodec where Path == ScenePath {
                         total: restored.path.count + restored.dropped.count,
                         droppedPositions: restored.dropped.map(\.position)))
             })
+        codec.decodesBytesAlone = true
+        return codec
     }
 }
 
@@ -96,7 +103,7 @@ extension PathCodec {
     public static func stack<Element: Codable & Equatable & Sendable>(
         of element: Element.Type, policy: PathDecodingPolicy = .lenient
     ) -> Self where Path == [Element] {
-        PathCodec(
+        var codec = PathCodec(
             empty: [],
             encode: { path in try path.encodedPath() },
             decode: { data in
@@ -107,6 +114,8 @@ extension PathCodec {
                         total: restored.path.count + restored.dropped.count,
                         droppedPositions: restored.dropped.map(\.position)))
             })
+        codec.decodesBytesAlone = true
+        return codec
     }
 
     /// A typed stack stored as references (IDs) and resolved against the

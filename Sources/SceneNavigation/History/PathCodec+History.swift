@@ -28,7 +28,7 @@ extension PathCodec {
     public static func history<Steps>(
         _ path: PathCodec<Steps>, limit: Int = NavigationHistory<Steps>.defaultLimit
     ) -> Self where Path == NavigationHistory<Steps>, Steps: Sendable {
-        PathCodec(
+        var codec = PathCodec(
             empty: NavigationHistory(limit: limit),
             encode: { history in
                 func elements(_ steps: Steps) throws -> [StoredElement] {
@@ -67,6 +67,8 @@ extension PathCodec {
                 decoded.recentRestored = recent.restored
                 return decoded
             })
+        codec.decodesBytesAlone = path.decodesBytesAlone
+        return codec
     }
 }
 

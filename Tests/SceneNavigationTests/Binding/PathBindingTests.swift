@@ -67,6 +67,32 @@ import Testing
         await fixture.tearDown()
     }
 
+    /// A binding reuses its last decoding of the same bytes only where the
+    /// codec reads the bytes alone: references are resolved again on every
+    /// restore, so an item the app deleted meanwhile is dropped at once.
+    @Test func referencesAreResolvedAgainOnEveryRestoreOfTheSameBytes() async throws {
+        let fixture = try SceneStoreFixture()
+        let store = try await fixture.registry.store(for: "main")
+        let library = Locked([dune, emma, ulysses])
+        let byID = PathBinding(store: store, key: "byID", codec: .references(to: Book.self) { id in
+            library.withLock { books in books.first { $0.id == id } }
+        })
+        try byID.save([ulysses, dune])
+        #expect(byID.restore()?.path == [ulysses, dune])
+        library.withLock { $0.removeAll { $0 == dune } }
+        #expect(byID.restore()?.path == [ulysses])
+
+        let history = PathBinding(store: store, key: "history", codec: .history(.stack(of: Book.self)))
+        var books = NavigationHistory<[Book]>()
+        books.push(dune)
+        books.push(emma)
+        try history.save(books)
+        let first = history.restore()
+        #expect(first?.path == books)
+        #expect(history.restore()?.path == first?.path)
+        await fixture.tearDown()
+    }
+
     @Test func aPathPushedByAnotherProcessArrives() async throws {
         let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .writeThrough))
         let store = try await fixture.registry.store(for: "main")
