@@ -31,32 +31,39 @@ extension PathCodec {
         var codec = PathCodec(
             empty: NavigationHistory(limit: limit),
             encode: { history in
-                func elements(_ steps: Steps) throws -> [StoredElement] {
-                    guard let parts = try StoredParts(of: path.encode(steps)) else {
+                let documents = try (path.encode(history.path), path.encode(history.forwardStack), path.encode(history.recentStack))
+                if let joined = HistoryDocument.joined(path: documents.0, forward: documents.1, recent: documents.2) {
+                    return joined
+                }
+                func elements(_ document: Data) throws -> [StoredElement] {
+                    guard let parts = StoredParts(of: document) else {
                         throw ScenePathError.unencodableElement(
                             tag: nil, position: nil, underlying: HistoryCodecError.notAPathDocument)
                     }
                     return parts.elements
                 }
                 return try StoredParts(
-                    elements: elements(history.path),
-                    forward: elements(history.forwardStack),
-                    recent: elements(history.recentStack)
+                    elements: elements(documents.0), forward: elements(documents.1), recent: elements(documents.2)
                 ).encoded()
             },
             decode: { data in
                 let whole = try path.decode(data)
                 // A document the path codec reads is a path document: its
-                // parts are there (`nil` only for a codec of one's own).
-                guard let parts = StoredParts(of: data), !(parts.forward.isEmpty && parts.recent.isEmpty) else {
+                // lists are there (`nil` only for a codec of one's own).
+                let lists = HistoryDocument.lists(of: data).map { Optional($0) }
+                    ?? StoredParts(of: data).map { parts in
+                        (forward: parts.forward.isEmpty ? nil : try? StoredParts.pathDocument(parts.forward),
+                         recent: parts.recent.isEmpty ? nil : try? StoredParts.pathDocument(parts.recent))
+                    }
+                guard let lists, lists.forward != nil || lists.recent != nil else {
                     var decoded = Decoded(
                         path: NavigationHistory(path: whole.path, forwardStack: Steps(), recentStack: Steps(), limit: limit),
                         dropped: whole.dropped)
                     decoded.restored = whole.restored
                     return decoded
                 }
-                let forward = try path.decode(StoredParts.pathDocument(parts.forward))
-                let recent = try path.decode(StoredParts.pathDocument(parts.recent))
+                let forward = try path.decode(lists.forward ?? StoredParts.pathDocument([]))
+                let recent = try path.decode(lists.recent ?? StoredParts.pathDocument([]))
                 var decoded = Decoded(
                     path: NavigationHistory(
                         path: whole.path, forwardStack: forward.path, recentStack: recent.path, limit: limit),
