@@ -1,4 +1,5 @@
 import Foundation
+import PropertyBased
 @testable import SceneNavigation
 import Testing
 
@@ -6,20 +7,9 @@ import Testing
 /// it must write and read exactly what the element-tree route
 /// (``StoredParts``) writes and reads, on every layout a document may have.
 @Suite struct HistoryDocumentTests {
-    private struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     private static let strings = ["", "a", "]}\"", "[{,:", "\\", "é 日本", "\n\t", "/"]
 
-    private func randomStep(_ rng: inout SplitMix) -> any ScenePathElement {
+    private func randomStep(_ rng: inout Xoshiro) -> any ScenePathElement {
         let text = Self.strings.randomElement(using: &rng) ?? ""
         switch Int.random(in: 0..<4, using: &rng) {
         case 0: return Int.random(in: -3...3, using: &rng)
@@ -45,7 +35,7 @@ import Testing
     }
 
     @Test func aHistoryIsWrittenAsTheElementTreeRouteWritesIt() throws {
-        var rng = SplitMix(state: 3)
+        var rng = Xoshiro(seed: (3, 5, 7, 11))
         let path = PathCodec<ScenePath>.scenePath(types: testTypes)
         let codec = PathCodec<NavigationHistory<ScenePath>>.history(path, limit: 5)
         for round in 0..<300 {
