@@ -9,24 +9,19 @@ import Glibc
 
 /// `scenes run --headless | head -c1`: the reader goes away, and what the
 /// demo accepted still lands on disk.
-///
-/// The child is started with ``spawnChild(_:_:environment:descriptors:workingDirectory:searchPath:)``,
-/// not `Foundation.Process`: a child another test starts at the same moment
-/// must not keep a copy of this one's pipes or of the socket `Process`
-/// learns an exit from (a fresh-clone run waited here for 120 s).
 @Suite(.timeLimit(.minutes(2)))
 struct HeadlessPipeTests {
     @Test func closedStdoutFlushesAndExits141() async throws {
         let fixture = try SceneStoreFixture()
+        let process = scenesProcess(["run", "--headless", "--scene", "p"], root: fixture.root)
         // Only this process and the child hold the pipes: closing the read
         // end here is the reader going away.
         let output = try cloexecPipe()
         let input = try cloexecPipe()
-        var environment = ProcessInfo.processInfo.environment
-        environment["SCENES_ROOT"] = fixture.root.path
-        let pid = try spawnChild(
-            scenesExecutable.path, ["run", "--headless", "--scene", "p"], environment: environment,
-            descriptors: (stdin: input.read.fileDescriptor, stdout: output.write.fileDescriptor, stderr: nil))
+        process.standardOutput = output.write
+        process.standardInput = input.read
+        process.standardError = FileHandle.nullDevice
+        try process.run()
         try output.write.close()
         try input.read.close()
 
@@ -41,16 +36,13 @@ struct HeadlessPipeTests {
         input.write.write(Data("tab library\n".utf8))
         let status = await withCheckedContinuation { continuation in
             Thread.detachNewThread {  // not a global queue: see RunningScenes.exitStatus()
-                var status: Int32 = 0
-                while waitpid(pid, &status, 0) == -1, errno == EINTR {}
-                continuation.resume(returning: status)
+                process.waitUntilExit()
+                continuation.resume(returning: (process.terminationReason, process.terminationStatus))
             }
         }
         try? input.write.close()
-        // WIFEXITED and WEXITSTATUS: an exit, not a death by SIGPIPE (which
-        // a shell would also report as 141).
-        #expect(status & 0x7F == 0, "killed by signal \(status & 0x7F) before flushing")
-        #expect((status >> 8) & 0xFF == 141)
+        #expect(status.0 == .exit, "killed by signal \(status.1) before flushing")
+        #expect(status.1 == 141)
 
         let get = try await scenes(["get", "--scene", "p", "tab"], root: fixture.root)
         #expect(get.stdout == "library\n", "on disk: \(get.stdout) \(get.stderr)")
