@@ -16,9 +16,6 @@ import Glibc
 /// let scenes = try SceneRegistry(postgres: try server.createDatabase(), appID: "com.example.editor")
 /// ```
 ///
-/// Once this process ends, however it ends, a process of its own stops the
-/// server and deletes its directory, whether ``destroy()`` ran or not.
-///
 /// Authentication over TCP is SCRAM with a password that needs
 /// percent-encoding in a URL. Needs Debian's `postgresql` package (the
 /// binaries in `/usr/lib/postgresql/*/bin`); ``isAvailable`` says whether
@@ -85,15 +82,7 @@ public final class TemporaryPostgresServer: Sendable {
                 try server.run(bin, "pg_ctl", ["start", "-w", "-t", "60", "-D", server.data.path,
                                                "-l", root.appendingPathComponent("server.log").path,
                                                "-o", server.serverOptions])
-                do {
-                    try server.startReaper()
-                } catch {
-                    server.destroy()  // a server nothing would stop: none
-                    throw ReaperFailure(underlying: error)
-                }
                 return server
-            } catch let error as ReaperFailure {
-                throw error.underlying
             } catch {
                 lastError = error
                 _ = try? server.run(bin, "pg_ctl", ["stop", "-m", "immediate", "-D", server.data.path])
@@ -102,11 +91,6 @@ public final class TemporaryPostgresServer: Sendable {
         }
         try? FileManager.default.removeItem(at: root)
         throw lastError ?? Failure("the server did not start")
-    }
-
-    /// The reaper could not start: not a reason to try another port.
-    private struct ReaperFailure: Error {
-        let underlying: any Error
     }
 
     private var serverOptions: String {
