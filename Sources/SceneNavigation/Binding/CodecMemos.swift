@@ -1,37 +1,40 @@
 import Foundation
 import SceneStore
 
-/// The last path a ``PathBinding`` encoded and its bytes. A commit encodes
-/// the caller's path and checks the key still holds the path it was
-/// edited from; the next commit's base is usually the last commit's path,
-/// so that check costs a comparison instead of a second encoding. Safe
-/// because a codec's `encode` is a function of the path alone.
-final class EncodingMemo<Path: Equatable & Sendable>: Sendable {
-    private let last = Locked<(path: Path, data: Data)?>(nil)
+/// The last input of a pure function and its output: asked for the same
+/// input again, the output comes from the memo instead of being computed.
+///
+/// A ``PathBinding`` keeps one per direction of its codec:
+/// * encoding: a commit encodes the caller's path and checks the key still
+///   holds the path it was edited from; the next commit's base is usually
+///   the last commit's path, so that check costs a comparison instead of a
+///   second encoding (a codec's `encode` is a function of the path alone);
+/// * decoding, for a codec whose decoding depends on the bytes alone
+///   (``PathCodec/decodesBytesAlone``): a window that follows another
+///   restores every binding of a scene on each change, and all but the
+///   changed key hold the bytes they held before.
+final class OneSlotMemo<Input: Equatable & Sendable, Output: Sendable>: Sendable {
+    private let last = Locked<(input: Input, output: Output)?>(nil)
 
-    /// `codec.encode(path)`, from the memo when `path` is the one encoded last.
-    func encode(_ path: Path, with codec: PathCodec<Path>) throws -> Data {
-        if let last = last.withLock({ $0 }), last.path == path { return last.data }
-        let data = try codec.encode(path)
-        last.withLock { $0 = (path, data) }
-        return data
+    /// `compute(input)`, from the memo when `input` is the one computed last.
+    func value(for input: Input, _ compute: (Input) throws -> Output) rethrows -> Output {
+        if let last = last.withLock({ $0 }), last.input == input { return last.output }
+        let output = try compute(input)
+        last.withLock { $0 = (input, output) }
+        return output
     }
 }
 
-/// The last bytes a ``PathBinding`` decoded and their decoding, for a codec
-/// whose decoding depends on the bytes alone
-/// (``PathCodec/decodesBytesAlone``): a window that follows another
-/// restores every binding of a scene on each change, and all but the
-/// changed key hold the bytes they held before.
-final class DecodingMemo<Path: Equatable & Sendable>: Sendable {
-    private let last = Locked<(data: Data, decoded: PathCodec<Path>.Decoded)?>(nil)
+extension PathBinding {
+    /// `codec.encode(path)`, from the memo when `path` is the one encoded last.
+    func encoding(of path: Path) throws -> Data {
+        try encodings.value(for: path, codec.encode)
+    }
 
-    /// `codec.decode(data)`, from the memo when `data` is the one decoded last.
-    func decode(_ data: Data, with codec: PathCodec<Path>) throws -> PathCodec<Path>.Decoded {
+    /// `codec.decode(data)`, from the memo when `data` is the one decoded
+    /// last and the codec reads the bytes alone.
+    func decoding(of data: Data) throws -> PathCodec<Path>.Decoded {
         guard codec.decodesBytesAlone else { return try codec.decode(data) }
-        if let last = last.withLock({ $0 }), last.data == data { return last.decoded }
-        let decoded = try codec.decode(data)
-        last.withLock { $0 = (data, decoded) }
-        return decoded
+        return try decodings.value(for: data, codec.decode)
     }
 }

@@ -9,7 +9,7 @@ extension PathBinding {
     func write(_ path: Path, from base: Path?) throws -> PathCodec<Path>.Decoded {
         let (data, decoded) = try merge(path, from: base, over: store.value(forKey: key, as: Data.self))
         try store.set(data, forKey: key)
-        return try decoded ?? decodings.decode(data, with: codec)
+        return try decoded ?? decoding(of: data)
     }
 
     /// Like ``save(_:from:)``, as one read-modify-write under the scene lock
@@ -38,7 +38,7 @@ extension PathBinding {
         }
         if let decoded = merged.withLock({ $0 }) { return decoded }
         guard let stored else { return PathCodec.Decoded(path: path, dropped: []) }
-        return try decodings.decode(stored, with: codec)
+        return try decoding(of: stored)
     }
 
     /// The data to store for `path` edited from `base`, over `data` (what
@@ -50,13 +50,13 @@ extension PathBinding {
         // nobody else wrote it meanwhile, and it holds nothing this process
         // cannot restore): the edit is the whole answer, nothing to decode.
         // Base first: it is usually the path the memo holds.
-        let holdsBase = try base.map { try memo.encode($0, with: codec) == data } ?? false
-        let mine = try memo.encode(path, with: codec)
+        let holdsBase = try base.map { try encoding(of: $0) == data } ?? false
+        let mine = try encoding(of: path)
         let plain = (data: mine, decoded: Optional(PathCodec.Decoded(path: path, dropped: [])))
         guard let data, !holdsBase else { return plain }
         let current: PathCodec<Path>.Decoded
         do {
-            current = try decodings.decode(data, with: codec)
+            current = try decoding(of: data)
         } catch ScenePathError.corruptData(let underlying) {
             // Not a path at all: there is nothing in it to keep.
             logger.info("replacing a stored value that is not a path", metadata: [

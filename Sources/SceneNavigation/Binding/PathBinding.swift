@@ -28,8 +28,8 @@ public struct PathBinding<Path: Equatable & Sendable>: Sendable {
     public let store: SceneStore
     public let key: String
     public let codec: PathCodec<Path>
-    let memo = EncodingMemo<Path>()
-    let decodings = DecodingMemo<Path>()
+    let encodings = OneSlotMemo<Path, Data>()
+    let decodings = OneSlotMemo<Data, PathCodec<Path>.Decoded>()
 
     public init(store: SceneStore, key: String, codec: PathCodec<Path>) {
         self.store = store
@@ -98,7 +98,7 @@ public struct PathBinding<Path: Equatable & Sendable>: Sendable {
     /// The path `data` holds, or `nil` (logged) when it does not decode.
     func decode(_ data: Data) -> PathCodec<Path>.Decoded? {
         do {
-            return try decodings.decode(data, with: codec)
+            return try decoding(of: data)
         } catch {
             logger.info("stored path no longer decodes; ignoring it", metadata: [
                 "scene": "\(store.id)", "key": "\(key)", "error": "\(error)",

@@ -32,15 +32,16 @@ enum HistoryDocument {
         return document
     }
 
-    /// The forward entries and recently viewed screens of a stored history,
-    /// each as a path document (`nil`: the history has none, or an empty
-    /// list), cut from its bytes. `nil` when the document is not a path
-    /// document (one JSON object, version 1, with a list of elements)
-    /// whose members each appear once, or when `forward` or `recent` is
-    /// not a list: ``StoredParts`` decides then.
-    static func lists(of data: Data) -> (forward: Data?, recent: Data?)? {
+    /// The three lists of a stored history, each as a path document cut
+    /// from its bytes: the path's elements, and its forward entries and
+    /// recently viewed screens (`nil`: the history has none, or an empty
+    /// list). `nil` when the document is not a path document (one JSON
+    /// object, version 1, with a list of elements) whose members each
+    /// appear once, or when `forward` or `recent` is not a list:
+    /// ``StoredParts`` decides then.
+    static func lists(of data: Data) -> (elements: Data, forward: Data?, recent: Data?)? {
         guard let members = topLevelMembers(of: Array(data)), members["version"] == Array("1".utf8),
-              members["elements"]?.first == UInt8(ascii: "[") else { return nil }
+              let elements = members["elements"], elements.first == UInt8(ascii: "[") else { return nil }
         var lists: [Data?] = []
         for name in ["forward", "recent"] {
             guard let value = members[name] else {
@@ -49,9 +50,14 @@ enum HistoryDocument {
             }
             guard value.first == UInt8(ascii: "[") else { return nil }
             let empty = value.dropFirst().dropLast().allSatisfy { " \n\r\t".utf8.contains($0) }
-            lists.append(empty ? nil : Data(head + value + tail))
+            lists.append(empty ? nil : document(of: value))
         }
-        return (lists[0], lists[1])
+        return (document(of: elements), lists[0], lists[1])
+    }
+
+    /// The path document holding the element list `list`.
+    private static func document(of list: [UInt8]) -> Data {
+        Data(head + list + tail)
     }
 
     private static func elementList(of document: Data) -> [UInt8]? {

@@ -47,10 +47,12 @@ extension PathCodec {
                 ).encoded()
             },
             decode: { data in
-                let whole = try path.decode(data)
                 // A document the path codec reads is a path document: its
                 // lists are there (`nil` only for a codec of one's own).
-                let lists = HistoryDocument.lists(of: data).map { Optional($0) }
+                // Cut from the bytes, each list is parsed once, alone.
+                let cut = HistoryDocument.lists(of: data)
+                let whole = try path.decode(cut?.elements ?? data)
+                let lists = cut.map { Optional((forward: $0.forward, recent: $0.recent)) }
                     ?? StoredParts(of: data).map { parts in
                         (forward: parts.forward.isEmpty ? nil : try? StoredParts.pathDocument(parts.forward),
                          recent: parts.recent.isEmpty ? nil : try? StoredParts.pathDocument(parts.recent))

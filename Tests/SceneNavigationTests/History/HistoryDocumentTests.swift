@@ -29,9 +29,9 @@ import Testing
         ).encoded()
     }
 
-    /// The forward and recent lists the element-tree route reads from `data`.
-    private func treeLists(_ data: Data) -> (forward: [StoredElement], recent: [StoredElement])? {
-        StoredParts(of: data).map { ($0.forward, $0.recent) }
+    /// The three lists the element-tree route reads from `data`.
+    private func treeLists(_ data: Data) -> (elements: [StoredElement], forward: [StoredElement], recent: [StoredElement])? {
+        StoredParts(of: data).map { ($0.elements, $0.forward, $0.recent) }
     }
 
     @Test func aHistoryIsWrittenAsTheElementTreeRouteWritesIt() throws {
@@ -74,8 +74,10 @@ import Testing
         let data = Data(text.utf8)
         guard let cut = HistoryDocument.lists(of: data) else { return }
         let tree = try #require(treeLists(data), "the cut read a document the element-tree route refuses: \(text)")
+        let elements = try #require(StoredParts(of: cut.elements)).elements
         let forward = try cut.forward.map { try #require(StoredParts(of: $0)).elements } ?? []
         let recent = try cut.recent.map { try #require(StoredParts(of: $0)).elements } ?? []
+        #expect(elements == tree.elements, "\(text)")
         #expect(forward == tree.forward, "\(text)")
         #expect(recent == tree.recent, "\(text)")
     }
