@@ -16,6 +16,10 @@ import Glibc
 /// let scenes = try SceneRegistry(postgres: try server.createDatabase(), appID: "com.example.editor")
 /// ```
 ///
+/// A server nobody destroys is destroyed when the test process exits; the
+/// servers of a run that was interrupted or killed are stopped, and their
+/// directories deleted, by the next `start()` on the machine.
+///
 /// Authentication over TCP is SCRAM with a password that needs
 /// percent-encoding in a URL. Needs Debian's `postgresql` package (the
 /// binaries in `/usr/lib/postgresql/*/bin`); ``isAvailable`` says whether
@@ -52,7 +56,7 @@ public final class TemporaryPostgresServer: Sendable {
     /// need it, benchmarks do.
     public let durable: Bool
 
-    private init(root: URL, port: Int, durable: Bool) {
+    init(root: URL, port: Int, durable: Bool) {
         self.root = root
         self.port = port
         self.durable = durable
@@ -70,9 +74,16 @@ public final class TemporaryPostgresServer: Sendable {
     ///   default, which makes tests faster and changes nothing they check.
     public static func start(durable: Bool = false) throws -> TemporaryPostgresServer {
         guard let bin = binDirectory else { throw Failure("no PostgreSQL binaries in /usr/lib/postgresql") }
+        removeAbandoned()
         var template = Array((NSTemporaryDirectory() as NSString).appendingPathComponent("scenestore-pg-XXXXXX").utf8CString)
         guard let made = mkdtemp(&template) else { throw Failure("mkdtemp failed: errno \(errno)") }
         let root = URL(fileURLWithPath: String(cString: made))
+        do {
+            try claim(root)
+        } catch {
+            try? FileManager.default.removeItem(at: root)
+            throw error
+        }
         var lastError: (any Error)?
         // A free port can be taken by someone else before the server binds it.
         for _ in 0..<3 {
@@ -82,6 +93,7 @@ public final class TemporaryPostgresServer: Sendable {
                 try server.run(bin, "pg_ctl", ["start", "-w", "-t", "60", "-D", server.data.path,
                                                "-l", root.appendingPathComponent("server.log").path,
                                                "-o", server.serverOptions])
+                server.destroyAtExit()
                 return server
             } catch {
                 lastError = error
@@ -127,12 +139,14 @@ public final class TemporaryPostgresServer: Sendable {
         try run(Self.bin(), "pg_ctl", ["stop", "-m", "immediate", "-D", data.path])
     }
 
-    /// Stops the server if it runs and deletes its directory.
+    /// Stops the server if it runs and deletes its directory. A server
+    /// nobody destroys is destroyed when the process exits.
     public func destroy() {
         if FileManager.default.fileExists(atPath: data.appendingPathComponent("postmaster.pid").path) {
             _ = try? stop()
         }
         try? FileManager.default.removeItem(at: root)
+        destroyed()
     }
 
     /// The postmaster's pid, from its pid file.
