@@ -11,6 +11,11 @@ extension PostgresLocation {
         var password: String?
         var applicationName: String?
         var connectTimeout: Duration?
+        /// `host`: a Unix-socket directory or a host name, for a URL whose
+        /// authority names none (`postgres://user@/db?host=/var/run/postgresql`).
+        var host: String?
+        var sslmode: String?
+        var sslrootcert: String?
 
         /// - Parameters:
         ///   - items: the URL's query items, percent-decoded.
@@ -36,10 +41,14 @@ extension PostgresLocation {
                     }
                     guard let value = item.value else { throw invalid("password needs a value (?password=...)") }
                     password = value
-                case "sslmode":
-                    guard item.value == "disable" else {
-                        throw invalid("sslmode: only disable is supported (this storage does not use TLS yet)")
+                case "sslmode", "sslrootcert":
+                    guard let value = item.value, !value.isEmpty, !value.utf8.contains(0) else {
+                        throw invalid("\(name) needs a value")
                     }
+                    if name == "sslmode" { sslmode = value } else { sslrootcert = value }
+                case "host":
+                    guard let value = item.value, !value.isEmpty else { throw invalid("host needs a value") }
+                    host = value
                 case "application_name":
                     guard let value = item.value, !value.utf8.contains(0) else {
                         throw invalid("application_name needs a value without NUL bytes")
@@ -50,11 +59,8 @@ extension PostgresLocation {
                           let seconds = Int(value), (1...3600).contains(seconds)
                     else { throw invalid("connect_timeout takes whole seconds from 1 to 3600") }
                     connectTimeout = .seconds(seconds)
-                case "host", "hostaddr", "port", "dbname", "user":
-                    throw invalid("""
-                        parameter \(name) is not supported: give it in the URL itself (a Unix-socket directory \
-                        as a percent-encoded host: postgres://user@%2Fvar%2Frun%2Fpostgresql/db)
-                        """)
+                case "hostaddr", "port", "dbname", "user":
+                    throw invalid("parameter \(name) is not supported: give it in the URL itself")
                 default:
                     throw invalid("parameter \(name) is not supported; \(PostgresLocation.supportedParameters)")
                 }
@@ -63,7 +69,7 @@ extension PostgresLocation {
     }
 
     static let supportedParameters =
-        "a URL may carry password, sslmode=disable, application_name and connect_timeout"
+        "a URL may carry password, host, sslmode, sslrootcert, application_name and connect_timeout"
 
     /// libpq's connection parameters (PostgreSQL 17): names that a message
     /// may show, as they are not secrets.

@@ -8,13 +8,15 @@ import SceneStore
 /// too; the port defaults to 5432, the password may be absent).
 ///
 /// * A host that starts with `/` once percent-decoded
-///   (`postgres://app@%2Fvar%2Frun%2Fpostgresql/db`) is the directory of the
+///   (`postgres://app@%2Fvar%2Frun%2Fpostgresql/db`, or
+///   `postgres://app@/db?host=/var/run/postgresql`) is the directory of the
 ///   server's Unix socket, `<directory>/.s.PGSQL.<port>`.
-/// * Query parameters: `password` (when the user info has none),
-///   `sslmode=disable` (TLS is not supported yet: any other mode is
-///   refused), `application_name` (default `SceneStore`) and
-///   `connect_timeout` (whole seconds, 1 to 3600; default: the storage's
-///   request timeout). Any other parameter is refused.
+/// * Query parameters: `password` (when the user info has none), `host`
+///   (when the URL names none), `sslmode` and `sslrootcert` (see
+///   ``TLSMode``; `prefer` by default, as libpq), `application_name`
+///   (default `SceneStore`) and `connect_timeout` (whole seconds, 1 to
+///   3600; default: the storage's request timeout). Any other parameter is
+///   refused.
 ///
 /// Neither ``description`` nor any error this type throws shows a
 /// password or a query value (see ``redacted(_:)``).
@@ -30,6 +32,16 @@ struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
     let applicationName: String
     /// `connect_timeout`, if the URL gave one.
     let connectTimeout: Duration?
+    /// TLS over TCP.
+    let tls: TLSMode
+    /// The client context ``tls`` needs, made once.
+    private let tlsContext: NIOSSLContext?
+
+    /// Equal when every part is; the TLS context follows from ``tls``.
+    static func == (lhs: PostgresLocation, rhs: PostgresLocation) -> Bool {
+        (lhs.host, lhs.port, lhs.user, lhs.password, lhs.database) == (rhs.host, rhs.port, rhs.user, rhs.password, rhs.database)
+            && (lhs.applicationName, lhs.connectTimeout, lhs.tls) == (rhs.applicationName, rhs.connectTimeout, rhs.tls)
+    }
 
     static let defaultApplicationName = "SceneStore"
 
@@ -62,7 +74,14 @@ struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
         guard let scheme = parts.scheme?.lowercased(), scheme == "postgres" || scheme == "postgresql" else {
             throw invalid("the scheme must be postgres:// or postgresql://")
         }
-        guard var host = parts.host, !host.isEmpty else { throw invalid("no host") }
+        let parameters = try Parameters(parts.queryItems ?? [], userInfoPassword: parts.password, invalid: invalid)
+        var host: String
+        switch (parts.host.flatMap { $0.isEmpty ? nil : $0 }, parameters.host) {
+        case (let named?, nil): host = named
+        case (nil, let given?): host = given
+        case (nil, nil): throw invalid("no host")
+        case (_?, _?): throw invalid("the host is given twice, in the URL and as ?host=; give it once")
+        }
         guard let user = parts.user, !user.isEmpty else { throw invalid("no user name") }
         let port = parts.port ?? 5432
         guard (1...65535).contains(port) else { throw invalid("port \(port) is out of range") }
@@ -82,7 +101,10 @@ struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
             }
         }
         guard !host.utf8.contains(0) else { throw invalid("the host holds a NUL byte") }
-        let parameters = try Parameters(parts.queryItems ?? [], userInfoPassword: parts.password, invalid: invalid)
+        let requested = try TLSMode.parse(
+            sslmode: parameters.sslmode, sslrootcert: parameters.sslrootcert, host: host, invalid: invalid)
+        // A Unix socket is local: no TLS on it, as libpq.
+        let tls = host.hasPrefix("/") ? .disable : requested
         self.host = host
         self.port = port
         self.user = user
@@ -90,6 +112,8 @@ struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
         self.database = path
         self.applicationName = parameters.applicationName ?? Self.defaultApplicationName
         self.connectTimeout = parameters.connectTimeout
+        self.tls = tls
+        self.tlsContext = try tls.context(invalid: invalid)
     }
 
     /// How long a connect may take: `connect_timeout` if the URL gave one,
@@ -105,7 +129,8 @@ struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
             ? PostgresConnection.Configuration(
                 unixSocketPath: "\(host)/.s.PGSQL.\(port)", username: user, password: password, database: database)
             : PostgresConnection.Configuration(
-                host: host, port: port, username: user, password: password, database: database, tls: .disable)
+                host: host, port: port, username: user, password: password, database: database,
+                tls: tls.postgresTLS(tlsContext))
         configuration.options.connectTimeout = .nanoseconds(connectTimeout(default: defaultConnectTimeout).nanoseconds)
         configuration.options.additionalStartupParameters = [("application_name", applicationName)]
         return configuration

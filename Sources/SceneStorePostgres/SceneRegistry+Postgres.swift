@@ -19,12 +19,16 @@ extension SceneRegistry {
     /// - Parameters:
     ///   - url: `postgres://user:password@host:port/database`, as libpq
     ///     takes it: a percent-encoded absolute host is a Unix-socket
-    ///     directory (`postgres://app@%2Fvar%2Frun%2Fpostgresql/app`); the
-    ///     query may carry `password`, `sslmode=disable`,
-    ///     `application_name` and `connect_timeout` (1 to 3600 seconds).
+    ///     directory (`postgres://app@%2Fvar%2Frun%2Fpostgresql/app`, or
+    ///     `?host=/var/run/postgresql`); the query may carry `password`,
+    ///     `sslmode` (`disable`, `prefer` by default, `require`,
+    ///     `verify-ca`, `verify-full`) with `sslrootcert` (a PEM file, or
+    ///     `system`), `application_name` and `connect_timeout` (1 to 3600
+    ///     seconds).
     ///   - appID: apps sharing a database see only their own scenes.
     /// - Throws: ``SceneStoreError/invalidStorageLocation(_:reason:)`` for
-    ///   a URL that cannot be used (any other parameter, TLS asked for),
+    ///   a URL that cannot be used (any other parameter; a `verify-*`
+    ///   mode without a readable `sslrootcert`),
     ///   naming it without its password or query values; no error or log
     ///   line of this registry shows them. An unreachable server is not an error
     ///   here: the first read or save throws

@@ -11,7 +11,7 @@ import Glibc
 ///   also after a failed test;
 /// * a run that was interrupted (Ctrl-C reaches the server too, which
 ///   shuts down) or killed leaves its directories, each naming its owner
-///   (pid and start time); the next ``TemporaryPostgresServer/start(durable:)``
+///   (pid and start time); the next ``TemporaryPostgresServer/start(durable:tls:)``
 ///   anywhere on the machine stops the servers of owners that are gone and
 ///   deletes their directories.
 extension TemporaryPostgresServer {

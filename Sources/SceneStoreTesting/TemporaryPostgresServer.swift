@@ -55,11 +55,24 @@ public final class TemporaryPostgresServer: Sendable {
     /// Whether commits reach the disk (`fsync` on); tests usually do not
     /// need it, benchmarks do.
     public let durable: Bool
+    /// Whether the server takes TLS connections, with a certificate for
+    /// `localhost` and `127.0.0.1` that ``certificateAuthority`` signed.
+    public let tls: Bool
 
-    init(root: URL, port: Int, durable: Bool) {
+    /// The authority that signed the server's certificate, when ``tls``:
+    /// its ``TestCertificateAuthority/certificate`` is what a client's
+    /// `sslrootcert` names.
+    public var certificateAuthority: TestCertificateAuthority? {
+        tls ? TestCertificateAuthority(directory: tlsDirectory) : nil
+    }
+
+    private var tlsDirectory: URL { root.appendingPathComponent("tls") }
+
+    init(root: URL, port: Int, durable: Bool, tls: Bool = false) {
         self.root = root
         self.port = port
         self.durable = durable
+        self.tls = tls
     }
 
     /// `postgres://scenestore:<password>@127.0.0.1:<port>/<database>`.
@@ -69,10 +82,21 @@ public final class TemporaryPostgresServer: Sendable {
         return "postgres://\(user):\(encoded)@127.0.0.1:\(port)/\(database)"
     }
 
+    /// `postgres://scenestore@<socket directory>:<port>/<database>`: the
+    /// server's Unix socket, its directory percent-encoded as the host
+    /// (local connections need no password).
+    public func socketURL(database: String = "postgres") -> String {
+        let directory = root.appendingPathComponent("socket").path
+        let host = directory.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? directory
+        return "postgres://\(user)@\(host):\(port)/\(database)"
+    }
+
     /// Creates and starts a cluster; on failure removes what it made.
-    /// - Parameter durable: `fsync` as a production server does; off by
-    ///   default, which makes tests faster and changes nothing they check.
-    public static func start(durable: Bool = false) throws -> TemporaryPostgresServer {
+    /// - Parameters:
+    ///   - durable: `fsync` as a production server does; off by default,
+    ///     which makes tests faster and changes nothing they check.
+    ///   - tls: the server also takes TLS connections (``certificateAuthority``).
+    public static func start(durable: Bool = false, tls: Bool = false) throws -> TemporaryPostgresServer {
         guard let bin = binDirectory else { throw Failure("no PostgreSQL binaries in /usr/lib/postgresql") }
         removeAbandoned()
         var template = Array((NSTemporaryDirectory() as NSString).appendingPathComponent("scenestore-pg-XXXXXX").utf8CString)
@@ -87,7 +111,7 @@ public final class TemporaryPostgresServer: Sendable {
         var lastError: (any Error)?
         // A free port can be taken by someone else before the server binds it.
         for _ in 0..<3 {
-            let server = TemporaryPostgresServer(root: root, port: try unusedLoopbackPort(), durable: durable)
+            let server = TemporaryPostgresServer(root: root, port: try unusedLoopbackPort(), durable: durable, tls: tls)
             do {
                 try server.initialize(bin: bin)
                 try server.run(bin, "pg_ctl", ["start", "-w", "-t", "60", "-D", server.data.path,
@@ -107,8 +131,10 @@ public final class TemporaryPostgresServer: Sendable {
 
     private var serverOptions: String {
         let socket = root.appendingPathComponent("socket").path
+        let certificate = tlsDirectory.appendingPathComponent("server")
         return "-c listen_addresses=127.0.0.1 -c port=\(port) -c unix_socket_directories=\(socket) "
             + (durable ? "" : "-c fsync=off ") + "-c max_connections=60"
+            + (tls ? " -c ssl=on -c ssl_cert_file=\(certificate.path).crt -c ssl_key_file=\(certificate.path).key" : "")
     }
 
     private func initialize(bin: URL) throws {
@@ -120,6 +146,17 @@ public final class TemporaryPostgresServer: Sendable {
             let (uid, gid) = (account.pointee.pw_uid, account.pointee.pw_gid)
             for path in [root.path, passwordFile.path, root.appendingPathComponent("socket").path] {
                 guard chown(path, uid, gid) == 0 else { throw Failure("chown \(path): errno \(errno)") }
+            }
+        }
+        if tls {
+            let authority = try TestCertificateAuthority.make(in: tlsDirectory, name: "SceneStore test server authority")
+            let files = try authority.issue(named: "server", for: ["localhost"], addresses: ["127.0.0.1"])
+            if getuid() == 0, let account = getpwnam(Self.serverUser) {
+                for path in [tlsDirectory.path, files.certificate.path, files.key.path] {
+                    guard chown(path, account.pointee.pw_uid, account.pointee.pw_gid) == 0 else {
+                        throw Failure("chown \(path): errno \(errno)")
+                    }
+                }
             }
         }
         try run(bin, "initdb", ["-D", data.path, "-U", user, "--pwfile=\(passwordFile.path)",
@@ -159,42 +196,15 @@ public final class TemporaryPostgresServer: Sendable {
     }
 
     /// Runs `tool` (as the server user when root) and waits for it.
-    ///
-    /// Spawned directly, not with Foundation's `Process`: the server that
-    /// `pg_ctl start` leaves running would inherit the descriptors by which
-    /// `Process` learns that its child exited, and it never would. Here the
-    /// child gets only its standard descriptors (`closefrom(3)`).
     @discardableResult
     private func run(_ bin: URL, _ tool: String, _ arguments: [String]) throws -> String {
         let command = [bin.appendingPathComponent(tool).path] + arguments
         let argv = getuid() == 0 ? ["/usr/sbin/runuser", "-u", Self.serverUser, "--"] + command : command
-        let outputPath = root.appendingPathComponent("command-\(UUID().uuidString).log").path
-        defer { unlink(outputPath) }
-
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        _ = spawnActionsChangeDirectory(&actions, root.path)
-        _ = spawnActionsCloseFrom(&actions, 3)
-
-        let cArguments = argv.map { strdup($0) } + [nil]
-        defer { for argument in cArguments { free(argument) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, argv[0], &actions, nil, cArguments, environ)
-        guard spawned == 0 else { throw Failure("posix_spawn \(argv[0]): errno \(spawned)") }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) == -1 {
-            guard errno == EINTR else { throw Failure("waitpid: errno \(errno)") }
+        do {
+            return try runCommand(argv, in: root)
+        } catch let failure as CommandFailure {
+            throw Failure("\(tool) \(arguments.first ?? "") failed: \(failure)")
         }
-        let text = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
-        // Exited normally (WIFEXITED) with status 0.
-        guard status & 0x7f == 0, (status >> 8) & 0xff == 0 else {
-            throw Failure("\(tool) \(arguments.first ?? "") failed (wait status \(status)): \(text)")
-        }
-        return text
     }
 
     private static func bin() throws -> URL {
@@ -236,16 +246,6 @@ extension TemporaryPostgresServer {
         return [parent] + children.split(separator: " ").compactMap { pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
     }
 }
-
-// glibc's (2.29, 2.34) spawn actions that Swift's Glibc module does not
-// import: the child's working directory, and closing every descriptor from 3 on.
-@_silgen_name("posix_spawn_file_actions_addchdir_np")
-private func spawnActionsChangeDirectory(
-    _ actions: UnsafeMutablePointer<posix_spawn_file_actions_t>, _ path: UnsafePointer<CChar>
-) -> Int32
-
-@_silgen_name("posix_spawn_file_actions_addclosefrom_np")
-private func spawnActionsCloseFrom(_ actions: UnsafeMutablePointer<posix_spawn_file_actions_t>, _ from: Int32) -> Int32
 
 extension TemporaryPostgresServer {
     /// A TCP port on 127.0.0.1 that nothing listens on right now (for a

@@ -20,7 +20,7 @@ struct PostgresFailureTests {
         "postgres://user@localhost",
         "postgres://user@localhost/a/b",
         "postgres://user:secret@localhost:99999/db",
-        "postgres://user:secret@localhost/db?sslmode=require",
+        "postgres://user:secret@localhost/db?sslmode=verify-full",
         "not a url at all",
     ])
     func unusableURLIsInvalidStorageLocation(url: String) {

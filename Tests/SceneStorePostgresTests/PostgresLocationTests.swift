@@ -39,8 +39,8 @@ struct PostgresLocationTests {
     /// Each refused URL carries a secret starting with `S3cret`; neither
     /// the error's location nor its description shows any of it.
     @Test(arguments: [
-        "postgres://u@h/db?password=S3cretPW&sslmode=require",
-        "postgres://u:S3cretPW@h/db?sslmode=prefer",
+        "postgres://u@h/db?password=S3cretPW&sslmode=verify-full",
+        "postgres://u:S3cretPW@h/db?sslmode=allow",
         "postgres://u@h/db?sslpassword=S3cretPW",
         "postgres://u@h/db?S3cretPW",
         "postgres://u@h/db?S3cretPW=x",
@@ -83,8 +83,8 @@ struct PostgresLocationTests {
                 return error.description
             }
         }
-        #expect(reason("postgres://u@h/db?sslmode=require")
-            == #"invalid scene storage "postgres://u@h/db?sslmode=***": sslmode: only disable is supported (this storage does not use TLS yet)"#)
+        #expect(reason("postgres://u@h/db?sslmode=bogus")
+            == #"invalid scene storage "postgres://u@h/db?sslmode=***": sslmode takes disable, prefer, require, verify-ca or verify-full"#)
         #expect(reason("postgres://u@h/db?S3cretPW").contains(#""postgres://u@h/db?***": query parameter 1 is not one libpq knows"#))
         #expect(reason("postgres://u:pw@h/db?password=pw").contains("the password is given twice"))
         #expect(reason("postgres://u@h/db?connect_timeout=0").contains("connect_timeout takes whole seconds from 1 to 3600"))

@@ -55,9 +55,12 @@ extension PostgresServer {
         try #require(shared, "the suite needs the .postgresServer trait")
     }
 
-    /// A server for one test, stopped and deleted when `body` ends.
-    static func with<Result: Sendable>(_ body: (PostgresServer) async throws -> Result) async throws -> Result {
-        let server = try await blockingWork { try start() }
+    /// A server for one test (taking TLS connections too when `tls`),
+    /// stopped and deleted when `body` ends.
+    static func with<Result: Sendable>(
+        tls: Bool = false, _ body: (PostgresServer) async throws -> Result
+    ) async throws -> Result {
+        let server = try await blockingWork { try start(tls: tls) }
         do {
             let result = try await body(server)
             _ = try? await blockingWork { server.destroy() }

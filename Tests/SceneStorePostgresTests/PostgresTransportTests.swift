@@ -1,0 +1,147 @@
+#if Postgres
+import Foundation
+import Logging
+import PostgresNIO
+import SceneStore
+@testable import SceneStorePostgres
+import SceneStoreTesting
+import Testing
+
+/// How a storage reaches its server: TLS as `sslmode` and `sslrootcert`
+/// ask, checked against what the server itself reports (`pg_stat_ssl`),
+/// and Unix-socket hosts, against real servers.
+@Suite(.requiresPostgres, .timeLimit(.minutes(3)))
+struct PostgresTransportTests {
+    /// `url` with `127.0.0.1` replaced by `host` and `query` appended.
+    private func url(_ url: String, host: String = "127.0.0.1", _ query: String = "") -> String {
+        url.replacingOccurrences(of: "@127.0.0.1:", with: "@\(host):") + (query.isEmpty ? "" : "?" + query)
+    }
+
+    /// Whether the server sees the connection `url` makes as encrypted.
+    private func encrypted(_ url: String) async throws -> Bool {
+        let location = try PostgresLocation(url)
+        let connection = try await PostgresConnection.connect(
+            configuration: location.configuration(defaultConnectTimeout: .seconds(20)), id: 1, logger: Self.logger)
+        do {
+            let rows = try await connection.query("SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()", logger: Self.logger)
+            var ssl: [Bool] = []
+            for try await value in rows.decode(Bool.self) { ssl.append(value) }
+            try await connection.close()
+            try #require(ssl.count == 1, "pg_stat_ssl: \(ssl)")
+            return ssl[0]
+        } catch {
+            try? await connection.close()
+            throw error
+        }
+    }
+
+    @Test func eachSSLModeGetsWhatItAsksOfAServerWithTLS() async throws {
+        try await PostgresServer.with(tls: true) { server in
+            let database = try await server.newDatabase()
+            let authority = try #require(server.certificateAuthority).certificate.path
+            #expect(try await encrypted(url(database, "sslmode=require")))
+            #expect(try await encrypted(url(database)), "prefer, the default, takes TLS when the server offers it")
+            #expect(try await !encrypted(url(database, "sslmode=disable")))
+            #expect(try await encrypted(url(database, "sslmode=verify-ca&sslrootcert=\(authority)")))
+            #expect(try await encrypted(url(database, host: "localhost", "sslmode=verify-full&sslrootcert=\(authority)")))
+            // require with a root certificate checks the chain, as libpq's.
+            #expect(try PostgresLocation(url(database, "sslmode=require&sslrootcert=\(authority)")).tls
+                == .verifyCA(roots: .file(authority)))
+
+            // A store works over it: a value written and read back by another registry.
+            let writer = try SceneRegistry(
+                postgres: url(database, host: "localhost", "sslmode=verify-full&sslrootcert=\(authority)"), appID: "tls")
+            let reader = try SceneRegistry(postgres: url(database, "sslmode=require"), appID: "tls")
+            let id = try SceneID("main")
+            let (written, read) = try await (writer.store(for: id), reader.store(for: id))
+            try written.set("encrypted", forKey: "k")
+            try await written.flush()
+            let seen = await read.values(forKey: "k", default: "").first(within: .seconds(60)) { $0 == "encrypted" }
+            #expect(seen == "encrypted")
+            try await writer.close()
+            try await reader.close()
+        }
+    }
+
+    @Test func aCertificateFromAnotherAuthorityIsRefused() async throws {
+        try await PostgresServer.with(tls: true) { server in
+            let database = try await server.newDatabase()
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("scenestore-ca-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let stranger = try TestCertificateAuthority.make(in: directory, name: "another authority")
+            for mode in ["verify-full", "verify-ca"] {
+                let storage = try PostgresSceneStorage(
+                    testing: url(database, host: "localhost", "sslmode=\(mode)&sslrootcert=\(stranger.certificate.path)"))
+                await #expect(throws: SceneStoreError.self, "\(mode)") {
+                    _ = try await storage.readBytes(try SceneID("main"), skip: nil)
+                }
+            }
+        }
+    }
+
+    @Test func requireRefusesAServerWithoutTLSAndPreferDoesWithout() async throws {
+        try await PostgresServer.with { server in
+            let database = try await server.newDatabase()
+            let required = try PostgresSceneStorage(testing: url(database, "sslmode=require"))
+            await #expect(throws: SceneStoreError.self) { _ = try await required.readBytes(try SceneID("main"), skip: nil) }
+            #expect(try await !encrypted(url(database)))
+            #expect(try await !encrypted(url(database, "sslmode=prefer")))
+        }
+    }
+
+    @Test func verifyModesAreCheckedWhenTheURLIsRead() throws {
+        let base = "postgres://u@localhost/db"
+        func reason(_ url: String) -> String? {
+            do {
+                _ = try PostgresLocation(url)
+                return nil
+            } catch {
+                if case .invalidStorageLocation(_, let reason) = error { return reason }
+                return "\(error)"
+            }
+        }
+        #expect(reason(base + "?sslmode=verify-full")?.contains("need sslrootcert") == true)
+        #expect(reason(base + "?sslmode=verify-ca&sslrootcert=relative.crt")?.contains("absolute path") == true)
+        #expect(reason(base + "?sslmode=verify-full&sslrootcert=/nonexistent/ca.crt")?.contains("no file that can be read") == true)
+        #expect(reason("postgres://u@127.0.0.1/db?sslmode=verify-full&sslrootcert=system")?.contains("not an IP address") == true)
+        #expect(reason(base + "?sslmode=allow")?.contains("not supported") == true)
+        #expect(reason(base + "?sslmode=bogus")?.contains("sslmode takes") == true)
+        #expect(reason(base + "?sslmode=verify-full&sslrootcert=system") == nil)
+        #expect(try PostgresLocation(base).tls == .prefer)
+    }
+
+    /// A registry on the Unix socket (both spellings of its directory) and
+    /// one on TCP see each other's changes: commits and `LISTEN` go through
+    /// the socket too.
+    @Test func unixSocketHostsReachTheServer() async throws {
+        try await PostgresServer.with { server in
+            let database = try await server.newDatabase()
+            let name = try #require(URL(string: database)).lastPathComponent
+            let socket = server.root.appendingPathComponent("socket").path
+            let percentEncoded = server.socketURL(database: name)
+            let hostParameter = "postgres://\(server.user)@/\(name)?host=\(socket)&port=\(server.port)"
+            #expect(try PostgresLocation(percentEncoded).isUnixSocket)
+            let overParameter = "postgres://\(server.user)@:\(server.port)/\(name)?host=\(socket)"
+            #expect(try PostgresLocation(overParameter).configuration(defaultConnectTimeout: .seconds(1)).unixSocketPath
+                == "\(socket)/.s.PGSQL.\(server.port)")
+            #expect(throws: SceneStoreError.self) { try PostgresLocation(hostParameter) }  // port is given in the URL
+
+            let local = try SceneRegistry(postgres: percentEncoded, appID: "socket")
+            let alsoLocal = try SceneRegistry(postgres: overParameter, appID: "socket")
+            let remote = try SceneRegistry(postgres: database, appID: "socket")
+            let id = try SceneID("main")
+            let (onSocket, alsoOnSocket, onTCP) = try await (local.store(for: id), alsoLocal.store(for: id), remote.store(for: id))
+            try onSocket.set(1, forKey: "fromSocket")
+            try await onSocket.flush()
+            #expect(await onTCP.values(forKey: "fromSocket", default: 0).first(within: .seconds(60)) { $0 == 1 } == 1)
+            try onTCP.set(2, forKey: "fromTCP")
+            try await onTCP.flush()
+            #expect(await onSocket.values(forKey: "fromTCP", default: 0).first(within: .seconds(60)) { $0 == 2 } == 2)
+            #expect(await alsoOnSocket.values(forKey: "fromTCP", default: 0).first(within: .seconds(60)) { $0 == 2 } == 2)
+            for registry in [local, alsoLocal, remote] { try await registry.close() }
+        }
+    }
+
+    static let logger = Logger(label: "PostgresTransportTests")
+}
+#endif
