@@ -68,11 +68,15 @@ public final class TemporaryPostgresServer: Sendable {
 
     private var tlsDirectory: URL { root.appendingPathComponent("tls") }
 
-    init(root: URL, port: Int, durable: Bool, tls: Bool = false) {
+    /// The network of the test's own the server runs in, if any.
+    let network: Network?
+
+    init(root: URL, port: Int, durable: Bool, tls: Bool = false, network: Network? = nil) {
         self.root = root
         self.port = port
         self.durable = durable
         self.tls = tls
+        self.network = network
     }
 
     /// `postgres://scenestore:<password>@127.0.0.1:<port>/<database>`.
@@ -97,6 +101,10 @@ public final class TemporaryPostgresServer: Sendable {
     ///     which makes tests faster and changes nothing they check.
     ///   - tls: the server also takes TLS connections (``certificateAuthority``).
     public static func start(durable: Bool = false, tls: Bool = false) throws -> TemporaryPostgresServer {
+        try start(durable: durable, tls: tls, network: nil)
+    }
+
+    static func start(durable: Bool, tls: Bool, network: Network?) throws -> TemporaryPostgresServer {
         guard let bin = binDirectory else { throw Failure("no PostgreSQL binaries in /usr/lib/postgresql") }
         removeAbandoned()
         var template = Array((NSTemporaryDirectory() as NSString).appendingPathComponent("scenestore-pg-XXXXXX").utf8CString)
@@ -111,7 +119,8 @@ public final class TemporaryPostgresServer: Sendable {
         var lastError: (any Error)?
         // A free port can be taken by someone else before the server binds it.
         for _ in 0..<3 {
-            let server = TemporaryPostgresServer(root: root, port: try unusedLoopbackPort(), durable: durable, tls: tls)
+            let server = TemporaryPostgresServer(
+                root: root, port: try unusedLoopbackPort(), durable: durable, tls: tls, network: network)
             do {
                 try server.initialize(bin: bin)
                 try server.run(bin, "pg_ctl", ["start", "-w", "-t", "60", "-D", server.data.path,
@@ -132,7 +141,8 @@ public final class TemporaryPostgresServer: Sendable {
     private var serverOptions: String {
         let socket = root.appendingPathComponent("socket").path
         let certificate = tlsDirectory.appendingPathComponent("server")
-        return "-c listen_addresses=127.0.0.1 -c port=\(port) -c unix_socket_directories=\(socket) "
+        let listen = (["127.0.0.1"] + (network?.addresses ?? [])).joined(separator: ",")
+        return "-c listen_addresses=\(listen) -c port=\(port) -c unix_socket_directories=\(socket) "
             + (durable ? "" : "-c fsync=off ") + "-c max_connections=60"
             + (tls ? " -c ssl=on -c ssl_cert_file=\(certificate.path).crt -c ssl_key_file=\(certificate.path).key" : "")
     }
@@ -162,6 +172,7 @@ public final class TemporaryPostgresServer: Sendable {
         try run(bin, "initdb", ["-D", data.path, "-U", user, "--pwfile=\(passwordFile.path)",
                                 "--auth-local=trust", "--auth-host=scram-sha-256",
                                 "-E", "UTF8", "--locale=C", "--no-sync", "--no-instructions"])
+        if let network { try network.allowClients(in: data) }
     }
 
     /// `pg_ctl restart`: every connection is dropped, the port stays.
@@ -199,7 +210,8 @@ public final class TemporaryPostgresServer: Sendable {
     @discardableResult
     private func run(_ bin: URL, _ tool: String, _ arguments: [String]) throws -> String {
         let command = [bin.appendingPathComponent(tool).path] + arguments
-        let argv = getuid() == 0 ? ["/usr/sbin/runuser", "-u", Self.serverUser, "--"] + command : command
+        let asServerUser = getuid() == 0 ? ["/usr/sbin/runuser", "-u", Self.serverUser, "--"] + command : command
+        let argv = network.map { ["/usr/sbin/ip", "netns", "exec", $0.namespace] + asServerUser } ?? asServerUser
         do {
             return try runCommand(argv, in: root)
         } catch let failure as CommandFailure {

@@ -21,11 +21,15 @@ struct Stress: AsyncParsableCommand {
     var payload = 0
     @Flag(help: "After the writes, print `view <json>` whenever this process's view changes, until stdin closes.")
     var converge = false
+    @Flag(help: "With --prefix: print `ack KEY MS` or `failed KEY MS ERROR` for each write, and go on after a failed flush.")
+    var report = false
+    @Option(help: "Milliseconds to wait between writes.") var pause = 0
 
     func validate() throws {
         guard [prefix, sameKey, increment].compactMap({ $0 }).count <= 1 else {
             throw ValidationError("give at most one of --prefix, --same-key and --increment")
         }
+        guard !report || prefix != nil else { throw ValidationError("--report needs --prefix") }
     }
 
     func run() async throws {
@@ -39,6 +43,12 @@ struct Stress: AsyncParsableCommand {
             if let increment {
                 try await store.update(forKey: increment, default: 0) { $0 + 1 }
                 index += 1
+                continue
+            }
+            if let prefix, report {
+                await reportWrite(index, forKey: "\(prefix)\(index)", to: store)
+                index += 1
+                if pause > 0 { try await Task.sleep(for: .milliseconds(pause)) }
                 continue
             }
             if let prefix {
@@ -57,5 +67,22 @@ struct Stress: AsyncParsableCommand {
         if converge { await reportViews(of: store) }
         emit("done \(index)")
         try await registry.close()
+    }
+
+    /// One write and its flush, reported with how long they took: `ack`
+    /// (durable) or `failed` (kept in memory; a later flush writes it).
+    private func reportWrite(_ value: Int, forKey key: String, to store: SceneStore) async {
+        let started = ContinuousClock.now
+        func elapsed() -> Int64 {
+            let took = ContinuousClock.now - started
+            return took.components.seconds * 1000 + took.components.attoseconds / 1_000_000_000_000_000
+        }
+        do {
+            try store.set(value, forKey: key)
+            try await store.flush()
+            emit("ack \(key) \(elapsed())")
+        } catch {
+            emit("failed \(key) \(elapsed()) \(error)")
+        }
     }
 }
