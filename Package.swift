@@ -124,6 +124,8 @@ let package = Package(
                 "CSQLite",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                // bench load's floor: plain connections, one statement per commit.
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Postgres"])),
             ],
             path: "Demo/scenes-lab"
         ),

@@ -9,7 +9,7 @@ struct Bench: AsyncParsableCommand {
         abstract: "Benchmarks (run a release build).",
         subcommands: [
             Propagation.self, PropagationPeer.self, Commit.self, Mirror.self, Compare.self, Scale.self, Codec.self, Backends.self,
-            Windows.self,
+            Windows.self, Load.self, LoadPeer.self,
             RestoreChild.self, MemoryChild.self,
         ]
     )

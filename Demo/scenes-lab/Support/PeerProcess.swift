@@ -9,6 +9,7 @@ final class PeerProcess {
     private let process = Process()
     private let output: Int32
     private var buffer: [UInt8] = []
+    private let input = Pipe()
 
     /// Starts `scenes-lab <arguments>`; its stderr goes to ours.
     init(_ arguments: [String]) throws {
@@ -16,9 +17,14 @@ final class PeerProcess {
         process.arguments = arguments
         let pipe = Pipe()
         process.standardOutput = pipe
-        process.standardInput = Pipe()
+        process.standardInput = input
         try process.run()
         output = pipe.fileHandleForReading.fileDescriptor
+    }
+
+    /// Closes the peer's stdin: a peer that waits for its end goes on.
+    func closeInput() {
+        try? input.fileHandleForWriting.close()
     }
 
     var pid: Int32 { process.processIdentifier }
