@@ -10,6 +10,14 @@ import NIOConcurrencyHelpers
 /// the scene's lock (a transaction-scoped advisory lock) lives exactly as
 /// long. The first connection also prepares the schema
 /// (``PostgresSchema/prepare(on:)``).
+///
+/// At most ``maxOpen`` connections are open at once, lent or idle: a
+/// caller that finds them all lent waits, first come first served, for
+/// one to come back, at most ``timeout``; then it fails with
+/// ``SceneStoreError/storageUnavailable(location:reason:)``. (Unbounded,
+/// a burst of reloads across many scenes opened a connection each until
+/// the server refused clients.) No lender asks for a second connection
+/// while it holds one, so lenders cannot wait for each other.
 final class PostgresConnectionPool: Sendable {
     let location: PostgresLocation
     /// How long a connect or a query may take before the server is taken
@@ -19,37 +27,89 @@ final class PostgresConnectionPool: Sendable {
     /// Connections kept open between calls; more are opened when needed
     /// and closed when returned.
     let maxIdle: Int
+    /// Connections open at once, lent or idle.
+    let maxOpen: Int
 
     private struct State {
         var idle: [PostgresSession] = []
+        /// Connections lent, idle, or being opened.
+        var open = 0
+        /// Callers waiting for a connection, in order.
+        var waiters: [(id: UInt64, wake: CheckedContinuation<Bool, Never>)] = []
+        var nextWaiter: UInt64 = 0
+        /// Counts the times room was made, so that a waiter that arrives
+        /// just after one does not wait for the next.
+        var roomMade: UInt64 = 0
         var schemaReady = false
         var closed = false
+
+        /// Room for one more caller: the first waiter is woken.
+        mutating func makeRoom() -> CheckedContinuation<Bool, Never>? {
+            roomMade += 1
+            return waiters.isEmpty ? nil : waiters.removeFirst().wake
+        }
     }
 
     private let state = NIOLockedValueBox(State())
 
-    init(location: PostgresLocation, timeout: Duration, logger: Logger, maxIdle: Int = 2) {
+    init(location: PostgresLocation, timeout: Duration, logger: Logger, maxIdle: Int = 2, maxOpen: Int = 10) {
         self.location = location
         self.timeout = timeout
         self.logger = logger
         self.maxIdle = maxIdle
+        self.maxOpen = max(maxOpen, 1)
     }
 
     deinit {
         close()
     }
 
-    /// A connection: an idle one (`reused`), or a new one.
+    /// A connection: an idle one (`reused`), or a new one (`fresh`: never
+    /// an idle one), waiting at most ``timeout`` for room.
     func checkout(fresh: Bool = false) async throws(SceneStoreError) -> (session: PostgresSession, reused: Bool) {
-        let (idle, schemaReady, closed) = state.withLockedValue { state in
-            (fresh ? nil : state.idle.popLast(), state.schemaReady, state.closed)
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            enum Claim { case idle(PostgresSession), open, wait(seen: UInt64) }
+            var retired: PostgresSession?
+            let claim = state.withLockedValue { state -> Claim? in
+                guard !state.closed else { return nil }
+                if !fresh, let idle = state.idle.popLast() { return .idle(idle) }
+                if fresh, state.open >= maxOpen, !state.idle.isEmpty {
+                    // Its room goes to the new connection.
+                    retired = state.idle.removeFirst()
+                    return .open
+                }
+                guard state.open < maxOpen else { return .wait(seen: state.roomMade) }
+                state.open += 1
+                return .open
+            }
+            retired?.close()
+            switch claim {
+            case nil:
+                throw .storageUnavailable(location: location.description, reason: "the storage was closed")
+            case .idle(let session):
+                if !session.isClosed { return (session, true) }
+                release()
+            case .open:
+                do throws(SceneStoreError) {
+                    return (try await open(), false)
+                } catch {
+                    release()
+                    throw error
+                }
+            case .wait(let seen):
+                guard await waitForRoom(since: seen, until: deadline) else {
+                    throw .storageUnavailable(
+                        location: location.description,
+                        reason: "all \(maxOpen) connections of this storage stayed in use for \(timeout)")
+                }
+            }
         }
-        if closed {
-            throw .storageUnavailable(location: location.description, reason: "the storage was closed")
-        }
-        if let idle, !idle.isClosed { return (idle, true) }
+    }
+
+    private func open() async throws(SceneStoreError) -> PostgresSession {
         let session = try await PostgresSession.connect(to: location, timeout: timeout, logger: logger)
-        if !schemaReady {
+        if !state.withLockedValue({ $0.schemaReady }) {
             do {
                 try await PostgresSchema.prepare(on: session)
             } catch {
@@ -58,18 +118,56 @@ final class PostgresConnectionPool: Sendable {
             }
             state.withLockedValue { $0.schemaReady = true }
         }
-        return (session, false)
+        return session
+    }
+
+    /// A connection closed (or never opened): its room goes to the first waiter.
+    private func release() {
+        state.withLockedValue { state in
+            state.open -= 1
+            return state.makeRoom()
+        }?.resume(returning: true)
+    }
+
+    /// Waits until room is made after `seen`, or `deadline` passes.
+    /// - Returns: whether room was made.
+    private func waitForRoom(since seen: UInt64, until deadline: ContinuousClock.Instant) async -> Bool {
+        await withCheckedContinuation { (wake: CheckedContinuation<Bool, Never>) in
+            let id = state.withLockedValue { state -> UInt64? in
+                guard state.roomMade == seen, !state.closed else { return nil }
+                state.nextWaiter += 1
+                state.waiters.append((state.nextWaiter, wake))
+                return state.nextWaiter
+            }
+            guard let id else {
+                wake.resume(returning: true)
+                return
+            }
+            Task {
+                try? await Task.sleep(until: deadline)
+                let late = state.withLockedValue { state -> CheckedContinuation<Bool, Never>? in
+                    guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+                    return state.waiters.remove(at: index).wake
+                }
+                late?.resume(returning: false)
+            }
+        }
     }
 
     /// Gives `session` back: kept for the next caller when `healthy` (no
     /// transaction open, nothing failed) and there is room, else closed.
     func checkin(_ session: PostgresSession, healthy: Bool) {
-        let kept = state.withLockedValue { state in
-            guard healthy, !state.closed, !session.isClosed, state.idle.count < maxIdle else { return false }
-            state.idle.append(session)
-            return true
+        let (kept, wake) = state.withLockedValue { state in
+            let kept = healthy && !state.closed && !session.isClosed && state.idle.count < maxIdle
+            if kept {
+                state.idle.append(session)
+            } else {
+                state.open -= 1
+            }
+            return (kept, state.makeRoom())
         }
         if !kept { session.close() }
+        wake?.resume(returning: true)
     }
 
     /// Runs `body` on a connection. A connection kept from before may
@@ -107,11 +205,15 @@ final class PostgresConnectionPool: Sendable {
     /// Closes the idle connections, waiting for them to close (at most
     /// 2 s, and not at all on an event loop); later calls throw.
     func close() {
-        let idle = state.withLockedValue { state in
+        let (idle, waiters) = state.withLockedValue { state in
             state.closed = true
-            defer { state.idle.removeAll() }
-            return state.idle
+            defer {
+                state.idle.removeAll()
+                state.waiters.removeAll()
+            }
+            return (state.idle, state.waiters)
         }
+        for waiter in waiters { waiter.wake.resume(returning: true) }
         let done = DispatchGroup()
         for session in idle {
             done.enter()
