@@ -117,10 +117,7 @@ extension Bench {
                 guard let line = writer.readLine(timeout: .seconds(seconds + 120)), line.hasPrefix("result ") else {
                     throw failure("a writer did not report")
                 }
-                let result = try JSONDecoder().decode(LoadPeer.WriterResult.self, from: Data(line.dropFirst(7).utf8))
-                total.commitNanoseconds += result.commitNanoseconds
-                total.failures += result.failures
-                total.acknowledged.merge(result.acknowledged) { $1 }
+                total.add(try JSONDecoder().decode(LoadPeer.WriterResult.self, from: Data(line.dropFirst(7).utf8)))
             }
             // Notifications of the last commits still on their way.
             try await Task.sleep(for: .seconds(2))

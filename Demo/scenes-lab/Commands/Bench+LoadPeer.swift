@@ -35,6 +35,13 @@ extension Bench {
             var failures = 0
             /// "scene key" -> the value of the last acknowledged write.
             var acknowledged: [String: Int] = [:]
+
+            /// Adds what another task or process did (each writes keys of its own).
+            mutating func add(_ other: WriterResult) {
+                commitNanoseconds += other.commitNanoseconds
+                failures += other.failures
+                acknowledged.merge(other.acknowledged) { $1 }
+            }
         }
 
         /// What the watcher saw: one latency per change received.
@@ -93,11 +100,7 @@ extension Bench {
                 return await group.reduce(into: [WriterResult]()) { $0.append($1) }
             }
             try await registry.close()
-            return results.reduce(into: WriterResult()) { total, one in
-                total.commitNanoseconds += one.commitNanoseconds
-                total.failures += one.failures
-                total.acknowledged.merge(one.acknowledged) { $1 }
-            }
+            return results.reduce(into: WriterResult()) { $0.add($1) }
         }
 
         private func storeWatcher() async throws -> WatcherResult {
@@ -171,11 +174,7 @@ extension Bench {
                 return await group.reduce(into: [WriterResult]()) { $0.append($1) }
             }
             for connection in connections { try? await connection.close() }
-            return results.reduce(into: WriterResult()) { total, one in
-                total.commitNanoseconds += one.commitNanoseconds
-                total.failures += one.failures
-                total.acknowledged.merge(one.acknowledged) { $1 }
-            }
+            return results.reduce(into: WriterResult()) { $0.add($1) }
         }
 
         private func rawWatcher() async throws -> WatcherResult {
