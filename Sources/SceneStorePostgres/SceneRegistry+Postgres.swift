@@ -12,9 +12,9 @@ extension SceneRegistry {
     /// let scenes = try SceneRegistry(postgres: "postgres://app:secret@db.example:5432/app", appID: "com.example.editor")
     /// ```
     ///
-    /// The schema is created on first use (see ``PostgresSceneStorage``).
-    /// `configuration.watcher` ``FileWatcherPreference/none`` starts no
-    /// `LISTEN` connection (one-shot tools); any other value listens.
+    /// The schema is created on first use (see `PostgresSchema`).
+    /// `configuration.watcher` `.none` starts no `LISTEN` connection
+    /// (one-shot tools); any other value listens.
     ///
     /// - Parameters:
     ///   - url: `postgres://user:password@host:port/database`, as libpq
@@ -26,13 +26,15 @@ extension SceneRegistry {
     ///     `system`), `application_name` and `connect_timeout` (1 to 3600
     ///     seconds).
     ///   - appID: apps sharing a database see only their own scenes.
-    /// - Throws: ``SceneStoreError/invalidStorageLocation(_:reason:)`` for
+    ///   - configuration: as for a directory: limits, lock timeout, save
+    ///     policy, logger and watcher.
+    /// - Throws: `SceneStoreError.invalidStorageLocation` for
     ///   a URL that cannot be used (any other parameter; a `verify-*`
     ///   mode without a readable `sslrootcert`),
     ///   naming it without its password or query values; no error or log
     ///   line of this registry shows them. An unreachable server is not an error
     ///   here: the first read or save throws
-    ///   ``SceneStoreError/storageUnavailable(location:reason:)``.
+    ///   `SceneStoreError.storageUnavailable`.
     public convenience init(postgres url: String, appID: String, configuration: Configuration = Configuration()) throws {
         let storage = try PostgresSceneStorage(
             url: url, app: appID, limits: configuration.limits, lockTimeout: configuration.lockTimeout,

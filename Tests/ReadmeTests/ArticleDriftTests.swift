@@ -29,6 +29,8 @@ import Testing
         "Sources/SceneStore/SceneStore.docc": "ArticleExamples+SceneStore.swift",
         "Sources/SceneNavigation/SceneNavigation.docc": "ArticleExamples+SceneNavigation.swift",
         "Sources/SceneStoreTesting/SceneStoreTesting.docc": "ArticleExamples+Testing.swift",
+        // Its one block is the README's, compiled with the Postgres trait.
+        "Sources/SceneStorePostgres/SceneStorePostgres.docc": "ReadmeExamples+Postgres.swift",
     ]
 
     /// Lower a minimum only when removing a block on purpose.
@@ -40,6 +42,7 @@ import Testing
         Article(catalog: "Sources/SceneNavigation/SceneNavigation.docc", name: "RestoringNavigation.md", minimumBlocks: 7),
         Article(catalog: "Sources/SceneStoreTesting/SceneStoreTesting.docc", name: "SceneStoreTesting.md", minimumBlocks: 1),
         Article(catalog: "Sources/SceneStoreTesting/SceneStoreTesting.docc", name: "TestingRelaunchAndCrashes.md", minimumBlocks: 5),
+        Article(catalog: "Sources/SceneStorePostgres/SceneStorePostgres.docc", name: "SceneStorePostgres.md", minimumBlocks: 1),
     ]
 
     @Test(arguments: articles)
