@@ -29,6 +29,9 @@ final class PostgresConnectionPool: Sendable {
     let maxIdle: Int
     /// Connections open at once, lent or idle.
     let maxOpen: Int
+    /// Each connection's `lock_timeout`: how long a statement waits for a
+    /// lock (the scene's advisory lock) before it fails with 55P03.
+    let lockTimeout: Duration?
 
     private struct State {
         var idle: [PostgresSession] = []
@@ -52,8 +55,12 @@ final class PostgresConnectionPool: Sendable {
 
     private let state = NIOLockedValueBox(State())
 
-    init(location: PostgresLocation, timeout: Duration, logger: Logger, maxIdle: Int = 2, maxOpen: Int = 10) {
+    init(
+        location: PostgresLocation, timeout: Duration, lockTimeout: Duration? = nil, logger: Logger,
+        maxIdle: Int = 2, maxOpen: Int = 10
+    ) {
         self.location = location
+        self.lockTimeout = lockTimeout
         self.timeout = timeout
         self.logger = logger
         self.maxIdle = maxIdle
@@ -108,7 +115,7 @@ final class PostgresConnectionPool: Sendable {
     }
 
     private func open() async throws(SceneStoreError) -> PostgresSession {
-        let session = try await PostgresSession.connect(to: location, timeout: timeout, logger: logger)
+        let session = try await PostgresSession.connect(to: location, timeout: timeout, lockTimeout: lockTimeout, logger: logger)
         if !state.withLockedValue({ $0.schemaReady }) {
             do {
                 try await PostgresSchema.prepare(on: session)

@@ -123,8 +123,10 @@ struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// postgres-nio's configuration for this location, a connect taking at
-    /// most ``connectTimeout(default:)``.
-    func configuration(defaultConnectTimeout: Duration) -> PostgresConnection.Configuration {
+    /// most ``connectTimeout(default:)``; with `lockTimeout`, the
+    /// connection's `lock_timeout`, set by the startup message (no round
+    /// trip of its own).
+    func configuration(defaultConnectTimeout: Duration, lockTimeout: Duration? = nil) -> PostgresConnection.Configuration {
         var configuration = isUnixSocket
             ? PostgresConnection.Configuration(
                 unixSocketPath: "\(host)/.s.PGSQL.\(port)", username: user, password: password, database: database)
@@ -133,6 +135,7 @@ struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
                 tls: tls.postgresTLS(tlsContext))
         configuration.options.connectTimeout = .nanoseconds(connectTimeout(default: defaultConnectTimeout).nanoseconds)
         configuration.options.additionalStartupParameters = [("application_name", applicationName)]
+            + (lockTimeout.map { [("lock_timeout", "\($0.wholeMilliseconds)ms")] } ?? [])
         return configuration
     }
 

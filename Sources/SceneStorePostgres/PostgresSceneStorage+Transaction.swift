@@ -23,7 +23,7 @@ extension PostgresSceneStorage {
             try await lock(id, on: session)
             let transaction = PostgresSceneTransaction(storage: self, session: session, scene: id)
             let result = try await body(transaction)
-            if transaction.changed {
+            if transaction.changed && !transaction.notified {
                 try await session.query("SELECT pg_notify(\(channel), \(id.rawValue))")
             }
             try await session.commit()
@@ -57,10 +57,12 @@ extension PostgresSceneStorage {
     }
 
     /// Takes the scene's advisory lock in the open transaction, bounded by
-    /// `lock_timeout` (a lock wait past it fails with SQLSTATE 55P03).
+    /// `lock_timeout`, the connection's (a lock wait past it fails with
+    /// SQLSTATE 55P03).
     private func lock(_ id: SceneID, on session: PostgresSession) async throws(SceneStoreError) {
         let key = PostgresNames.lockKey(app: app, scene: id)
-        try await session.query("SELECT set_config('lock_timeout', \("\(lockTimeout.wholeMilliseconds)ms"), true)")
+        // Bounded by the connection's lock_timeout (the pool sets it when
+        // it connects): no statement of its own here.
         let started = ContinuousClock.now
         do {
             _ = try await session.attempt("SELECT pg_advisory_xact_lock(\(key))", timeout: lockTimeout + requestTimeout)
@@ -103,6 +105,8 @@ final class PostgresSceneTransaction: SceneStorageTransaction {
     let scene: SceneID
     /// Whether anything was written: then the commit is announced.
     private(set) var changed = false
+    /// Whether a write's own statement announced it already.
+    private(set) var notified = false
 
     init(storage: PostgresSceneStorage, session: PostgresSession, scene: SceneID) {
         self.storage = storage
@@ -123,15 +127,21 @@ final class PostgresSceneTransaction: SceneStorageTransaction {
         let version = SceneFile.peekVersion(document) ?? (try? SceneFile.decode(document).get())?.version
         let generation = version.flatMap { Int64(exactly: $0.generation) }
         let incarnation = version?.incarnation
+        // The upsert and its announcement in one statement (one round trip);
+        // the notification is delivered when the transaction commits.
         try await session.query(
             """
-            INSERT INTO scenestore_scenes (app, scene, document, generation, incarnation)
-            VALUES (\(app), \(scene.rawValue), \(ByteBuffer(bytes: document)), \(generation), \(incarnation))
-            ON CONFLICT (app, scene) DO UPDATE
-            SET document = EXCLUDED.document, generation = EXCLUDED.generation, incarnation = EXCLUDED.incarnation
+            WITH written AS (
+                INSERT INTO scenestore_scenes (app, scene, document, generation, incarnation)
+                VALUES (\(app), \(scene.rawValue), \(ByteBuffer(bytes: document)), \(generation), \(incarnation))
+                ON CONFLICT (app, scene) DO UPDATE
+                SET document = EXCLUDED.document, generation = EXCLUDED.generation, incarnation = EXCLUDED.incarnation
+                RETURNING 1)
+            SELECT pg_notify(\(storage.channel), \(scene.rawValue)) FROM written
             """
         )
         changed = true
+        notified = true
     }
 
     func removeScene() async throws(SceneStoreError) {

@@ -79,7 +79,7 @@ package final class PostgresSceneStorage: SceneStorage {
         self.requestTimeout = requestTimeout
         self.logger = logger
         self.channel = PostgresNames.channel(app: app)
-        self.pool = PostgresConnectionPool(location: database, timeout: requestTimeout, logger: logger)
+        self.pool = PostgresConnectionPool(location: database, timeout: requestTimeout, lockTimeout: lockTimeout, logger: logger)
     }
 
     /// Closes the connections kept open; later calls throw
