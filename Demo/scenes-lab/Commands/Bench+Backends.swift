@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import SceneStore
 #if Postgres
+import PostgresNIO
 import SceneStorePostgres
 #endif
 import SceneStoreTesting
@@ -12,7 +13,10 @@ extension Bench {
     /// durable commit (`set` + `flush`) and its propagation to another
     /// registry (the change event there), on the file root and on
     /// PostgreSQL on loopback (a temporary server this command starts, with
-    /// `fsync` on as in production, unless `--database` names one).
+    /// `fsync` on as in production, unless `--database` names one); and
+    /// PostgreSQL's floor: one autocommitted statement per commit, an
+    /// upsert of a document of the scene's size and its `NOTIFY` (one round
+    /// trip), received by a plain `LISTEN` connection.
     struct Backends: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Commit and propagation p50/p99: the file root next to PostgreSQL on loopback.")
@@ -54,17 +58,26 @@ extension Bench {
                 }
                 samples["postgres", default: ([], [])].commit += postgres.commit
                 samples["postgres", default: ([], [])].propagation += postgres.propagation
+                let size = (try? FileManager.default.attributesOfItem(
+                    atPath: root.appendingPathComponent("\(Bench.sceneName).json").path)[.size] as? Int) ?? 4096
+                let raw = try await measureRaw(url: url, commits: commits, documentSize: size)
+                samples["postgres-raw", default: ([], [])].commit += raw.commit
+                samples["postgres-raw", default: ([], [])].propagation += raw.propagation
                 #endif
             }
-            let rows = ["files", "postgres"].compactMap { name in
+            let rows = ["files", "postgres", "postgres-raw"].compactMap { name in
                 samples[name].map { Row(backend: name, commit: Summary(nanoseconds: $0.commit), propagation: Summary(nanoseconds: $0.propagation)) }
             }
             emit("storages: \(keys)-key scene, \(commits) commits x \(runs) run(s); propagation = commit in one registry until another's change event")
             emit("backend        commit p50   commit p99     prop. p50    prop. p99")
             for row in rows {
-                emit(row.backend.padding(toLength: 12, withPad: " ", startingAt: 0)
+                emit(row.backend.padding(toLength: 13, withPad: " ", startingAt: 0)
                      + [row.commit.p50Ms, row.commit.p99Ms, row.propagation.p50Ms, row.propagation.p99Ms]
                         .map { String(format: "%10.3f ms", $0).leftPadded(to: 13) }.joined())
+            }
+            if let postgres = rows.first(where: { $0.backend == "postgres" }), let raw = rows.first(where: { $0.backend == "postgres-raw" }) {
+                emit(String(format: "postgres / its floor: commit p50 %.2fx, propagation p50 %.2fx",
+                            postgres.commit.p50Ms / raw.commit.p50Ms, postgres.propagation.p50Ms / raw.propagation.p50Ms))
             }
             #if !Postgres
             emit("  postgres: not built (swift run --traits Postgres scenes-lab bench backends)")
@@ -102,5 +115,46 @@ extension Bench {
             try await reader.close()
             return (commitTimes, propagationTimes)
         }
+
+        #if Postgres
+        /// PostgreSQL's floor: per commit one autocommitted statement, an
+        /// upsert of `documentSize` bytes and its `NOTIFY`, timed until it
+        /// returned and until a `LISTEN` connection received it.
+        private func measureRaw(url: String, commits: Int, documentSize: Int) async throws -> (commit: [Int], propagation: [Int]) {
+            let writer = try await LoadPeer.connect(url)
+            let listener = try await LoadPeer.connect(url)
+            let (arrivals, arrived) = AsyncStream.makeStream(of: Int.self)
+            listener.addListener(channel: "scenestore_bench_raw") { _, notification in
+                if let stamp = Int(notification.payload) { arrived.yield(stamp) }
+            }
+            _ = try await listener.query(PostgresQuery(unsafeSQL: "LISTEN scenestore_bench_raw"), logger: LoadPeer.logger)
+            _ = try await writer.query(
+                "CREATE TABLE IF NOT EXISTS bench_raw (scene text PRIMARY KEY, document bytea NOT NULL)", logger: LoadPeer.logger)
+            let document = ByteBuffer(repeating: UInt8(ascii: "x"), count: documentSize)
+            var commitTimes: [Int] = []
+            var propagationTimes: [Int] = []
+            for index in 0..<(commits + 5) {
+                let stamp = monotonicNanoseconds()
+                _ = try await writer.query("""
+                    WITH written AS (
+                        INSERT INTO bench_raw (scene, document) VALUES ('bench', \(document))
+                        ON CONFLICT (scene) DO UPDATE SET document = EXCLUDED.document RETURNING 1)
+                    SELECT pg_notify('scenestore_bench_raw', \(String(stamp))) FROM written
+                    """, logger: LoadPeer.logger)
+                let durable = monotonicNanoseconds()
+                guard await arrivals.first(within: .seconds(10), where: { $0 == stamp }) != nil else {
+                    throw failure("a raw commit's notification never arrived")
+                }
+                if index >= 5 {
+                    commitTimes.append(durable - stamp)
+                    propagationTimes.append(monotonicNanoseconds() - stamp)
+                }
+            }
+            try await writer.close()
+            try await listener.close()
+            arrived.finish()
+            return (commitTimes, propagationTimes)
+        }
+        #endif
     }
 }
