@@ -38,7 +38,7 @@ final class PostgresConnectionPool: Sendable {
         /// Connections lent, idle, or being opened.
         var open = 0
         /// Callers waiting for a connection, in order.
-        var waiters: [(id: UInt64, wake: CheckedContinuation<Bool, Never>)] = []
+        var waiters: [Waiter] = []
         var nextWaiter: UInt64 = 0
         /// Counts the times room was made, so that a waiter that arrives
         /// just after one does not wait for the next.
@@ -47,9 +47,22 @@ final class PostgresConnectionPool: Sendable {
         var closed = false
 
         /// Room for one more caller: the first waiter is woken.
-        mutating func makeRoom() -> CheckedContinuation<Bool, Never>? {
+        mutating func makeRoom() -> Waiter? {
             roomMade += 1
-            return waiters.isEmpty ? nil : waiters.removeFirst().wake
+            return waiters.isEmpty ? nil : waiters.removeFirst()
+        }
+    }
+
+    /// A caller waiting for room, and the timer that gives up for it.
+    private struct Waiter {
+        let id: UInt64
+        let wake: CheckedContinuation<Bool, Never>
+        var timer: Task<Void, Never>?
+
+        /// Resumes the caller (`roomMade`: look again) and stops its timer.
+        func resume(roomMade: Bool) {
+            timer?.cancel()
+            wake.resume(returning: roomMade)
         }
     }
 
@@ -133,7 +146,7 @@ final class PostgresConnectionPool: Sendable {
         state.withLockedValue { state in
             state.open -= 1
             return state.makeRoom()
-        }?.resume(returning: true)
+        }?.resume(roomMade: true)
     }
 
     /// Waits until room is made after `seen`, or `deadline` passes.
@@ -143,21 +156,28 @@ final class PostgresConnectionPool: Sendable {
             let id = state.withLockedValue { state -> UInt64? in
                 guard state.roomMade == seen, !state.closed else { return nil }
                 state.nextWaiter += 1
-                state.waiters.append((state.nextWaiter, wake))
+                state.waiters.append(Waiter(id: state.nextWaiter, wake: wake))
                 return state.nextWaiter
             }
             guard let id else {
                 wake.resume(returning: true)
                 return
             }
-            Task {
-                try? await Task.sleep(until: deadline)
-                let late = state.withLockedValue { state -> CheckedContinuation<Bool, Never>? in
+            let timer = Task {
+                guard (try? await Task.sleep(until: deadline)) != nil else { return }  // woken first
+                state.withLockedValue { state -> Waiter? in
                     guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
-                    return state.waiters.remove(at: index).wake
-                }
-                late?.resume(returning: false)
+                    return state.waiters.remove(at: index)
+                }?.wake.resume(returning: false)
             }
+            // Kept with the waiter, so that waking it stops the timer; a
+            // waiter already woken meanwhile stops it here.
+            let woken = state.withLockedValue { state -> Bool in
+                guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return true }
+                state.waiters[index].timer = timer
+                return false
+            }
+            if woken { timer.cancel() }
         }
     }
 
@@ -174,7 +194,7 @@ final class PostgresConnectionPool: Sendable {
             return (kept, state.makeRoom())
         }
         if !kept { session.close() }
-        wake?.resume(returning: true)
+        wake?.resume(roomMade: true)
     }
 
     /// Runs `body` on a connection. A connection kept from before may
@@ -220,7 +240,7 @@ final class PostgresConnectionPool: Sendable {
             }
             return (state.idle, state.waiters)
         }
-        for waiter in waiters { waiter.wake.resume(returning: true) }
+        for waiter in waiters { waiter.resume(roomMade: true) }
         let done = DispatchGroup()
         for session in idle {
             done.enter()
