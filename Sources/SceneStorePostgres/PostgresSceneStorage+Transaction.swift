@@ -117,7 +117,7 @@ final class PostgresSceneTransaction: SceneStorageTransaction {
     private var app: String { storage.app }
 
     func readBytes(skip: ((DiskVersion) -> Bool)?) async throws(SceneStoreError) -> StoredDocument {
-        try await storage.readDocument(scene, on: session, skip: skip)
+        try await storage.readDocument(scene, on: session, skip: skip, locking: true)
     }
 
     /// Upserts the document, with the version its header names (from a

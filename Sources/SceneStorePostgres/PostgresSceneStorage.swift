@@ -123,15 +123,25 @@ package final class PostgresSceneStorage: SceneStorage {
     /// The scene's document as `session` sees it (inside a transaction or
     /// not). The version is taken from the document itself when it was
     /// fetched, else from the columns that repeat its header.
+    /// - Parameter locking: lock the row until the transaction ends
+    ///   (`FOR UPDATE`), so that no one-statement save
+    ///   (``replace(_:with:ifCurrent:)``) lands before its write.
     func readDocument(
-        _ id: SceneID, on session: PostgresSession, skip: ((DiskVersion) -> Bool)?
+        _ id: SceneID, on session: PostgresSession, skip: ((DiskVersion) -> Bool)?, locking: Bool = false
     ) async throws(SceneStoreError) -> StoredDocument {
+        let query: PostgresQuery = locking
+            ? """
+              SELECT generation, incarnation, octet_length(document),
+                     CASE WHEN octet_length(document) <= \(Self.wholeReadBytes) THEN document END
+              FROM scenestore_scenes WHERE app = \(app) AND scene = \(id.rawValue) FOR UPDATE
+              """
+            : """
+              SELECT generation, incarnation, octet_length(document),
+                     CASE WHEN octet_length(document) <= \(Self.wholeReadBytes) THEN document END
+              FROM scenestore_scenes WHERE app = \(app) AND scene = \(id.rawValue)
+              """
         let rows = try await session.rows(
-            """
-            SELECT generation, incarnation, octet_length(document),
-                   CASE WHEN octet_length(document) <= \(Self.wholeReadBytes) THEN document END
-            FROM scenestore_scenes WHERE app = \(app) AND scene = \(id.rawValue)
-            """,
+            query,
             as: (Int64?, String?, Int32, Data?).self
         )
         guard let (generation, incarnation, size, small) = rows.first else { return .missing }

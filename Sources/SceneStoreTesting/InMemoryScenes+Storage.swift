@@ -109,6 +109,22 @@ final class MemorySceneStorage: SceneStorage {
         return try await body(transaction)
     }
 
+    /// Offered, as a database offers it: the store's saves then take the
+    /// path a PostgreSQL storage's take, one step when nothing changed.
+    var replacesConditionally: Bool { true }
+
+    func replace(_ id: SceneID, with document: Data, ifCurrent version: DiskVersion) throws(SceneStoreError) -> Bool {
+        guard medium.tryLock(id) else { return false }
+        let replaced = medium.withScenes { scenes in
+            guard let stored = scenes[id]?.document, SceneFile.peekVersion(stored) == version else { return false }
+            scenes[id]?.document = document
+            return true
+        }
+        medium.unlock(id)
+        if replaced { medium.announce(id, from: ObjectIdentifier(self)) }
+        return replaced
+    }
+
     func sceneIDs() throws(SceneStoreError) -> [SceneID] {
         scenes.sceneIDs
     }

@@ -63,6 +63,36 @@ struct PostgresSceneStorageTests {
         await #expect(try storage.sceneIDs().isEmpty)
     }
 
+    @Test func replaceLandsOnlyOverTheStoredVersionOfAnUnlockedRow() async throws {
+        let storage = try PostgresSceneStorage(testing: try await PostgresServer.current().newDatabase())
+        let id = try SceneID("main")
+        let first = DiskVersion(incarnation: "abc", generation: 1)
+        let second = TestDocuments.document("main", generation: 2, incarnation: "abc", values: ["n": .int(2)])
+        await #expect(try !storage.replace(id, with: second, ifCurrent: first), "no row: nothing to replace")
+        await #expect(try storage.readBytes(id, skip: nil).isMissing)
+
+        try await storage.put(TestDocuments.document("main", generation: 1, incarnation: "abc"), as: id)
+        await #expect(try storage.replace(id, with: second, ifCurrent: first))
+        await #expect(try storage.readBytes(id, skip: nil).bytes == second)
+        let stale = TestDocuments.document("main", generation: 2, incarnation: "abc", values: ["n": .int(-1)])
+        await #expect(try !storage.replace(id, with: stale, ifCurrent: first), "a stale version is not replaced")
+        await #expect(try !storage.replace(id, with: stale, ifCurrent: DiskVersion(incarnation: "other", generation: 2)))
+        await #expect(try storage.readBytes(id, skip: nil).bytes == second)
+
+        // Between a transaction's read and its write, a replace does nothing, at once.
+        let third = TestDocuments.document("main", generation: 3, incarnation: "abc", values: ["n": .int(3)])
+        let fourth = TestDocuments.document("main", generation: 4, incarnation: "abc", values: ["n": .int(4)])
+        let current = DiskVersion(incarnation: "abc", generation: 2)
+        let replacedMeanwhile = try await storage.transaction(id) { (transaction) throws(SceneStoreError) -> Bool in
+            #expect(try await transaction.readBytes(skip: nil).bytes == second)
+            let replaced = try await storage.replace(id, with: fourth, ifCurrent: current)
+            try await transaction.write(third)
+            return replaced
+        }
+        #expect(!replacedMeanwhile)
+        await #expect(try storage.readBytes(id, skip: nil).bytes == third)
+    }
+
     @Test func removeSceneAndTombstones() async throws {
         let storage = try PostgresSceneStorage(testing: try await PostgresServer.current().newDatabase())
         let id = try SceneID("main")

@@ -23,6 +23,9 @@ import Logging
 ///   back); the store never relies on either.
 /// * Reads outside a transaction (``readBytes(_:skip:)``) see one complete
 ///   document, the latest or a moment older, never a mix.
+/// * ``replace(_:with:ifCurrent:)``, where offered, is atomic with
+///   respect to transactions: it never lands between a transaction's
+///   read and its write.
 /// * ``watch(_:logger:handler:)`` reports every change another writer
 ///   commits as ``SceneStorageEvent/changed(_:)`` for its scene, or
 ///   ``SceneStorageEvent/rescan`` when changes may have been missed.
@@ -58,6 +61,20 @@ package protocol SceneStorage: Sendable {
     func transaction<Result>(
         _ id: SceneID, _ body: (any SceneStorageTransaction) async throws(SceneStoreError) -> Result
     ) async throws(SceneStoreError) -> Result
+
+    /// Whether ``replace(_:with:ifCurrent:)`` can save: then a store
+    /// whose view of a scene is current saves in one step, without a
+    /// transaction (a database: one statement, one round trip).
+    var replacesConditionally: Bool { get }
+
+    /// Replaces scene `id`'s document with `document` in one atomic step,
+    /// only if the stored document's header still names `version` and no
+    /// transaction on the scene is under way; watchers are told as of a
+    /// transaction's write. Never waits for a lock: when the scene is
+    /// locked, it does nothing.
+    /// - Returns: whether it replaced the document. `false` is no failure:
+    ///   the caller takes the lock and merges over what is stored.
+    func replace(_ id: SceneID, with document: Data, ifCurrent version: DiskVersion) async throws(SceneStoreError) -> Bool
 
     /// The scenes that have a document, sorted.
     func sceneIDs() async throws(SceneStoreError) -> [SceneID]
@@ -185,6 +202,13 @@ extension SceneStorage {
 
     package var readsAreLocal: Bool { false }
 
+    package var replacesConditionally: Bool { false }
+
+    /// Never replaces: a storage without conditional replacement saves in
+    /// transactions only.
+    package func replace(_ id: SceneID, with document: Data, ifCurrent version: DiskVersion) async throws(SceneStoreError) -> Bool {
+        false
+    }
 }
 
 /// A document read and checked as one scene.

@@ -33,10 +33,14 @@ extension SceneStore {
         guard state.withLock({ $0.beginSave(queued: queued) }) else { return }
         var failure: SceneStoreError?
         do throws(SceneStoreError) {
-            let written = try await storage.transaction(id) { (transaction) async throws(SceneStoreError) in
-                try await saveHoldingLock(transaction)
+            if let written = try await replaceIfCurrent() {
+                record(written)
+            } else {
+                let written = try await storage.transaction(id) { (transaction) async throws(SceneStoreError) in
+                    try await saveHoldingLock(transaction)
+                }
+                record(written)
             }
-            record(written)
         } catch {
             failure = error
         }
@@ -55,6 +59,21 @@ extension SceneStore {
         case .failedAgain: logger.debug("save failed again", metadata: metadata)
         case .recovered: logger.info("saving works again", metadata: ["scene": "\(id)"])
         }
+    }
+
+    /// The save in one step, where the storage offers it and memory holds
+    /// the stored document: the pending edits over it, replacing it only
+    /// if it is still the stored one.
+    /// - Returns: what to ``record(_:)``, or `nil` when it did not write
+    ///   (the scene changed, was locked, or only a locked read can decide):
+    ///   then the save takes the lock.
+    private func replaceIfCurrent() async throws(SceneStoreError) -> SavedWrite? {
+        guard storage.replacesConditionally,
+              let (base, edits, file) = state.withLock({ $0.planWithoutLock(scene: id, writer: writer) })
+        else { return nil }
+        let bytes = encoder.withLock { $0.encode(file, over: base, edited: edits.keys) }
+        guard try await storage.replace(id, with: bytes, ifCurrent: base.version) else { return nil }
+        return SavedWrite(edits: edits, file: file, base: base)
     }
 
     /// The save itself, inside the caller's transaction.

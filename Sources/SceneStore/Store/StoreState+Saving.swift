@@ -61,6 +61,21 @@ extension StoreState {
         ))
     }
 
+    /// The write a save may make without the lock, over the document this
+    /// store holds as current: `nil` when only a read holding the lock can
+    /// decide (no document held; an edit the held document refuses; every
+    /// edit equal to a held value, which may be stale; the generations
+    /// exhausted). The write lands only if that document is still the
+    /// stored one (``SceneStorage/replace(_:with:ifCurrent:)``), so it is
+    /// the write the locked save would have made.
+    func planWithoutLock(scene: SceneID, writer: WriterIdentity) -> (base: SceneFile, edits: [String: PendingEdit], file: SceneFile)? {
+        guard let base = diskFile,
+              !pending.contains(where: { key, edit in edit.replaces.map { !$0(base.values[key]) } ?? false }),
+              case .write(let edits, let file)? = try? plan(over: base, scene: scene, writer: writer)
+        else { return nil }
+        return (base, edits, file)
+    }
+
     /// A save ended at `now`, failing with `failure` or not: the failure is
     /// recorded (and reported once per error), and the next save is
     /// scheduled if edits are left: after the window, or after a back-off
