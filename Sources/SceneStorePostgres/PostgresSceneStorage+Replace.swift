@@ -9,7 +9,9 @@ extension PostgresSceneStorage {
     package var replacesConditionally: Bool { true }
 
     /// Replaces the scene's document in one autocommitted statement (one
-    /// round trip) that announces it too: only if the row still holds
+    /// round trip) that announces it too (its scene id on the app's
+    /// channel, after the document on the document channel when it fits a
+    /// ``PostgresNotice``): only if the row still holds
     /// `version` and no transaction holds the row.
     ///
     /// A transaction locks the scene's row when it reads it
@@ -27,6 +29,7 @@ extension PostgresSceneStorage {
         guard let incarnation = version.incarnation, let generation = Int64(exactly: version.generation),
               let next = SceneFile.peekVersion(document), let nextGeneration = Int64(exactly: next.generation)
         else { return false }
+        let notice = PostgresNotice.payload(id, document)
         let replaced = try await pool.withSession { session async throws(SceneStoreError) in
             try await session.rows(
                 """
@@ -40,7 +43,9 @@ extension PostgresSceneStorage {
                     WHERE app = \(app) AND scene = \(id.rawValue) AND EXISTS (SELECT 1 FROM current)
                     RETURNING 1),
                 announced AS (
-                    SELECT pg_notify(\(channel), \(id.rawValue)) FROM written)
+                    SELECT CASE WHEN \(notice)::text IS NOT NULL THEN pg_notify(\(documentChannel), \(notice)) END,
+                           pg_notify(\(channel), \(id.rawValue))
+                    FROM written)
                 SELECT count(*)::int4 FROM announced
                 """,
                 as: Int32.self

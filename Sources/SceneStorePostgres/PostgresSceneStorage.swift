@@ -46,6 +46,8 @@ package final class PostgresSceneStorage: SceneStorage {
     let database: PostgresLocation
     /// The app's `LISTEN`/`NOTIFY` channel.
     let channel: String
+    /// Where committed documents are sent too (``PostgresNotice``).
+    let documentChannel: String
 
     /// A storage for the scenes of `app` in the database at `url`. Does not
     /// connect yet: the first call does, and creates the schema if needed.
@@ -79,6 +81,7 @@ package final class PostgresSceneStorage: SceneStorage {
         self.requestTimeout = requestTimeout
         self.logger = logger
         self.channel = PostgresNames.channel(app: app)
+        self.documentChannel = PostgresNames.documentChannel(app: app)
         self.pool = PostgresConnectionPool(location: database, timeout: requestTimeout, lockTimeout: lockTimeout, logger: logger)
     }
 

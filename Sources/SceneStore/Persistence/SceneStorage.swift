@@ -27,8 +27,10 @@ import Logging
 ///   respect to transactions: it never lands between a transaction's
 ///   read and its write.
 /// * ``watch(_:logger:handler:)`` reports every change another writer
-///   commits as ``SceneStorageEvent/changed(_:)`` for its scene, or
-///   ``SceneStorageEvent/rescan`` when changes may have been missed.
+///   commits as ``SceneStorageEvent/changed(_:)`` for its scene (or as
+///   ``SceneStorageEvent/committed(_:document:)``, with the document it
+///   committed), or ``SceneStorageEvent/rescan`` when changes may have
+///   been missed.
 /// * Everything may be called from any thread or task. The calls that
 ///   reach the medium are `async`: a database suspends while it waits for
 ///   the server; the file root and memory never suspend (their work is
@@ -177,10 +179,22 @@ extension SceneRegistry.Limits {
 package enum SceneStorageEvent: Sendable, Equatable {
     /// Another writer may have changed scene `id`: re-read it.
     case changed(SceneID)
+    /// Another writer committed `document` as scene `id`'s, the stored
+    /// version when it was sent (later events tell of later ones): it may
+    /// be applied without reading the scene.
+    case committed(SceneID, document: Data)
     /// Changes may have been missed: re-read every scene.
     case rescan
     /// Watching stopped and nothing took over (logged).
     case unavailable(reason: String)
+
+    /// The scene the event is about; `nil` for every scene.
+    package var scene: SceneID? {
+        switch self {
+        case .changed(let id), .committed(let id, _): id
+        case .rescan, .unavailable: nil
+        }
+    }
 }
 
 /// A running ``SceneStorage/watch(_:logger:handler:)``.

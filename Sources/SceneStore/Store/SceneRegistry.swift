@@ -272,9 +272,11 @@ public final class SceneRegistry: Sendable {
         switch event {
         case .changed(let id):
             state.withLock { $0.stores[id] }?.sceneMayHaveChanged()
+        case .committed(let id, let document):
+            state.withLock { $0.stores[id] }?.sceneCommitted(document)
         case .rescan:
             for store in state.withLock({ Array($0.stores.values) }) {
-                store.scheduleReload()
+                store.rescan()
             }
         case .unavailable(let reason):
             logger.warning("file watcher stopped; changes by other processes are merged only when saving", metadata: [
@@ -284,7 +286,7 @@ public final class SceneRegistry: Sendable {
                 state.watcherLost = true
                 return Array(state.stores.values)
             }
-            for store in stores { store.scheduleReload() }
+            for store in stores { store.rescan() }
         }
     }
 }

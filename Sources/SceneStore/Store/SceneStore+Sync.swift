@@ -31,19 +31,24 @@ extension SceneStore {
 
     /// Reads the scene's document, lets the state decide what it means and
     /// carries the decision out.
-    /// - Parameter transaction: the scene's lock, held by the caller; with
-    ///   one, the result is always ``Synchronized/settled(base:)``.
+    /// - Parameters:
+    ///   - transaction: the scene's lock, held by the caller; with one, the
+    ///     result is always ``Synchronized/settled(base:)``.
+    ///   - delivered: a document the watcher delivered, read instead of
+    ///     the stored one (without the lock only).
     /// - Throws: ``SceneStoreError/unsupportedFormat(scene:version:path:)``
     ///   for a document of a newer format (left as it is), or the storage's
     ///   error.
     func synchronize(
-        _ site: ReadSite, in transaction: (any SceneStorageTransaction)?
+        _ site: ReadSite, in transaction: (any SceneStorageTransaction)?, delivered: Data? = nil
     ) async throws(SceneStoreError) -> Synchronized {
         let site = transaction == nil ? site : site.lockTaken
         let (skip, keys) = state.withLock { ($0.skipRule(site), $0.diskFile?.values.count ?? 0) }
         let stored: StoredDocument
         if let transaction {
             stored = try await transaction.readBytes(skip: skip)
+        } else if let delivered, Self.continuesIncarnation(delivered, of: state.withLock { $0.disk }) {
+            stored = StoredDocument(delivered, skip: skip, limits: storage.limits)
         } else {
             stored = try await storage.readBytes(id, skip: skip)
         }
@@ -156,6 +161,8 @@ extension SceneStore {
     /// of the store can run); anything else, or anything that needs the
     /// lock, is re-read on the store's queue.
     func sceneMayHaveChanged() {
+        // A document delivered before is not the latest any more: read.
+        state.withLock { $0.deliveredDocument = nil }
         guard storage.readsAreLocal, state.withLock({ $0.phase == .open && $0.byteCount <= Self.inlineReloadBytes })
         else {
             scheduleReload()
@@ -179,6 +186,34 @@ extension SceneStore {
         }
     }
 
+    /// The watcher's "another writer committed `document`": the next
+    /// reload, on the store's queue, applies it instead of reading the
+    /// scene. A later event replaces it (one without a document: the
+    /// reload reads).
+    func sceneCommitted(_ document: Data) {
+        state.withLock { $0.deliveredDocument = document }
+        scheduleReload()
+    }
+
+    /// Changes may have been missed (the watcher restarted, or stopped):
+    /// the scene is read, never a document delivered before.
+    func rescan() {
+        state.withLock { $0.deliveredDocument = nil }
+        scheduleReload()
+    }
+
+    /// Whether a delivered document may stand for the stored one: only a
+    /// later generation of the incarnation memory holds. A document of
+    /// another incarnation may have been sent before this store's own
+    /// discard, which its notification has not yet overtaken; applied, it
+    /// would bring back the discarded values until the next event. Within
+    /// an incarnation, generations only grow, and the skip rule drops a
+    /// delivered document that is not newer.
+    static func continuesIncarnation(_ document: Data, of known: DiskVersion) -> Bool {
+        guard let incarnation = known.incarnation, let version = SceneFile.peekVersion(document) else { return false }
+        return version.incarnation == incarnation
+    }
+
     /// The largest scene (in value bytes) re-read on the watcher's thread.
     static let inlineReloadBytes = 64 * 1024
 
@@ -200,12 +235,14 @@ extension SceneStore {
     /// lost is written again before the lock is let go: no other process
     /// sees the scene missing in between.
     func reloadNow() async {
-        guard state.withLock({ state -> Bool in
+        let (open, delivered) = state.withLock { state in
             state.reloadQueued = false
-            return state.phase == .open
-        }) else { return }
+            defer { state.deliveredDocument = nil }
+            return (state.phase == .open, state.deliveredDocument)
+        }
+        guard open else { return }
         do throws(SceneStoreError) {
-            guard case .needsLock = try await synchronize(.withoutLock, in: nil) else { return }
+            guard case .needsLock = try await synchronize(.withoutLock, in: nil, delivered: delivered) else { return }
             let written = try await storage.transaction(id) { (transaction) async throws(SceneStoreError) -> SavedWrite? in
                 try await saveHoldingLock(transaction)
             }

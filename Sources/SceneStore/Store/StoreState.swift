@@ -1,3 +1,5 @@
+import Foundation
+
 /// Which version of the scene file the store's memory reflects.
 package struct DiskVersion: Equatable, Sendable {
     /// `nil` while no file has been seen or written.
@@ -59,6 +61,9 @@ struct StoreState: Sendable {
     /// Read-modify-writes waiting for the store's queue.
     var updates: [QueuedUpdate] = []
     var reloadQueued = false
+    /// The document a watcher delivered with its event, for the queued
+    /// reload to apply instead of reading.
+    var deliveredDocument: Data?
     var lastRecovery: SceneRecovery?
     /// Why loading failed: given to every caller that waited for it.
     var loadFailure: SceneStoreError?
