@@ -66,10 +66,11 @@ extension PostgresLocation {
             }
         }
 
-        /// The client context this mode needs (`nil`: no TLS), its trusted
-        /// certificates read now, so a missing or unreadable file is an
-        /// error of the URL, not of every connection.
-        func context(invalid: (String) -> SceneStoreError) throws(SceneStoreError) -> NIOSSLContext? {
+        /// The client TLS configuration this mode needs (`nil`: no TLS)
+        /// and its context, made once: trusted certificates are read now,
+        /// so a missing or unreadable file is an error of the URL, not of
+        /// every connection.
+        func context(invalid: (String) -> SceneStoreError) throws(SceneStoreError) -> (TLSConfiguration, NIOSSLContext)? {
             var configuration = TLSConfiguration.makeClientConfiguration()
             switch self {
             case .disable:
@@ -84,7 +85,7 @@ extension PostgresLocation {
                 configuration.trustRoots = try Self.trustRoots(roots, invalid: invalid)
             }
             do {
-                return try NIOSSLContext(configuration: configuration)
+                return (configuration, try NIOSSLContext(configuration: configuration))
             } catch {
                 throw invalid("TLS cannot be set up: \(error)")
             }
@@ -106,10 +107,16 @@ extension PostgresLocation {
             }
         }
 
-        /// postgres-nio's setting for this mode and `context`.
+        /// postgres-nio's connection setting for this mode and `context`.
         func postgresTLS(_ context: NIOSSLContext?) -> PostgresConnection.Configuration.TLS {
             guard let context else { return .disable }
             return self == .prefer ? .prefer(context) : .require(context)
+        }
+
+        /// postgres-nio's client setting for this mode and `configuration`.
+        func clientTLS(_ configuration: TLSConfiguration?) -> PostgresClient.Configuration.TLS {
+            guard let configuration else { return .disable }
+            return self == .prefer ? .prefer(configuration) : .require(configuration)
         }
     }
 

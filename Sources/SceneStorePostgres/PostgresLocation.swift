@@ -34,8 +34,8 @@ struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
     let connectTimeout: Duration?
     /// TLS over TCP.
     let tls: TLSMode
-    /// The client context ``tls`` needs, made once.
-    private let tlsContext: NIOSSLContext?
+    /// The client TLS configuration ``tls`` needs and its context, made once.
+    private let tlsSetup: (configuration: TLSConfiguration, context: NIOSSLContext)?
 
     /// Equal when every part is; the TLS context follows from ``tls``.
     static func == (lhs: PostgresLocation, rhs: PostgresLocation) -> Bool {
@@ -113,7 +113,7 @@ struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
         self.applicationName = parameters.applicationName ?? Self.defaultApplicationName
         self.connectTimeout = parameters.connectTimeout
         self.tls = tls
-        self.tlsContext = try tls.context(invalid: invalid)
+        self.tlsSetup = try tls.context(invalid: invalid)
     }
 
     /// How long a connect may take: `connect_timeout` if the URL gave one,
@@ -132,10 +132,29 @@ struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
                 unixSocketPath: "\(host)/.s.PGSQL.\(port)", username: user, password: password, database: database)
             : PostgresConnection.Configuration(
                 host: host, port: port, username: user, password: password, database: database,
-                tls: tls.postgresTLS(tlsContext))
+                tls: tls.postgresTLS(tlsSetup?.context))
         configuration.options.connectTimeout = .nanoseconds(connectTimeout(default: defaultConnectTimeout).nanoseconds)
         configuration.options.additionalStartupParameters = [("application_name", applicationName)]
             + (lockTimeout.map { [("lock_timeout", "\($0.wholeMilliseconds)ms")] } ?? [])
+        return configuration
+    }
+
+    /// postgres-nio's client configuration for this location: connects
+    /// and options as ``configuration(defaultConnectTimeout:lockTimeout:)``,
+    /// at most `maxConnections` open at once.
+    func clientConfiguration(
+        defaultConnectTimeout: Duration, lockTimeout: Duration?, maxConnections: Int
+    ) -> PostgresClient.Configuration {
+        var configuration = isUnixSocket
+            ? PostgresClient.Configuration(
+                unixSocketPath: "\(host)/.s.PGSQL.\(port)", username: user, password: password, database: database)
+            : PostgresClient.Configuration(
+                host: host, port: port, username: user, password: password, database: database,
+                tls: tls.clientTLS(tlsSetup?.configuration))
+        let single = self.configuration(defaultConnectTimeout: defaultConnectTimeout, lockTimeout: lockTimeout)
+        configuration.options.connectTimeout = connectTimeout(default: defaultConnectTimeout)
+        configuration.options.additionalStartupParameters = single.options.additionalStartupParameters
+        configuration.options.maximumConnections = maxConnections
         return configuration
     }
 

@@ -11,16 +11,18 @@ import SceneStore
 extension PostgresSceneStorage: SceneSessionStorage {
     package func claim(_ id: SceneID) async throws(SceneStoreError) -> (any SceneClaim)? {
         let key = PostgresNames.claimKey(app: app, scene: id)
-        let session = try await pool.checkout(fresh: true).session
+        // A connection of its own, outside the pool: it holds the claim
+        // for as long as the window is open.
+        let session = try await PostgresSession.connect(to: database, timeout: requestTimeout, logger: logger)
         do {
             let taken = try await session.rows("SELECT pg_try_advisory_lock(\(key))", as: Bool.self).first ?? false
             guard taken else {
-                pool.checkin(session, healthy: true)
+                session.close()
                 return nil
             }
             return PostgresClaim(session: session, key: key)
         } catch {
-            pool.checkin(session, healthy: false)
+            session.close()
             throw error
         }
     }
@@ -51,9 +53,9 @@ extension PostgresSceneStorage: SceneSessionStorage {
     ) async throws(SceneStoreError) {
         guard !ids.isEmpty else { return }
         let names = ids.map(\.rawValue)
-        let session = try await pool.checkout().session
+        let lease = try await pool.lease { (session) async throws(SceneStoreError) in try await session.query("BEGIN") }
+        let session = lease.session
         do {
-            try await session.query("BEGIN")
             try await session.query("SELECT pg_advisory_xact_lock(\(PostgresNames.sessionsLockKey(app: app)))")
             let rows = try await session.rows(
                 """
@@ -77,9 +79,9 @@ extension PostgresSceneStorage: SceneSessionStorage {
                 }
             }
             try await session.commit()
-            pool.checkin(session, healthy: true)
+            lease.release(healthy: true)
         } catch {
-            pool.checkin(session, healthy: await session.rollback())
+            lease.release(healthy: await session.rollback())
             throw error
         }
     }

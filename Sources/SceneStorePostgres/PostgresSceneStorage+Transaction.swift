@@ -18,7 +18,8 @@ extension PostgresSceneStorage {
     package func transaction<Result>(
         _ id: SceneID, _ body: (any SceneStorageTransaction) async throws(SceneStoreError) -> Result
     ) async throws(SceneStoreError) -> Result {
-        let session = try await begin()
+        let lease = try await pool.lease { (session) async throws(SceneStoreError) in try await session.query("BEGIN") }
+        let session = lease.session
         do throws(SceneStoreError) {
             try await lock(id, on: session)
             let transaction = PostgresSceneTransaction(storage: self, session: session, scene: id)
@@ -30,31 +31,10 @@ extension PostgresSceneStorage {
                 try await session.query("SELECT pg_notify(\(documentChannel), \(PostgresNotice.withdrawal(id)))")
             }
             try await session.commit()
-            pool.checkin(session, healthy: true)
+            lease.release(healthy: true)
             return result
         } catch {
-            pool.checkin(session, healthy: await session.rollback())
-            throw error
-        }
-    }
-
-    /// A connection with a transaction begun. A kept connection found
-    /// closed (the server restarted since) is replaced once.
-    private func begin() async throws(SceneStoreError) -> PostgresSession {
-        let (session, reused) = try await pool.checkout()
-        do {
-            try await session.query("BEGIN")
-            return session
-        } catch {
-            pool.checkin(session, healthy: false)
-            guard reused, session.lostConnection else { throw error }
-        }
-        let (fresh, _) = try await pool.checkout(fresh: true)
-        do {
-            try await fresh.query("BEGIN")
-            return fresh
-        } catch {
-            pool.checkin(fresh, healthy: false)
+            lease.release(healthy: await session.rollback())
             throw error
         }
     }

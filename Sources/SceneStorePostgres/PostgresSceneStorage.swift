@@ -41,7 +41,7 @@ package final class PostgresSceneStorage: SceneStorage {
     /// How long one connect or statement may take.
     package let requestTimeout: Duration
 
-    let pool: PostgresConnectionPool
+    let pool: PostgresPool
     let logger: Logger
     let database: PostgresLocation
     /// The app's `LISTEN`/`NOTIFY` channel.
@@ -82,10 +82,10 @@ package final class PostgresSceneStorage: SceneStorage {
         self.logger = logger
         self.channel = PostgresNames.channel(app: app)
         self.documentChannel = PostgresNames.documentChannel(app: app)
-        self.pool = PostgresConnectionPool(location: database, timeout: requestTimeout, lockTimeout: lockTimeout, logger: logger)
+        self.pool = PostgresPool(location: database, timeout: requestTimeout, lockTimeout: lockTimeout, logger: logger)
     }
 
-    /// Closes the connections kept open; later calls throw
+    /// Stops the connections' client (they close); later calls throw
     /// ``SceneStoreError/storageUnavailable(location:reason:)``. Running
     /// watches are not affected (cancel them).
     package func close() {

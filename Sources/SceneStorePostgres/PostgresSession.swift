@@ -23,7 +23,7 @@ final class PostgresSession: Sendable {
     var lostConnection: Bool { connectionLost.withLockedValue { $0 } }
     private let connectionLost = NIOLockedValueBox(false)
 
-    private init(connection: PostgresConnection, location: String, timeout: Duration, logger: Logger) {
+    init(connection: PostgresConnection, location: String, timeout: Duration, logger: Logger) {
         self.connection = connection
         self.location = location
         self.timeout = timeout

@@ -1,0 +1,371 @@
+#if Postgres
+import Logging
+import NIOConcurrencyHelpers
+import PostgresNIO
+import SceneStore
+
+/// A storage's connections: postgres-nio's `PostgresClient`, a bounded
+/// pool that keeps idle connections alive (a `SELECT 1` after 30 s idle)
+/// and closes those unused for a minute, run by a task of its own from the
+/// first lease until ``close()``.
+///
+/// A lease (``lease()``) lends one connection to one caller: a transaction
+/// holds it from `BEGIN` to `COMMIT`, so the scene's lock (a
+/// transaction-scoped advisory lock) lives exactly as long. At most
+/// ``maxConnections`` are open at once; a caller that finds them all lent
+/// waits, first come first served, at most ``timeout`` in all (the
+/// client's queue has no bound of its own), then fails with
+/// ``SceneStoreError/storageUnavailable(location:reason:)``, saying whether
+/// the server could be reached.
+///
+/// The client connects only when asked, and after a failed connect
+/// retries with a backoff that grows to a minute, telling its callers
+/// nothing meanwhile. So while it holds no connection (first use, after
+/// an outage) it is asked for one in the background, and each caller
+/// connects on its own, as many at once as the client's bound: a refused
+/// or failed connect fails the caller at once with its reason, and a
+/// server back from an outage serves at once, whatever the client's
+/// backoff. Such a connection is closed on release. Callers use the client
+/// again as soon as it lends a connection.
+///
+/// No lender asks for a second connection while it holds one, so lenders
+/// cannot wait for each other. The first lease also prepares the schema
+/// (``PostgresSchema/prepare(on:)``).
+final class PostgresPool: Sendable {
+    let location: PostgresLocation
+    /// How long a lease may wait for a connection, a connect may take, and
+    /// each statement on it.
+    let timeout: Duration
+    /// Each connection's `lock_timeout`: how long a statement waits for a
+    /// lock (the scene's advisory lock) before it fails with 55P03.
+    let lockTimeout: Duration?
+    let logger: Logger
+    /// Connections open at once, lent or idle, in the client.
+    let maxConnections: Int
+    private let client: PostgresClient
+
+    private struct State {
+        /// The client's `run()`, from the first lease on.
+        var running: Task<Void, Never>?
+        var closed = false
+        var schemaReady = false
+        /// The connections lent before: a lease of one of them is a reuse.
+        var lent: Set<PostgresConnection.ID> = []
+        /// The client's connections lent before and not closed since.
+        var live: Set<PostgresConnection.ID> = []
+        /// Connections of the pool's own lent now.
+        var directLent = 0
+        /// Whether a request of ``warmClient()`` is out.
+        var warming = false
+    }
+
+    private let state = NIOLockedValueBox(State())
+
+    init(
+        location: PostgresLocation, timeout: Duration, lockTimeout: Duration? = nil, logger: Logger,
+        maxConnections: Int = 10
+    ) {
+        self.location = location
+        self.timeout = timeout
+        self.lockTimeout = lockTimeout
+        self.logger = logger
+        self.maxConnections = max(maxConnections, 1)
+        // The client logs each failed connect of its backoff at info: an
+        // outage would fill the app's log. Its warnings and errors pass.
+        var background = logger
+        background.logLevel = max(logger.logLevel, .warning)
+        self.client = PostgresClient(
+            configuration: location.clientConfiguration(
+                defaultConnectTimeout: timeout, lockTimeout: lockTimeout, maxConnections: self.maxConnections),
+            backgroundLogger: background
+        )
+    }
+
+    deinit {
+        close()
+    }
+
+    /// A connection, lent until ``PostgresLease/release(healthy:)``,
+    /// waiting at most ``timeout`` for it: the client's, or while the
+    /// client holds none, one of the pool's own.
+    func lease() async throws(SceneStoreError) -> PostgresLease {
+        try run()
+        let lease = try await clientHoldsConnections() ? clientLease() : directLease()
+        if !state.withLockedValue({ $0.schemaReady }) { try await prepareSchema(on: lease) }
+        return lease
+    }
+
+    /// Whether the caller should wait for the client. While it holds no
+    /// connection, it is asked for one in the background (one request at a
+    /// time), and the caller connects on its own, unless
+    /// ``maxConnections`` of the pool's own connections are lent already.
+    private func clientHoldsConnections() -> Bool {
+        let (useClient, warm) = state.withLockedValue { state -> (Bool, Bool) in
+            guard state.live.isEmpty else { return (true, false) }
+            let warm = !state.warming
+            state.warming = true
+            guard state.directLent < maxConnections else { return (true, warm) }
+            state.directLent += 1
+            return (false, warm)
+        }
+        if warm { warmClient() }
+        return useClient
+    }
+
+    /// A connection of the pool's own, closed on release: a refused or
+    /// failed connect fails the caller at once, with its reason.
+    private func directLease() async throws(SceneStoreError) -> PostgresLease {
+        do {
+            let session = try await PostgresSession.connect(to: location, timeout: timeout, lockTimeout: lockTimeout, logger: logger)
+            return PostgresLease(direct: session, pool: self)
+        } catch {
+            directReleased()
+            throw error
+        }
+    }
+
+    /// A connection of the pool's own was closed.
+    fileprivate func directReleased() {
+        state.withLockedValue { $0.directLent -= 1 }
+    }
+
+    /// Asks the client for a connection and gives it straight back, so
+    /// that it connects; the connection it lends is known from then on.
+    private func warmClient() {
+        Task { [client] in
+            _ = try? await client.withConnection { connection in self.known(connection) }
+            state.withLockedValue { $0.warming = false }
+        }
+    }
+
+    /// Records a connection of the client's: whether it was lent before.
+    private func known(_ connection: PostgresConnection) -> Bool {
+        let id = connection.id
+        let reused = state.withLockedValue { state in
+            let reused = !state.lent.insert(id).inserted
+            state.live.insert(id)
+            return reused
+        }
+        if !reused {
+            connection.closeFuture.whenComplete { _ in _ = self.state.withLockedValue { $0.live.remove(id) } }
+        }
+        return reused
+    }
+
+    /// A connection of the client's, waiting at most ``timeout``.
+    private func clientLease() async throws(SceneStoreError) -> PostgresLease {
+        let granted = OneShot<Grant>()
+        // The client lends a connection for a closure's lifetime: this task
+        // holds the closure open until the lease is released.
+        let holder = Task { [client] in
+            do {
+                try await client.withConnection { connection in
+                    let lease = PostgresLease(connection: connection, reused: self.known(connection), pool: self)
+                    guard granted.fulfil(.lent(lease)) else { return }  // the caller gave up meanwhile
+                    if await !lease.released.value { try? await connection.close().get() }
+                }
+            } catch {
+                granted.fulfil(.failed(error))
+            }
+        }
+        let timer = Task { [timeout] in
+            guard (try? await Task.sleep(for: timeout)) != nil else { return }
+            if granted.fulfil(.timedOut) { holder.cancel() }
+        }
+        let grant = await granted.value
+        timer.cancel()
+        switch grant {
+        case .lent(let lease):
+            return lease
+        case .failed(let error):
+            if state.withLockedValue({ $0.closed }) {
+                throw .storageUnavailable(location: location.description, reason: "the storage was closed")
+            }
+            throw .storageUnavailable(location: location.description, reason: PostgresSession.describe(error))
+        case .timedOut:
+            throw .storageUnavailable(location: location.description, reason: await whyNoConnection())
+        }
+    }
+
+    /// Starts the client's `run()` on the first lease.
+    private func run() throws(SceneStoreError) {
+        let closed = state.withLockedValue { state -> Bool in
+            guard !state.closed else { return true }
+            if state.running == nil {
+                state.running = Task { [client] in await client.run() }
+            }
+            return false
+        }
+        if closed { throw .storageUnavailable(location: location.description, reason: "the storage was closed") }
+    }
+
+    private func prepareSchema(on lease: PostgresLease) async throws(SceneStoreError) {
+        do {
+            try await PostgresSchema.prepare(on: lease.session)
+        } catch {
+            lease.release(healthy: false)
+            throw error
+        }
+        state.withLockedValue { $0.schemaReady = true }
+    }
+
+    /// Why a lease found no connection within ``timeout``: the client does
+    /// not say, so a connection of its own asks the server (1 s at most).
+    private func whyNoConnection() async -> String {
+        do {
+            let probe = try await PostgresSession.connect(to: location, timeout: min(timeout, .seconds(1)), logger: logger)
+            probe.close()
+            return "all \(maxConnections) connections of this storage stayed in use for \(timeout)"
+        } catch {
+            return "no connection to the server within \(timeout): \(error.unavailableReason)"
+        }
+    }
+
+    /// Runs `body` on a lent connection. A connection kept from before may
+    /// have died meanwhile (a server restart): when `body` fails on one
+    /// because it was closed, it runs again on the next connection, so
+    /// `body` must be safe to repeat (a read).
+    func withSession<Result>(
+        _ body: (PostgresSession) async throws(SceneStoreError) -> Result
+    ) async throws(SceneStoreError) -> Result {
+        try await retrying { lease async throws(SceneStoreError) in
+            do throws(SceneStoreError) {
+                let result = try await body(lease.session)
+                lease.release(healthy: true)
+                return result
+            } catch {
+                lease.release(healthy: false)
+                throw error
+            }
+        }
+    }
+
+    /// A lent connection on which `start` (a `BEGIN`) succeeded, tried
+    /// again on the next connection as ``withSession(_:)`` does.
+    func lease(startingWith start: (PostgresSession) async throws(SceneStoreError) -> Void) async throws(SceneStoreError) -> PostgresLease {
+        try await retrying { lease async throws(SceneStoreError) in
+            do throws(SceneStoreError) {
+                try await start(lease.session)
+                return lease
+            } catch {
+                lease.release(healthy: false)
+                throw error
+            }
+        }
+    }
+
+    /// Runs `attempt` on a lent connection (it releases the lease, or
+    /// returns it); when it fails because a connection kept from before
+    /// was found closed, on the next one, as many times as the pool may
+    /// hold such connections.
+    private func retrying<Result>(
+        _ attempt: (PostgresLease) async throws(SceneStoreError) -> Result
+    ) async throws(SceneStoreError) -> Result {
+        var attempts = 0
+        while true {
+            let lease = try await lease()
+            do {
+                return try await attempt(lease)
+            } catch {
+                attempts += 1
+                guard lease.reused, lease.session.lostConnection, attempts <= maxConnections else { throw error }
+                logger.debug("a kept connection had closed; retrying on another", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+
+    /// Stops the client: its connections close, and later leases throw.
+    /// Does not wait.
+    func close() {
+        state.withLockedValue { state in
+            state.closed = true
+            return state.running
+        }?.cancel()
+    }
+
+    /// What a lease's wait ended with.
+    private enum Grant: Sendable {
+        case lent(PostgresLease)
+        case failed(any Error)
+        case timedOut
+    }
+}
+
+/// A connection lent by a ``PostgresPool``, until ``release(healthy:)``.
+final class PostgresLease: Sendable {
+    let session: PostgresSession
+    /// Whether the connection was lent before (it may have died since).
+    let reused: Bool
+    /// Completes with whether the connection can be lent again.
+    let released = OneShot<Bool>()
+    /// The pool a connection of its own goes back to (`nil`: the client's).
+    private let directPool: PostgresPool?
+    /// Whether the connection is the client's.
+    var fromClient: Bool { directPool == nil }
+
+    fileprivate init(connection: PostgresConnection, reused: Bool, pool: PostgresPool) {
+        self.session = PostgresSession(connection: connection, location: pool.location.description, timeout: pool.timeout, logger: pool.logger)
+        self.reused = reused
+        self.directPool = nil
+    }
+
+    fileprivate init(direct session: PostgresSession, pool: PostgresPool) {
+        self.session = session
+        self.reused = false
+        self.directPool = pool
+    }
+
+    /// Gives the connection back: lent again when `healthy` (no
+    /// transaction open, nothing failed), else closed.
+    func release(healthy: Bool) {
+        let keep = healthy && directPool == nil && !session.isClosed
+        // Closed before the client has it back, so it never lends it again.
+        if !keep { session.close() }
+        if released.fulfil(keep) { directPool?.directReleased() }
+    }
+}
+
+extension SceneStoreError {
+    /// Why the storage is unavailable, or the error as it reads.
+    fileprivate var unavailableReason: String {
+        if case .storageUnavailable(_, let reason) = self { return reason }
+        return "\(self)"
+    }
+}
+
+/// A value set once, awaited by any number of tasks.
+final class OneShot<Value: Sendable>: Sendable {
+    private let state = NIOLockedValueBox<(value: Value?, waiters: [CheckedContinuation<Value, Never>])>((nil, []))
+
+    /// Sets the value unless it was set.
+    /// - Returns: whether this call set it.
+    @discardableResult
+    func fulfil(_ value: Value) -> Bool {
+        let waiters = state.withLockedValue { state -> [CheckedContinuation<Value, Never>]? in
+            guard state.value == nil else { return nil }
+            state.value = value
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        guard let waiters else { return false }
+        for waiter in waiters { waiter.resume(returning: value) }
+        return true
+    }
+
+    /// Whether the value was set.
+    var isFulfilled: Bool { state.withLockedValue { $0.value != nil } }
+
+    /// The value, once set.
+    var value: Value {
+        get async {
+            await withCheckedContinuation { continuation in
+                let value = state.withLockedValue { state -> Value? in
+                    if state.value == nil { state.waiters.append(continuation) }
+                    return state.value
+                }
+                if let value { continuation.resume(returning: value) }
+            }
+        }
+    }
+}
+#endif

@@ -1,0 +1,129 @@
+#if Postgres
+import Foundation
+import Logging
+import PostgresNIO
+import SceneStore
+@testable import SceneStorePostgres
+import SceneStoreTesting
+import Testing
+
+/// The pool (postgres-nio's `PostgresClient`) opens at most
+/// `maxConnections` connections; callers beyond wait for one to come back,
+/// at most the timeout, and are told why they got none.
+@Suite(.requiresPostgres, .postgresServer, .timeLimit(.minutes(2)))
+struct PostgresPoolTests {
+    /// A pool whose client holds a connection already (the first lease
+    /// of a new pool connects on its own).
+    private func pool(maxConnections: Int, timeout: Duration) async throws -> PostgresPool {
+        let location = try PostgresLocation(try await PostgresServer.current().newDatabase())
+        let pool = PostgresPool(location: location, timeout: timeout, logger: Logger(label: "pool-tests"), maxConnections: maxConnections)
+        while true {
+            let lease = try await pool.lease()
+            lease.release(healthy: true)
+            if lease.fromClient { return pool }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
+    @Test func aBurstOfCallersNeverOpensMoreThanTheCap() async throws {
+        let pool = try await pool(maxConnections: 3, timeout: .seconds(60))
+        defer { pool.close() }
+        let lent = Locked((now: 0, most: 0))
+        let backends = Locked(Set<Int32>())
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<40 {
+                group.addTask {
+                    try await pool.withSession { (session) async throws(SceneStoreError) in
+                        lent.withLock { $0.now += 1; $0.most = max($0.most, $0.now) }
+                        let pid = try await session.rows("SELECT pg_backend_pid() FROM pg_sleep(0.01)", as: Int32.self)
+                        backends.withLock { $0.formUnion(pid) }
+                        lent.withLock { $0.now -= 1 }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        // Unbounded, 40 callers at once had as many connections lent.
+        #expect(lent.withLock { $0.most } <= 3)
+        // Connections are kept and lent again, not opened per caller.
+        #expect(backends.withLock { $0.count } <= 3)
+    }
+
+    @Test func aWaiterGetsTheConnectionThatComesBack() async throws {
+        let pool = try await pool(maxConnections: 1, timeout: .seconds(60))
+        defer { pool.close() }
+        let held = try await pool.lease()
+        let waiter = Task { try await pool.lease() }
+        try await Task.sleep(for: .milliseconds(100))
+        held.release(healthy: true)
+        let next = try await waiter.value
+        #expect(next.session.connection.id == held.session.connection.id)
+        #expect(next.reused)
+        next.release(healthy: true)
+    }
+
+    @Test func aCallerThatFindsEveryConnectionInUseGivesUpAfterTheTimeout() async throws {
+        // Also the connect's bound: long enough for a connect on a loaded machine.
+        let pool = try await pool(maxConnections: 1, timeout: .seconds(5))
+        defer { pool.close() }
+        let held = try await pool.lease()
+        do {
+            _ = try await pool.lease()
+            Issue.record("a second connection was lent beyond the cap")
+        } catch {
+            guard case .storageUnavailable(_, let reason) = error else {
+                Issue.record("expected storageUnavailable, got \(error)")
+                return
+            }
+            #expect(reason.contains("stayed in use"), "\(reason)")
+        }
+        held.release(healthy: true)
+    }
+
+    @Test func aConnectionGivenBackUnhealthyIsClosedAndCallsGoOnOnAnother() async throws {
+        let pool = try await pool(maxConnections: 1, timeout: .seconds(60))
+        defer { pool.close() }
+        let backend = "SELECT pg_backend_pid()" as PostgresQuery
+        for _ in 0..<20 {
+            let held = try await pool.lease()
+            let closedBackend = try await held.session.rows(backend, as: Int32.self)
+            held.release(healthy: false)
+            try await held.session.closed.get()
+            // The client may lend it once more before it learns of the
+            // close; the call then goes on on another connection.
+            let next = try await pool.withSession { (session) async throws(SceneStoreError) in
+                try await session.rows(backend, as: Int32.self)
+            }
+            #expect(next != closedBackend)
+        }
+    }
+
+    @Test func aRefusedConnectFailsTheCallerAtOnceWithItsReason() async throws {
+        // The client alone would retry with backoff until the caller's
+        // timeout; the pool's own connect tells at once.
+        let port = try PostgresServer.freePort()
+        let location = try PostgresLocation("postgres://u:p@127.0.0.1:\(port)/db?sslmode=disable")
+        let pool = PostgresPool(location: location, timeout: .seconds(60), logger: Logger(label: "pool-tests"))
+        defer { pool.close() }
+        do {
+            _ = try await pool.lease()
+            Issue.record("a connection was lent with no server")
+        } catch {
+            guard case .storageUnavailable(_, let reason) = error else {
+                Issue.record("expected storageUnavailable, got \(error)")
+                return
+            }
+            #expect(!reason.contains("within"), "the caller waited out its timeout: \(reason)")
+            #expect(reason.lowercased().contains("refused"), "\(reason)")
+        }
+    }
+
+    @Test func aClosedPoolLendsNothing() async throws {
+        let pool = try await pool(maxConnections: 2, timeout: .seconds(60))
+        let lease = try await pool.lease()
+        lease.release(healthy: true)
+        pool.close()
+        await #expect(throws: SceneStoreError.self) { try await pool.lease() }
+    }
+}
+#endif
