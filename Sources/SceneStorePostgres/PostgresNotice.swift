@@ -19,7 +19,9 @@ enum PostgresNotice {
     /// does not fit.
     static func payload(_ id: SceneID, _ document: Data) -> String? {
         let head = id.rawValue.utf8.count + 2
-        let plain = document.allSatisfy { (0x20...0x7e).contains($0) || $0 == 0x0a || $0 == 0x09 || $0 == 0x0d }
+        let plain = document.withUnsafeBytes { bytes in
+            bytes.allSatisfy { (0x20...0x7e).contains($0) || $0 == 0x0a || $0 == 0x09 || $0 == 0x0d }
+        }
         if plain {
             guard head + document.count <= maxBytes else { return nil }
             return id.rawValue + "\nt" + String(decoding: document, as: UTF8.self)

@@ -21,37 +21,80 @@ extension PostgresSceneStorage {
     /// When it did not replace (another version, no row, a locked row),
     /// the store takes the scene's lock and merges over what is stored.
     ///
-    /// A kept connection found closed is retried once on a new one. That
+    /// The statement is prepared once per connection (``ReplaceStatement``).
+    ///
+    /// A kept connection found closed is retried on another. That
     /// is safe even if the first attempt committed before the connection
     /// died: the row then holds the new version, so the retry does nothing
     /// and the locked save finds the edits stored.
     package func replace(_ id: SceneID, with document: Data, ifCurrent version: DiskVersion) async throws(SceneStoreError) -> Bool {
         guard let incarnation = version.incarnation, let generation = Int64(exactly: version.generation),
-              let next = SceneFile.peekVersion(document), let nextGeneration = Int64(exactly: next.generation)
+              let next = SceneFile.peekVersion(document), let nextGeneration = Int64(exactly: next.generation),
+              let nextIncarnation = next.incarnation
         else { return false }
-        let notice = PostgresNotice.payload(id, document)
+        let statement = ReplaceStatement(
+            document: ByteBuffer(bytes: document), generation: nextGeneration, incarnation: nextIncarnation,
+            app: app, scene: id.rawValue, expectedGeneration: generation, expectedIncarnation: incarnation,
+            notice: PostgresNotice.payload(id, document), documentChannel: documentChannel, channel: channel)
         let replaced = try await pool.withSession { session async throws(SceneStoreError) in
-            try await session.rows(
-                """
-                WITH current AS (
-                    SELECT 1 FROM scenestore_scenes
-                    WHERE app = \(app) AND scene = \(id.rawValue) AND generation = \(generation) AND incarnation = \(incarnation)
-                    FOR UPDATE SKIP LOCKED),
-                written AS (
-                    UPDATE scenestore_scenes
-                    SET document = \(ByteBuffer(bytes: document)), generation = \(nextGeneration), incarnation = \(next.incarnation)
-                    WHERE app = \(app) AND scene = \(id.rawValue) AND EXISTS (SELECT 1 FROM current)
-                    RETURNING 1),
-                announced AS (
-                    SELECT CASE WHEN \(notice)::text IS NOT NULL THEN pg_notify(\(documentChannel), \(notice)) END,
-                           pg_notify(\(channel), \(id.rawValue))
-                    FROM written)
-                SELECT count(*)::int4 FROM announced
-                """,
-                as: Int32.self
-            )
+            try await session.execute(statement)
         }
         return replaced.first == 1
+    }
+}
+
+/// The one-statement save of ``PostgresSceneStorage/replace(_:with:ifCurrent:)``:
+/// the document replaced only over the version given, and announced on
+/// both channels (the notice, if any, first). Prepared once per
+/// connection, so the server plans it once, not on every save.
+struct ReplaceStatement: PostgresPreparedStatement {
+    static let name = "scenestore_replace_1"
+    static let sql = """
+        WITH current AS (
+            SELECT 1 FROM scenestore_scenes
+            WHERE app = $4 AND scene = $5 AND generation = $6 AND incarnation = $7
+            FOR UPDATE SKIP LOCKED),
+        written AS (
+            UPDATE scenestore_scenes SET document = $1, generation = $2, incarnation = $3
+            WHERE app = $4 AND scene = $5 AND EXISTS (SELECT 1 FROM current)
+            RETURNING 1),
+        announced AS (
+            SELECT CASE WHEN $8::text IS NOT NULL THEN pg_notify($9, $8) END, pg_notify($10, $5)
+            FROM written)
+        SELECT count(*)::int4 FROM announced
+        """
+    static let bindingDataTypes: [PostgresDataType] = [.bytea, .int8, .text, .text, .text, .int8, .text, .text, .text, .text]
+    typealias Row = Int32
+
+    let document: ByteBuffer
+    let generation: Int64
+    let incarnation: String
+    let app: String
+    let scene: String
+    let expectedGeneration: Int64
+    let expectedIncarnation: String
+    /// The ``PostgresNotice`` payload, `nil` when the document does not fit.
+    let notice: String?
+    let documentChannel: String
+    let channel: String
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 10)
+        bindings.append(document)
+        bindings.append(generation)
+        bindings.append(incarnation)
+        bindings.append(app)
+        bindings.append(scene)
+        bindings.append(expectedGeneration)
+        bindings.append(expectedIncarnation)
+        if let notice { bindings.append(notice) } else { bindings.appendNull() }
+        bindings.append(documentChannel)
+        bindings.append(channel)
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Int32 {
+        try row.decode(Int32.self)
     }
 }
 #endif

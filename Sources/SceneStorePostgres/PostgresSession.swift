@@ -189,6 +189,35 @@ final class PostgresSession: Sendable {
 }
 
 extension PostgresSession {
+    /// Runs `statement`, prepared on this connection the first time (then
+    /// only bound and run: the server parses and plans it once), and
+    /// collects its rows, waiting at most the session's timeout: then the
+    /// connection is closed and the call throws.
+    func execute<Statement: PostgresPreparedStatement>(
+        _ statement: Statement
+    ) async throws(SceneStoreError) -> [Statement.Row] where Statement.Row: Sendable {
+        let timedOut = NIOLockedValueBox(false)
+        let timer = connection.eventLoop.scheduleTask(in: .nanoseconds(Int64(timeout.nanoseconds))) {
+            timedOut.withLockedValue { $0 = true }
+            self.close()
+        }
+        defer { timer.cancel() }
+        do {
+            var rows: [Statement.Row] = []
+            for try await row in try await connection.execute(statement, logger: logger) { rows.append(row) }
+            return rows
+        } catch {
+            if timedOut.withLockedValue({ $0 }) {
+                throw .storageUnavailable(location: location, reason: "no answer within \(timeout)")
+            }
+            if let code = (error as? PSQLError)?.code,
+               code == .serverClosedConnection || code == .clientClosedConnection || code == .uncleanShutdown {
+                connectionLost.withLockedValue { $0 = true }
+            }
+            throw .storageUnavailable(location: location, reason: Self.describe(error))
+        }
+    }
+
     /// Commits the open transaction.
     /// - Throws: ``SceneStoreError/storageUnavailable(location:reason:)``
     ///   when the server fails or rolled the transaction back instead (a

@@ -125,5 +125,39 @@ struct PostgresPoolTests {
         pool.close()
         await #expect(throws: SceneStoreError.self) { try await pool.lease() }
     }
+
+    @Test func backToBackStatementsKeepOneConnection() async throws {
+        let pool = try await pool(maxConnections: 3, timeout: .seconds(60))
+        defer { pool.close() }
+        var backends = Set<Int32>()
+        for _ in 0..<50 {
+            let pid = try await pool.withSession { (session) async throws(SceneStoreError) in
+                try await session.rows("SELECT pg_backend_pid()", as: Int32.self)
+            }
+            backends.formUnion(pid)
+        }
+        #expect(backends.count == 1)
+    }
+
+    @Test func aKeptConnectionNeverKeepsALeaseWaiting() async throws {
+        // One connection, kept by a loop of statements that never pauses:
+        // a lease (a transaction's) gets it after the statement in flight.
+        let pool = try await pool(maxConnections: 1, timeout: .seconds(5))
+        defer { pool.close() }
+        let stop = Locked(false)
+        let statements = Task {
+            while !stop.withLock({ $0 }) {
+                _ = try await pool.withSession { (session) async throws(SceneStoreError) in try await session.query("SELECT 1") }
+            }
+        }
+        for _ in 0..<10 {
+            try await Task.sleep(for: .milliseconds(20))
+            let lease = try await pool.lease()
+            _ = try await lease.session.query("SELECT 1")
+            lease.release(healthy: true)
+        }
+        stop.withLock { $0 = true }
+        try await statements.value
+    }
 }
 #endif

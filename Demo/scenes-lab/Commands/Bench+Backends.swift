@@ -15,8 +15,9 @@ extension Bench {
     /// PostgreSQL on loopback (a temporary server this command starts, with
     /// `fsync` on as in production, unless `--database` names one); and
     /// PostgreSQL's floor: one autocommitted statement per commit, an
-    /// upsert of a document of the scene's size and its `NOTIFY` (one round
-    /// trip), received by a plain `LISTEN` connection.
+    /// upsert of the scene's own document (the bytes the file storage
+    /// wrote) and a `NOTIFY` carrying it, as SceneStore's notification
+    /// does (one round trip), received by a plain `LISTEN` connection.
     struct Backends: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Commit and propagation p50/p99: the file root next to PostgreSQL on loopback.")
@@ -27,6 +28,8 @@ extension Bench {
         @Option(help: "An existing database to use (postgres://...) instead of a temporary server.")
         var database: String?
         @Flag(help: "A smoke test: few commits, one run.") var quick = false
+        @Flag(help: "PostgreSQL's floor as measured before: filler bytes (which compress to almost nothing) and a notification of a few bytes, instead of the scene's own document, written and carried by the notification as SceneStore's.")
+        var fillerFloor = false
 
         struct Row: Encodable {
             var backend: String
@@ -60,7 +63,8 @@ extension Bench {
                 samples["postgres", default: ([], [])].propagation += postgres.propagation
                 let size = (try? FileManager.default.attributesOfItem(
                     atPath: root.appendingPathComponent("\(Bench.sceneName).json").path)[.size] as? Int) ?? 4096
-                let raw = try await measureRaw(url: url, commits: commits, documentSize: size)
+                let stored = fillerFloor ? nil : try Data(contentsOf: root.appendingPathComponent("\(Bench.sceneName).json"))
+                let raw = try await measureRaw(url: url, commits: commits, documentSize: size, document: stored)
                 samples["postgres-raw", default: ([], [])].commit += raw.commit
                 samples["postgres-raw", default: ([], [])].propagation += raw.propagation
                 #endif
@@ -117,30 +121,31 @@ extension Bench {
         }
 
         #if Postgres
-        /// PostgreSQL's floor: per commit one autocommitted statement, an
-        /// upsert of `documentSize` bytes and its `NOTIFY`, timed until it
-        /// returned and until a `LISTEN` connection received it.
-        private func measureRaw(url: String, commits: Int, documentSize: Int) async throws -> (commit: [Int], propagation: [Int]) {
+        /// PostgreSQL's floor: per commit one autocommitted statement,
+        /// prepared once (as SceneStore's save is), an upsert of `stored`
+        /// and a `NOTIFY` carrying it (without it, of
+        /// `documentSize` filler bytes and a `NOTIFY` of the stamp alone),
+        /// timed until it returned and until a `LISTEN` connection
+        /// received it.
+        private func measureRaw(url: String, commits: Int, documentSize: Int, document stored: Data?) async throws -> (commit: [Int], propagation: [Int]) {
             let writer = try await LoadPeer.connect(url)
             let listener = try await LoadPeer.connect(url)
             let (arrivals, arrived) = AsyncStream.makeStream(of: Int.self)
             listener.addListener(channel: "scenestore_bench_raw") { _, notification in
-                if let stamp = Int(notification.payload) { arrived.yield(stamp) }
+                if let stamp = Int(notification.payload.prefix { $0 != "\n" }) { arrived.yield(stamp) }
             }
             _ = try await listener.query(PostgresQuery(unsafeSQL: "LISTEN scenestore_bench_raw"), logger: LoadPeer.logger)
             _ = try await writer.query(
                 "CREATE TABLE IF NOT EXISTS bench_raw (scene text PRIMARY KEY, document bytea NOT NULL)", logger: LoadPeer.logger)
-            let document = ByteBuffer(repeating: UInt8(ascii: "x"), count: documentSize)
+            let document = stored.map { ByteBuffer(bytes: $0) } ?? ByteBuffer(repeating: UInt8(ascii: "x"), count: documentSize)
+            // The new document travels with the notification, as SceneStore's does.
+            let carried = stored.map { "\n" + String(decoding: $0, as: UTF8.self) } ?? ""
             var commitTimes: [Int] = []
             var propagationTimes: [Int] = []
             for index in 0..<(commits + 5) {
                 let stamp = monotonicNanoseconds()
-                _ = try await writer.query("""
-                    WITH written AS (
-                        INSERT INTO bench_raw (scene, document) VALUES ('bench', \(document))
-                        ON CONFLICT (scene) DO UPDATE SET document = EXCLUDED.document RETURNING 1)
-                    SELECT pg_notify('scenestore_bench_raw', \(String(stamp))) FROM written
-                    """, logger: LoadPeer.logger)
+                for try await _ in try await writer.execute(
+                    FloorStatement(document: document, payload: String(stamp) + carried), logger: LoadPeer.logger) {}
                 let durable = monotonicNanoseconds()
                 guard await arrivals.first(within: .seconds(10), where: { $0 == stamp }) != nil else {
                     throw failure("a raw commit's notification never arrived")
@@ -158,3 +163,29 @@ extension Bench {
         #endif
     }
 }
+
+#if Postgres
+/// The floor's statement: an upsert and its notification, prepared once.
+private struct FloorStatement: PostgresPreparedStatement {
+    static let sql = """
+        WITH written AS (
+            INSERT INTO bench_raw (scene, document) VALUES ('bench', $1)
+            ON CONFLICT (scene) DO UPDATE SET document = EXCLUDED.document RETURNING 1)
+        SELECT pg_notify('scenestore_bench_raw', $2) FROM written
+        """
+    static let bindingDataTypes: [PostgresDataType] = [.bytea, .text]
+    typealias Row = Void
+
+    let document: ByteBuffer
+    let payload: String
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 2)
+        bindings.append(document)
+        bindings.append(payload)
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws {}
+}
+#endif
