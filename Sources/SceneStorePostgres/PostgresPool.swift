@@ -151,7 +151,7 @@ final class PostgresPool: Sendable {
     }
 
     /// A connection of the pool's own was closed.
-    fileprivate func directReleased() {
+    func directReleased() {
         state.withLockedValue { $0.directLent -= 1 }
     }
 
@@ -399,84 +399,6 @@ final class PostgresPool: Sendable {
         case lent(PostgresLease)
         case failed(any Error)
         case timedOut
-    }
-}
-
-/// A connection lent by a ``PostgresPool``, until ``release(healthy:)``.
-final class PostgresLease: Sendable {
-    let session: PostgresSession
-    /// Whether the connection was lent before (it may have died since).
-    let reused: Bool
-    /// Completes with whether the connection can be lent again.
-    let released = OneShot<Bool>()
-    /// The pool a connection of its own goes back to (`nil`: the client's).
-    private let directPool: PostgresPool?
-    /// Whether the connection is the client's.
-    var fromClient: Bool { directPool == nil }
-
-    fileprivate init(connection: PostgresConnection, reused: Bool, pool: PostgresPool) {
-        self.session = PostgresSession(connection: connection, location: pool.location.description, timeout: pool.timeout, logger: pool.logger)
-        self.reused = reused
-        self.directPool = nil
-    }
-
-    fileprivate init(direct session: PostgresSession, pool: PostgresPool) {
-        self.session = session
-        self.reused = false
-        self.directPool = pool
-    }
-
-    /// Gives the connection back: lent again when `healthy` (no
-    /// transaction open, nothing failed), else closed.
-    func release(healthy: Bool) {
-        let keep = healthy && directPool == nil && !session.isClosed
-        // Closed before the client has it back, so it never lends it again.
-        if !keep { session.close() }
-        if released.fulfil(keep) { directPool?.directReleased() }
-    }
-}
-
-extension SceneStoreError {
-    /// Why the storage is unavailable, or the error as it reads.
-    fileprivate var unavailableReason: String {
-        if case .storageUnavailable(_, let reason) = self { return reason }
-        return "\(self)"
-    }
-}
-
-/// A value set once, awaited by any number of tasks.
-final class OneShot<Value: Sendable>: Sendable {
-    private let state = NIOLockedValueBox<(value: Value?, waiters: [CheckedContinuation<Value, Never>])>((nil, []))
-
-    /// Sets the value unless it was set.
-    /// - Returns: whether this call set it.
-    @discardableResult
-    func fulfil(_ value: Value) -> Bool {
-        let waiters = state.withLockedValue { state -> [CheckedContinuation<Value, Never>]? in
-            guard state.value == nil else { return nil }
-            state.value = value
-            defer { state.waiters = [] }
-            return state.waiters
-        }
-        guard let waiters else { return false }
-        for waiter in waiters { waiter.resume(returning: value) }
-        return true
-    }
-
-    /// Whether the value was set.
-    var isFulfilled: Bool { state.withLockedValue { $0.value != nil } }
-
-    /// The value, once set.
-    var value: Value {
-        get async {
-            await withCheckedContinuation { continuation in
-                let value = state.withLockedValue { state -> Value? in
-                    if state.value == nil { state.waiters.append(continuation) }
-                    return state.value
-                }
-                if let value { continuation.resume(returning: value) }
-            }
-        }
     }
 }
 #endif

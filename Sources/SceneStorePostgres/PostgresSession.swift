@@ -253,4 +253,12 @@ extension PostgresConnection {
         close().whenComplete { _ in withExtendedLifetime(self) {} }
     }
 }
+
+extension SceneStoreError {
+    /// Why the storage is unavailable, or the error as it reads.
+    var unavailableReason: String {
+        if case .storageUnavailable(_, let reason) = self { return reason }
+        return "\(self)"
+    }
+}
 #endif
