@@ -134,9 +134,16 @@ struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
                 host: host, port: port, username: user, password: password, database: database,
                 tls: tls.postgresTLS(tlsSetup?.context))
         configuration.options.connectTimeout = .nanoseconds(connectTimeout(default: defaultConnectTimeout).nanoseconds)
-        configuration.options.additionalStartupParameters = [("application_name", applicationName)]
-            + (lockTimeout.map { [("lock_timeout", "\($0.wholeMilliseconds)ms")] } ?? [])
+        configuration.options.additionalStartupParameters = startupParameters(lockTimeout: lockTimeout)
         return configuration
+    }
+
+    /// What each connection's startup message sets: `application_name`,
+    /// and with `lockTimeout` the connection's `lock_timeout` (no round
+    /// trip of its own).
+    private func startupParameters(lockTimeout: Duration?) -> [(String, String)] {
+        [("application_name", applicationName)]
+            + (lockTimeout.map { [("lock_timeout", "\($0.wholeMilliseconds)ms")] } ?? [])
     }
 
     /// postgres-nio's client configuration for this location: connects
@@ -151,9 +158,8 @@ struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
             : PostgresClient.Configuration(
                 host: host, port: port, username: user, password: password, database: database,
                 tls: tls.clientTLS(tlsSetup?.configuration))
-        let single = self.configuration(defaultConnectTimeout: defaultConnectTimeout, lockTimeout: lockTimeout)
         configuration.options.connectTimeout = connectTimeout(default: defaultConnectTimeout)
-        configuration.options.additionalStartupParameters = single.options.additionalStartupParameters
+        configuration.options.additionalStartupParameters = startupParameters(lockTimeout: lockTimeout)
         configuration.options.maximumConnections = maxConnections
         return configuration
     }

@@ -47,7 +47,7 @@ extension SceneStore {
         let stored: StoredDocument
         if let transaction {
             stored = try await transaction.readBytes(skip: skip)
-        } else if let delivered, Self.continuesIncarnation(delivered, of: state.withLock { $0.disk }) {
+        } else if let delivered, state.withLock({ $0.accepts(delivered: delivered) }) {
             stored = StoredDocument(delivered, skip: skip, limits: storage.limits)
         } else {
             stored = try await storage.readBytes(id, skip: skip)
@@ -200,18 +200,6 @@ extension SceneStore {
     func rescan() {
         state.withLock { $0.deliveredDocument = nil }
         scheduleReload()
-    }
-
-    /// Whether a delivered document may stand for the stored one: only a
-    /// later generation of the incarnation memory holds. A document of
-    /// another incarnation may have been sent before this store's own
-    /// discard, which its notification has not yet overtaken; applied, it
-    /// would bring back the discarded values until the next event. Within
-    /// an incarnation, generations only grow, and the skip rule drops a
-    /// delivered document that is not newer.
-    static func continuesIncarnation(_ document: Data, of known: DiskVersion) -> Bool {
-        guard let incarnation = known.incarnation, let version = SceneFile.peekVersion(document) else { return false }
-        return version.incarnation == incarnation
     }
 
     /// The largest scene (in value bytes) re-read on the watcher's thread.
