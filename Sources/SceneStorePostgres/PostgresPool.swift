@@ -228,7 +228,7 @@ final class PostgresPool: Sendable {
 
     private func prepareSchema(on lease: PostgresLease) async throws(SceneStoreError) {
         do {
-            try await PostgresSchema.prepare(on: lease.session)
+            try await PostgresSchema.prepare(on: lease.session, lockWait: lockTimeout.map { $0 + timeout })
         } catch {
             lease.release(healthy: false)
             throw error

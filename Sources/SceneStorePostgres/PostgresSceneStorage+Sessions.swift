@@ -56,7 +56,7 @@ extension PostgresSceneStorage: SceneSessionStorage {
         let lease = try await pool.lease { (session) async throws(SceneStoreError) in try await session.query("BEGIN") }
         let session = lease.session
         do {
-            try await session.query("SELECT pg_advisory_xact_lock(\(PostgresNames.sessionsLockKey(app: app)))")
+            try await lock(PostgresNames.sessionsLockKey(app: app), naming: "scenestore-sessions", on: session)
             let rows = try await session.rows(
                 """
                 SELECT scene, created, last_active, open, pid, title FROM scenestore_sessions

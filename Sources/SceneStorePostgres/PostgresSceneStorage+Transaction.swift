@@ -21,7 +21,7 @@ extension PostgresSceneStorage {
         let lease = try await pool.lease { (session) async throws(SceneStoreError) in try await session.query("BEGIN") }
         let session = lease.session
         do throws(SceneStoreError) {
-            try await lock(id, on: session)
+            try await lock(PostgresNames.lockKey(app: app, scene: id), naming: id.rawValue, on: session)
             let transaction = PostgresSceneTransaction(storage: self, session: session, scene: id)
             let result = try await body(transaction)
             if transaction.changed && !transaction.notified {
@@ -39,11 +39,13 @@ extension PostgresSceneStorage {
         }
     }
 
-    /// Takes the scene's advisory lock in the open transaction, bounded by
+    /// Takes the advisory lock `key` (a scene's, or the app's sessions
+    /// lock, named `name` in errors) in the open transaction, bounded by
     /// `lock_timeout`, the connection's (a lock wait past it fails with
-    /// SQLSTATE 55P03).
-    private func lock(_ id: SceneID, on session: PostgresSession) async throws(SceneStoreError) {
-        let key = PostgresNames.lockKey(app: app, scene: id)
+    /// SQLSTATE 55P03), never by the request timeout: a lock held by
+    /// others for longer than a statement may take is waiting, not a
+    /// server that does not answer.
+    func lock(_ key: Int64, naming name: String, on session: PostgresSession) async throws(SceneStoreError) {
         // Bounded by the connection's lock_timeout (the pool sets it when
         // it connects): no statement of its own here.
         let started = ContinuousClock.now
@@ -53,7 +55,7 @@ extension PostgresSceneStorage {
             let waited = ContinuousClock.now - started
             // The failed wait aborted the transaction: end it to ask who holds the lock.
             let holder = await session.rollback() ? await holderPID(of: key, on: session) : nil
-            throw .lockTimeout(scene: id.rawValue, holderPID: holder, waited: waited)
+            throw .lockTimeout(scene: name, holderPID: holder, waited: waited)
         } catch {
             throw .storageUnavailable(location: location, reason: error.reason)
         }

@@ -82,12 +82,15 @@ enum PostgresSchema {
 
     /// Creates the tables where missing and checks the version, on
     /// `session` (outside any transaction).
+    /// - Parameter lockWait: how long the schema lock may be waited for
+    ///   (processes starting together take turns), when longer than a
+    ///   statement's timeout.
     /// - Throws: ``SceneStoreError/storageUnavailable(location:reason:)``
     ///   when the server fails, or when the schema is newer than this code.
-    static func prepare(on session: PostgresSession) async throws(SceneStoreError) {
+    static func prepare(on session: PostgresSession, lockWait: Duration? = nil) async throws(SceneStoreError) {
         try await session.query("BEGIN")
         do throws(SceneStoreError) {
-            try await session.query("SELECT pg_advisory_xact_lock(\(PostgresNames.schemaLockKey))")
+            try await session.query("SELECT pg_advisory_xact_lock(\(PostgresNames.schemaLockKey))", timeout: lockWait)
             for statement in statements { try await session.query(statement) }
             try await session.query(
                 "INSERT INTO scenestore_schema (version) SELECT \(version) WHERE NOT EXISTS (SELECT 1 FROM scenestore_schema)"

@@ -81,6 +81,52 @@ struct PostgresExclusivityTests {
         await holderTask.value
     }
 
+    /// The app's sessions lock (new windows, reopens, closes) held by
+    /// another connection for longer than a statement may take is waited
+    /// for as long as the lock timeout, as a scene's lock is: launches
+    /// restoring windows together take turns on it, and only a wait past
+    /// the lock timeout fails, with `lockTimeout` naming the holder.
+    @Test func sessionsLockIsWaitedForUpToTheLockTimeoutNotTheRequestTimeout() async throws {
+        let url = try await PostgresServer.current().newDatabase()
+        let patient = try PostgresSceneStorage(testing: url, lockTimeout: .seconds(60), requestTimeout: .seconds(2))
+        _ = try await patient.sessionRecords()  // connected before the clock matters
+        let impatient = try PostgresSceneStorage(testing: url, lockTimeout: .milliseconds(300))
+        let holder = try await PostgresSession.connect(to: patient.database, timeout: .seconds(5), logger: patient.logger)
+        defer { holder.close() }
+        let key = PostgresNames.sessionsLockKey(app: patient.app)
+        try await holder.query("SELECT pg_advisory_lock(\(key))")
+        let holderPID = try await holder.rows("SELECT pg_backend_pid()", as: Int32.self).first
+        let id = try SceneID("window")
+        let record = SessionRecord(id: id, created: Date(), lastActive: Date(), open: true, pid: getpid(), title: "waited")
+        let waiting = Task {
+            try await patient.updateSessionRecords([id]) { $0[id] = record }
+        }
+        // Held until the patient writer has waited twice its request timeout.
+        var waiters: [Int32] = []
+        while waiters.first ?? 0 == 0 {
+            try await Task.sleep(for: .milliseconds(10))
+            waiters = try await holder.rows(
+                "SELECT count(*)::int4 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted", as: Int32.self)
+        }
+        try await Task.sleep(for: .seconds(4))
+
+        do {
+            try await impatient.updateSessionRecords([id]) { $0[id] = nil }
+            Issue.record("the sessions changed while another held their lock")
+        } catch SceneStoreError.lockTimeout(let scene, let pid, _) {
+            #expect(scene == "scenestore-sessions")
+            #expect(pid != nil && pid == holderPID)
+        } catch {
+            Issue.record("expected lockTimeout, got \(error)")
+        }
+        try await holder.query("SELECT pg_advisory_unlock(\(key))")
+        try await waiting.value
+        let stored = try await patient.sessionRecords()
+        #expect(stored.map(\.record.title) == ["waited"])
+        patient.release()
+        impatient.release()
+    }
+
     @Test func lockOfASceneWithoutRowIsExclusiveToo() async throws {
         let url = try await PostgresServer.current().newDatabase()
         let first = try PostgresSceneStorage(testing: url)
