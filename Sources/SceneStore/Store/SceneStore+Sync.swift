@@ -187,12 +187,18 @@ extension SceneStore {
     }
 
     /// The watcher's "another writer committed `document`": the next
-    /// reload, on the store's queue, applies it instead of reading the
-    /// scene. A later event replaces it (one without a document: the
-    /// reload reads).
+    /// reload applies it instead of reading the scene. A later event
+    /// replaces it (one without a document: the reload reads). When the
+    /// store is idle, that reload runs right here, on the watcher's thread:
+    /// the document is in hand (a notice is a few KB at most), so applying
+    /// it reads nothing and does not suspend, and it spares waking another
+    /// thread.
     func sceneCommitted(_ document: Data) {
-        state.withLock { $0.deliveredDocument = document }
-        scheduleReload()
+        let queued = state.withLock { state -> Bool in
+            state.deliveredDocument = document
+            return state.reloadQueued || state.phase != .open
+        }
+        if queued || !io.runIfIdle({ await self.reloadNow() }) { scheduleReload() }
     }
 
     /// Changes may have been missed (the watcher restarted, or stopped):
