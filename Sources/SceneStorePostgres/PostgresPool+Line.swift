@@ -92,7 +92,7 @@ extension PostgresPool {
     /// Looks every ``lineIdle`` whether the line was unused that long,
     /// and then gives it back to the client.
     private func scheduleLineCheck() -> Scheduled<Void> {
-        PostgresConnection.defaultEventLoopGroup.any().scheduleTask(in: .nanoseconds(Self.lineIdle.nanoseconds)) {
+        eventLoop.scheduleTask(in: .nanoseconds(Self.lineIdle.nanoseconds)) {
             let idle = self.state.withLockedValue { state -> PostgresLease? in
                 state.lineTimer = nil
                 guard let line = state.line else { return nil }

@@ -37,6 +37,8 @@ import SceneStore
 /// (``PostgresSchema/prepare(on:)``).
 final class PostgresPool: Sendable {
     let location: PostgresLocation
+    /// Where every connection of the pool lives.
+    let eventLoop: any EventLoop
     /// How long a lease may wait for a connection, a connect may take, and
     /// each statement on it.
     let timeout: Duration
@@ -78,11 +80,13 @@ final class PostgresPool: Sendable {
 
     let state = NIOLockedValueBox(State())
 
+    /// - Parameter eventLoop: where every connection of the pool lives.
     init(
-        location: PostgresLocation, timeout: Duration, lockTimeout: Duration? = nil, logger: Logger,
-        maxConnections: Int = 10
+        location: PostgresLocation, eventLoop: any EventLoop = PostgresConnection.defaultEventLoopGroup.next(),
+        timeout: Duration, lockTimeout: Duration? = nil, logger: Logger, maxConnections: Int = 10
     ) {
         self.location = location
+        self.eventLoop = eventLoop
         self.timeout = timeout
         self.lockTimeout = lockTimeout
         self.logger = logger
@@ -96,6 +100,7 @@ final class PostgresPool: Sendable {
         self.client = PostgresClient(
             configuration: location.clientConfiguration(
                 defaultConnectTimeout: timeout, lockTimeout: lockTimeout, maxConnections: self.maxConnections),
+            eventLoopGroup: eventLoop,
             backgroundLogger: background
         )
     }
@@ -135,7 +140,8 @@ final class PostgresPool: Sendable {
     /// failed connect fails the caller at once, with its reason.
     private func directLease() async throws(SceneStoreError) -> PostgresLease {
         do {
-            let session = try await PostgresSession.connect(to: location, timeout: timeout, lockTimeout: lockTimeout, logger: logger)
+            let session = try await PostgresSession.connect(
+                to: location, on: eventLoop, timeout: timeout, lockTimeout: lockTimeout, logger: logger)
             return PostgresLease(direct: session, pool: self)
         } catch {
             directReleased()
@@ -196,7 +202,7 @@ final class PostgresPool: Sendable {
             }
         }
         // On an event loop, not a task: cancelling it wakes no thread.
-        let timer = PostgresConnection.defaultEventLoopGroup.any().scheduleTask(in: .nanoseconds(timeout.nanoseconds)) {
+        let timer = eventLoop.scheduleTask(in: .nanoseconds(timeout.nanoseconds)) {
             if granted.fulfil(.timedOut) { holder.cancel() }
         }
         let grant = await granted.value
@@ -237,12 +243,16 @@ final class PostgresPool: Sendable {
     }
 
     /// Why a lease found no connection within ``timeout``: the client does
-    /// not say, so a connection of its own asks the server (1 s at most).
+    /// not say. With all ``maxConnections`` of the client's open, they
+    /// stayed in use; else a connection of its own asks the server (1 s at
+    /// most), whose error says why the client could not connect.
     private func whyNoConnection() async -> String {
+        let inUse = "all \(maxConnections) connections of this storage stayed in use for \(timeout)"
+        if state.withLockedValue({ $0.live.count >= maxConnections }) { return inUse }
         do {
-            let probe = try await PostgresSession.connect(to: location, timeout: min(timeout, .seconds(1)), logger: logger)
+            let probe = try await PostgresSession.connect(to: location, on: eventLoop, timeout: min(timeout, .seconds(1)), logger: logger)
             probe.close()
-            return "all \(maxConnections) connections of this storage stayed in use for \(timeout)"
+            return inUse
         } catch {
             return "no connection to the server within \(timeout): \(error.unavailableReason)"
         }

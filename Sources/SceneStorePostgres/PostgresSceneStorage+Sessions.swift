@@ -13,7 +13,7 @@ extension PostgresSceneStorage: SceneSessionStorage {
         let key = PostgresNames.claimKey(app: app, scene: id)
         // A connection of its own, outside the pool: it holds the claim
         // for as long as the window is open.
-        let session = try await PostgresSession.connect(to: database, timeout: requestTimeout, logger: logger)
+        let session = try await PostgresSession.connect(to: database, on: eventLoop, timeout: requestTimeout, logger: logger)
         do {
             let taken = try await session.rows("SELECT pg_try_advisory_lock(\(key))", as: Bool.self).first ?? false
             guard taken else {

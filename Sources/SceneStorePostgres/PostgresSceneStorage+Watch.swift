@@ -16,7 +16,8 @@ extension PostgresSceneStorage {
         var logger = logger
         logger[metadataKey: "storage"] = "\(location)"
         let watch = PostgresSceneWatch(
-            database: database, channel: channel, timeout: requestTimeout, logger: logger, handler: handler
+            database: database, eventLoop: eventLoop, channel: channel, timeout: requestTimeout, logger: logger,
+            handler: handler
         )
         if !watch.start() {
             logger.warning("not listening for changes yet; will keep trying")

@@ -48,6 +48,10 @@ package final class PostgresSceneStorage: SceneStorage {
     let channel: String
     /// Where committed documents are sent too (``PostgresNotice``).
     let documentChannel: String
+    /// The event loop of every connection of this storage (its pool's, its
+    /// claims', its `LISTEN`), where its stores run their work too.
+    let eventLoop: any EventLoop
+    package let workExecutor: (any TaskExecutor)?
 
     /// A storage for the scenes of `app` in the database at `url`. Does not
     /// connect yet: the first call does, and creates the schema if needed.
@@ -82,7 +86,11 @@ package final class PostgresSceneStorage: SceneStorage {
         self.logger = logger
         self.channel = PostgresNames.channel(app: app)
         self.documentChannel = PostgresNames.documentChannel(app: app)
-        self.pool = PostgresPool(location: database, timeout: requestTimeout, lockTimeout: lockTimeout, logger: logger)
+        let eventLoop = PostgresConnection.defaultEventLoopGroup.next()
+        self.eventLoop = eventLoop
+        self.workExecutor = EventLoopTaskExecutor(eventLoop)
+        self.pool = PostgresPool(
+            location: database, eventLoop: eventLoop, timeout: requestTimeout, lockTimeout: lockTimeout, logger: logger)
     }
 
     /// Stops the connections' client (they close); later calls throw

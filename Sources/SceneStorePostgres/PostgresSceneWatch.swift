@@ -24,6 +24,10 @@ final class PostgresSceneWatch: SceneStorageWatch {
     var kind: FileWatcherKind { .databaseNotifications }
 
     private let database: PostgresLocation
+    /// Where the listening connection lives: the storage's loop, where its
+    /// stores run, so that a delivered document is applied without waking
+    /// another thread.
+    private let eventLoop: any EventLoop
     private let channel: String
     private let documentChannel: String
     private let timeout: Duration
@@ -60,10 +64,11 @@ final class PostgresSceneWatch: SceneStorageWatch {
     private let delivering = NSRecursiveLock()
 
     init(
-        database: PostgresLocation, channel: String, timeout: Duration, logger: Logger,
+        database: PostgresLocation, eventLoop: any EventLoop, channel: String, timeout: Duration, logger: Logger,
         handler: @escaping @Sendable (SceneStorageEvent) -> Void
     ) {
         self.database = database
+        self.eventLoop = eventLoop
         self.channel = channel
         self.documentChannel = channel + "_d"
         self.timeout = timeout
@@ -112,7 +117,7 @@ final class PostgresSceneWatch: SceneStorageWatch {
         rescan: @escaping @Sendable () -> Bool, done: @escaping @Sendable (Bool) -> Void = { _ in }
     ) {
         PostgresConnection.connect(
-            on: PostgresConnection.defaultEventLoopGroup.any(),
+            on: eventLoop,
             configuration: database.configuration(defaultConnectTimeout: timeout),
             id: 0,
             logger: logger
@@ -190,7 +195,7 @@ final class PostgresSceneWatch: SceneStorageWatch {
 
     /// Schedules the next attempt, `.rescan` to follow its success.
     private func retry() {
-        let loop = PostgresConnection.defaultEventLoopGroup.any()
+        let loop = eventLoop
         state.withLockedValue { state in
             guard !state.cancelled else { return }
             let delay = Int64(50) << min(state.failures, 5)

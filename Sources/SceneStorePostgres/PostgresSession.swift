@@ -33,11 +33,12 @@ final class PostgresSession: Sendable {
     /// Connects to `location`, waiting at most its `connect_timeout`, else
     /// `timeout`, in all; `timeout` bounds each later call.
     static func connect(
-        to location: PostgresLocation, timeout: Duration, lockTimeout: Duration? = nil, logger: Logger
+        to location: PostgresLocation, on eventLoop: any EventLoop = PostgresConnection.defaultEventLoopGroup.any(),
+        timeout: Duration, lockTimeout: Duration? = nil, logger: Logger
     ) async throws(SceneStoreError) -> PostgresSession {
         // The future, not the async overload: the wait below bounds it.
         let future: EventLoopFuture<PostgresConnection> = PostgresConnection.connect(
-            on: PostgresConnection.defaultEventLoopGroup.any(),
+            on: eventLoop,
             configuration: location.configuration(defaultConnectTimeout: timeout, lockTimeout: lockTimeout),
             id: connectionIDs.withLockedValue { $0 &+= 1; return $0 },
             logger: logger

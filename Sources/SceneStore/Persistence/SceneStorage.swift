@@ -58,6 +58,15 @@ package protocol SceneStorage: Sendable {
     /// it is heard of.
     var readsAreLocal: Bool { get }
 
+    /// Where a store runs its I/O on this storage; `nil` (the default): a
+    /// serial queue of the store's own, for a storage whose calls block
+    /// their thread (local I/O). A storage whose calls only suspend gives
+    /// the executor its I/O completes on (a database connection's event
+    /// loop): a save's statement is then sent, and its answer taken up,
+    /// without waking another thread. Never Swift's cooperative pool,
+    /// whose few threads an app may block.
+    var workExecutor: (any TaskExecutor)? { get }
+
     /// Runs `body` holding the exclusive lock of scene `id`; see the
     /// contract above.
     func transaction<Result>(
@@ -217,6 +226,8 @@ extension SceneStorage {
     package var readsAreLocal: Bool { false }
 
     package var replacesConditionally: Bool { false }
+
+    package var workExecutor: (any TaskExecutor)? { nil }
 
     /// Never replaces: a storage without conditional replacement saves in
     /// transactions only.

@@ -54,7 +54,7 @@ public final class SceneStore: Sendable {
         self.clock = clock
         self.writer = writer
         self.state = Locked(StoreState(savePolicy: configuration.savePolicy, phase: .loading))
-        self.io = StoreExecutor(label: "SceneStore.io.\(id.rawValue)", claimed: true)
+        self.io = StoreExecutor(label: "SceneStore.io.\(id.rawValue)", claimed: true, executor: storage.workExecutor)
         self.watcherKindProvider = watcherKind
     }
 

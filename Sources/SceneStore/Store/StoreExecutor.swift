@@ -9,6 +9,8 @@ import Foundation
 /// The work runs on the store's queue, never on Swift's cooperative pool:
 /// the file root's reads, writes and `fsync`s block for as long as the
 /// disk takes, and the few threads of that pool run every task of the app.
+/// A storage whose calls only suspend may name the executor instead
+/// (``SceneStorage/workExecutor``): a database's event loop.
 ///
 /// * ``run(_:)`` runs work in the caller's task, on the store's queue,
 ///   once its turn came (the caller suspends meanwhile).
@@ -24,8 +26,8 @@ import Foundation
 /// its load (``runClaimed(_:)``) is the first work, and everything asked
 /// meanwhile waits for it.
 final class StoreExecutor: Sendable {
-    /// The store's queue as a task executor.
-    private let queue: QueueExecutor
+    /// The store's queue as a task executor, or the storage's.
+    private let queue: any TaskExecutor
 
     /// Work waiting for its turn, first come first served.
     private enum Waiter: Sendable {
@@ -51,8 +53,10 @@ final class StoreExecutor: Sendable {
 
     private let state: Locked<State>
 
-    init(label: String, claimed: Bool = false) {
-        queue = QueueExecutor(DispatchQueue(label: label))
+    /// - Parameter executor: where the work runs; `nil`: a serial queue
+    ///   named `label`.
+    init(label: String, claimed: Bool = false, executor: (any TaskExecutor)? = nil) {
+        queue = executor ?? QueueExecutor(DispatchQueue(label: label))
         state = Locked(State(busy: claimed))
     }
 
