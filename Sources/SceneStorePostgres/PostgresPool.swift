@@ -57,9 +57,9 @@ final class PostgresPool: Sendable {
         var running: Task<Void, Never>?
         var closed = false
         var schemaReady = false
-        /// The connections lent before: a lease of one of them is a reuse.
-        var lent: Set<PostgresConnection.ID> = []
-        /// The client's connections lent before and not closed since.
+        /// The client's connections lent before and not closed since: a
+        /// lease of one of them is a reuse. (A closed one is forgotten: the
+        /// client never gives its id to another.)
         var live: Set<PostgresConnection.ID> = []
         /// Connections of the pool's own lent now.
         var directLent = 0
@@ -166,11 +166,7 @@ final class PostgresPool: Sendable {
     /// Records a connection of the client's: whether it was lent before.
     private func known(_ connection: PostgresConnection) -> Bool {
         let id = connection.id
-        let reused = state.withLockedValue { state in
-            let reused = !state.lent.insert(id).inserted
-            state.live.insert(id)
-            return reused
-        }
+        let reused = state.withLockedValue { !$0.live.insert(id).inserted }
         if !reused {
             connection.closeFuture.whenComplete { _ in _ = self.state.withLockedValue { $0.live.remove(id) } }
         }
