@@ -9,7 +9,8 @@ import Glibc
 extension Bench {
     /// One commit that changes one value of a scene, by SceneStore and by
     /// what a user would pick instead, all measured in the same run: the
-    /// floor of plain system calls, Foundation's UserDefaults, the
+    /// disk's floor (one block in place and `fdatasync`), the floor of
+    /// plain system calls (the scene's file replaced), Foundation's UserDefaults, the
     /// "PathStore" pattern (JSONEncoder + atomic Data.write), SQLite. Then,
     /// each next to its baseline: a navigation burst, cold restore in a
     /// fresh process, propagation to another process, memory per open
@@ -46,7 +47,7 @@ extension Bench {
         }
 
         /// The tables' rows.
-        static let order = ["floor (syscalls)", "scenestore", "SQLite WAL FULL", "PathStore pattern", "UserDefaults"]
+        static let order = ["floor (1 block)", "floor (syscalls)", "scenestore", "SQLite WAL FULL", "PathStore pattern", "UserDefaults"]
 
         func validate() throws {
             guard commits >= 1, runs >= 1, pushes >= 1, spawns >= 1 else {
@@ -68,7 +69,8 @@ extension Bench {
             var durable: [String: Bool] = [:]
             for run in 0..<runs {
                 for keys in sizes {
-                    var alternatives = commitAlternatives()
+                    // The block floor commits only (a burst or a cold restore of it says nothing).
+                    var alternatives = commitAlternatives() + [BlockFloorAlternative()]
                     alternatives.shuffle()
                     for index in alternatives.indices {
                         let place = scratch.appendingPathComponent("r\(run)-k\(keys)-\(index)")
