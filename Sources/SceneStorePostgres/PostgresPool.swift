@@ -34,7 +34,7 @@ import SceneStore
 ///
 /// No lender asks for a second connection while it holds one, so lenders
 /// cannot wait for each other. The first lease also prepares the schema
-/// (``PostgresSchema/prepare(on:)``).
+/// (``PostgresSchema/prepare(on:lockWait:)``).
 final class PostgresPool: Sendable {
     let location: PostgresLocation
     /// Where every connection of the pool lives.

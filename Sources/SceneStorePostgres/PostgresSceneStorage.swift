@@ -50,7 +50,7 @@ package final class PostgresSceneStorage: SceneStorage {
     let documentChannel: String
     /// The event loop of every connection of this storage (its pool's, its
     /// claims', its `LISTEN`), where its stores run their work too.
-    let eventLoop: any EventLoop
+    var eventLoop: any EventLoop { pool.eventLoop }
     package let workExecutor: (any TaskExecutor)?
 
     /// A storage for the scenes of `app` in the database at `url`. Does not
@@ -87,7 +87,6 @@ package final class PostgresSceneStorage: SceneStorage {
         self.channel = PostgresNames.channel(app: app)
         self.documentChannel = PostgresNames.documentChannel(app: app)
         let eventLoop = PostgresConnection.defaultEventLoopGroup.next()
-        self.eventLoop = eventLoop
         self.workExecutor = EventLoopTaskExecutor(eventLoop)
         self.pool = PostgresPool(
             location: database, eventLoop: eventLoop, timeout: requestTimeout, lockTimeout: lockTimeout, logger: logger)

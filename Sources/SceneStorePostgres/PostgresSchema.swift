@@ -87,7 +87,7 @@ enum PostgresSchema {
     ///   statement's timeout.
     /// - Throws: ``SceneStoreError/storageUnavailable(location:reason:)``
     ///   when the server fails, or when the schema is newer than this code.
-    static func prepare(on session: PostgresSession, lockWait: Duration? = nil) async throws(SceneStoreError) {
+    static func prepare(on session: PostgresSession, lockWait: Duration?) async throws(SceneStoreError) {
         try await session.query("BEGIN")
         do throws(SceneStoreError) {
             try await session.query("SELECT pg_advisory_xact_lock(\(PostgresNames.schemaLockKey))", timeout: lockWait)
