@@ -32,16 +32,25 @@ extension SceneDirectory {
             return .notADocument("not a regular file")
         }
         if let tooLarge = StoredDocument.tooLarge(size: Int(info.st_size), limits: limits) { return tooLarge }
-        // The file is never written in place (saves rename a new one over
-        // it), so its size now is its size: read exactly that, straight
-        // into the result. A small file is read in one call; a large one
-        // header first when `skip` may spare the rest.
+        // Read the size fstat gave, straight into the result: an append
+        // after it is a later version (the reader sees the one before). A
+        // small file is read in one call; a large one header (and a log's
+        // last record) first when `skip` may spare the rest.
         let size = Int(info.st_size)
         var data = Data(count: size)
         var filled = 0
         if let skip, size > StoredDocument.wholeReadBytes {
             filled = try read(fd, path: path, into: &data, from: 0, upTo: Self.headerBytes)
-            if let version = SceneFile.peekVersion(data.prefix(filled)), skip(version) { return .skipped }
+            let head = data.prefix(filled)
+            // A log's version is in its last record.
+            var peeked = SceneFile.peekHeader(head)
+            if peeked == nil {
+                let tail = try read(fd, at: size - Self.tailBytes, count: Self.tailBytes, path: path)
+                peeked = SceneFile.peekHeader(head, tail: tail)
+            }
+            if let peeked, skip(DiskVersion(incarnation: peeked.incarnation, generation: peeked.generation)) {
+                return .skipped
+            }
         }
         filled = try read(fd, path: path, into: &data, from: filled, upTo: size)
         if filled < size { data.removeSubrange(filled...) }  // shrunk meanwhile: damage, judged by the parser
@@ -49,9 +58,6 @@ extension SceneDirectory {
         if size <= StoredDocument.wholeReadBytes { return StoredDocument(data, skip: skip, limits: limits) }
         return .bytes(data)
     }
-
-    /// More than any header ``SceneFile/encoded()`` writes.
-    private static let headerBytes = 1024
 
     /// Fills `data[offset..<limit]` from `fd`, stopping early at its end.
     /// - Returns: the offset up to which `data` now holds the file.

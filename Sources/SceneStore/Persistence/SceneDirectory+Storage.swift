@@ -2,13 +2,18 @@ import Foundation
 import Logging
 
 /// The file root as a ``SceneStorage``: the scene's `flock` is the
-/// transaction's lock, and each write is an atomic, durable rename.
+/// transaction's lock; a save appends a record to the scene's log, and a
+/// whole document is written by an atomic, durable exchange.
 extension SceneDirectory: SceneStorage {
     var sceneLocation: SceneLocation { .directory(root) }
 
     var location: String { rootPath }
 
     var readsAreLocal: Bool { true }
+
+    /// Scene files are logs: a save over the stored version appends its
+    /// record and `fdatasync`s (SceneDirectory+Appending.swift).
+    var layout: SceneFile.Layout { .log }
 
     func location(of id: SceneID) -> String { scenePath(id) }
 
@@ -63,6 +68,10 @@ private struct FileTransaction: SceneStorageTransaction {
 
     func write(_ document: Data) throws(SceneStoreError) {
         SceneDirectory.discardPrevious(try directory.write(document, for: id))
+    }
+
+    func append(_ record: [UInt8], over version: DiskVersion, sizeLimit: Int) throws(SceneStoreError) -> Bool {
+        try directory.append(record, to: id, over: version, sizeLimit: sizeLimit)
     }
 
     func removeScene() throws(SceneStoreError) {

@@ -6,8 +6,8 @@ extension SceneFile {
     /// `JSONEncoder`: the output is the same JSON a person reads, produced
     /// several times faster (see `scenes-lab bench commit`), and the header can
     /// be read back without parsing the values (``peekVersion(_:)``).
-    package func encoded() -> Data {
-        var encoder = SceneFileEncoder()
+    package func encoded(_ layout: SceneFile.Layout = .document) -> Data {
+        var encoder = SceneFileEncoder(layout: layout)
         return encoder.encode(self, over: nil, edited: [])
     }
 }
@@ -17,7 +17,11 @@ extension SceneFile {
 /// the encoder wrote last encodes only the keys it changed and sorts
 /// nothing, so its cost is copying bytes and one checksum pass rather than
 /// escaping and sorting the whole scene again. The bytes are the same as a
-/// fresh encoding's (``SceneFile/encoded()``).
+/// fresh encoding's (``SceneFile/encoded(_:)``).
+///
+/// In the ``SceneFile/Layout/log`` layout a save over the stored version
+/// is a record (``record(_:over:edited:)``): the edited keys only, appended
+/// to the file; the entries follow it, for the next whole file.
 package struct SceneFileEncoder {
     private struct Entry {
         let key: String
@@ -26,29 +30,72 @@ package struct SceneFileEncoder {
         let json: [UInt8]
     }
 
+    package let layout: SceneFile.Layout
     /// Sorted by the keys' UTF-8 bytes.
     private var entries: [Entry] = []
-    /// The file `entries` encode, once it is known to be on disk.
+    /// The bytes of `entries`' JSON, for the size of the next whole file.
+    private var entryBytes = 0
+    /// The file `entries` encode, once it is known to be stored.
     private var version: DiskVersion?
 
-    package init() {}
+    package init(layout: SceneFile.Layout = .document) {
+        self.layout = layout
+    }
 
     /// The bytes of `file`, which is `base` with the values of `edited`
     /// changed. Reuses what was encoded for `base` when that is the file
     /// this encoder encoded last and ``written(_:)`` confirmed.
     package mutating func encode(_ file: SceneFile, over base: SceneFile?, edited: some Collection<String>) -> Data {
-        let reused = base.map { version == $0.version && update(edited, to: file.values) } ?? false
-        if !reused { rebuild(from: file.values) }
-        version = nil
+        stage(file, over: base, edited: edited)
         return bytes(of: file)
     }
 
-    /// Confirms that the file last encoded is on disk as `version`, so the
+    /// The whole file of `file`, when the last call was
+    /// ``record(_:over:edited:)`` for it (its append was refused): the
+    /// entries already hold it.
+    package mutating func encodeStaged(_ file: SceneFile) -> Data {
+        bytes(of: file)
+    }
+
+    /// The record of `file` over `base` (``SceneFile/Layout/log``): one
+    /// line holding the new generation, the writer and the edited keys,
+    /// with its checksum.
+    /// - Returns: the line, and the size the scene's file may reach with
+    ///   it appended before it is written whole again instead (about twice
+    ///   the whole file's size, see ``SceneFile/compactionSlack``).
+    package mutating func record(
+        _ file: SceneFile, over base: SceneFile, edited: some Collection<String>
+    ) -> (line: [UInt8], sizeLimit: Int) {
+        stage(file, over: base, edited: edited)
+        var set: [(String, SceneValue)] = []
+        var removed: [String] = []
+        for key in edited {
+            if let slot = file.values.index(forKey: key) {
+                set.append(file.values[slot])
+            } else if base.values[key] != nil {
+                removed.append(key)
+            }
+        }
+        set.sort { utf8Precedes($0.0, $1.0) }
+        removed.sort(by: utf8Precedes)
+        let line = SceneFileRecord(generation: file.generation, writer: file.writer, set: set, removed: removed).line()
+        let whole = entryBytes + 6 * entries.count + 512
+        return (line, SceneFile.compactionFactor * whole + SceneFile.compactionSlack)
+    }
+
+    /// Confirms that the file last encoded is stored as `version`, so the
     /// next save over it can reuse its encoding. Until then (a failed
     /// write) the next save encodes everything: another writer may take the
     /// version number this encoding never got.
     package mutating func written(_ version: DiskVersion) {
         self.version = version
+    }
+
+    /// Makes the entries hold `file`, reusing those of `base` when they are.
+    private mutating func stage(_ file: SceneFile, over base: SceneFile?, edited: some Collection<String>) {
+        let reused = base.map { version == $0.version && update(edited, to: file.values) } ?? false
+        if !reused { rebuild(from: file.values) }
+        version = nil
     }
 
     /// Applies the edited keys; false (and nothing reliable left) when the
@@ -65,14 +112,18 @@ package struct SceneFileEncoder {
             if let slot = values.index(forKey: key) {
                 let (stored, value) = values[slot]
                 let index = insertionIndex(of: stored)
+                let entry = Self.entry(stored, value)
+                entryBytes += entry.json.count
                 if index < entries.count, entries[index].key.utf8.elementsEqual(stored.utf8) {
-                    entries[index] = Self.entry(stored, value)
+                    entryBytes -= entries[index].json.count
+                    entries[index] = entry
                 } else {
-                    entries.insert(Self.entry(stored, value), at: index)
+                    entries.insert(entry, at: index)
                 }
             } else {
                 let index = insertionIndex(of: key)
                 if index < entries.count, entries[index].key.utf8.elementsEqual(key.utf8) {
+                    entryBytes -= entries[index].json.count
                     entries.remove(at: index)
                 }
             }
@@ -93,109 +144,45 @@ package struct SceneFileEncoder {
 
     private mutating func rebuild(from values: [String: SceneValue]) {
         entries = Checksum.sortedKeys(of: values).compactMap { key in values[key].map { Self.entry(key, $0) } }
+        entryBytes = entries.reduce(0) { $0 + $1.json.count }
     }
 
     private static func entry(_ key: String, _ value: SceneValue) -> Entry {
         var out = JSONText(capacity: key.utf8.count + 40)
-        out.string(key)
-        out.raw(": {\"type\": \"")
-        out.utf8(value.kind.rawValue)
-        out.raw("\", \"value\": ")
-        out.value(value)
-        out.raw("}")
+        out.member(key, value)
         return Entry(key: key, value: value, json: out.bytes)
     }
 
     private func bytes(of file: SceneFile) -> Data {
         var checksum = Checksum()
-        var size = 0
         for index in entries.indices {
             checksum.add(key: entries[index].key, value: entries[index].value)
-            size += entries[index].json.count + 6
         }
-        var out = JSONText(capacity: size + 512)
+        var out = JSONText(capacity: entryBytes + 6 * entries.count + 512)
         out.raw("{\n  \"format\": ")
         out.string(SceneFile.magic)
         out.raw(",\n  \"version\": ")
-        out.number(UInt64(SceneFile.currentVersion))
+        out.number(UInt64(layout.formatVersion))
         out.raw(",\n  \"scene\": ")
         out.string(file.scene)
         out.raw(",\n  \"generation\": ")
         out.number(file.generation)
         out.raw(",\n  \"incarnation\": ")
         out.string(file.incarnation)
-        out.raw(",\n  \"writer\": {\"pid\": ")
-        if file.writer.pid < 0 { out.raw("-") }
-        out.number(UInt64(file.writer.pid.magnitude))
-        out.raw(", \"token\": ")
-        out.string(file.writer.token)
-        out.raw("},\n  \"checksum\": ")
+        out.raw(",\n  \"writer\": ")
+        out.writer(file.writer)
+        out.raw(",\n  \"checksum\": ")
         out.string(checksum.text)
         out.raw(",\n  \"values\": {")
         for index in entries.indices {
             out.raw(index == 0 ? "\n    " as StaticString : ",\n    ")
             out.bytes.append(contentsOf: entries[index].json)
         }
-        out.raw(entries.isEmpty ? "}\n}\n" as StaticString : "\n  }\n}\n")
+        if !entries.isEmpty { out.raw("\n  ") }
+        switch layout {
+        case .document: out.raw("}\n}\n")
+        case .log: out.raw("},\n  \"log\": [\n]}\n")
+        }
         return out.bytes.withUnsafeBytes { Data($0) }
-    }
-}
-
-/// A growing buffer of JSON text.
-private struct JSONText {
-    var bytes: [UInt8] = []
-
-    init(capacity: Int) {
-        bytes.reserveCapacity(capacity)
-    }
-
-    mutating func raw(_ text: StaticString) {
-        text.withUTF8Buffer { bytes.append(contentsOf: $0) }
-    }
-
-    mutating func utf8(_ text: String) {
-        bytes.append(contentsOf: text.utf8)
-    }
-
-    /// Decimal digits, without a `String` in between.
-    mutating func number(_ value: UInt64) {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
-            var rest = value
-            var start = digits.count
-            repeat {
-                start -= 1
-                digits[start] = UInt8(ascii: "0") + UInt8(rest % 10)
-                rest /= 10
-            } while rest > 0
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
-        }
-    }
-
-    mutating func value(_ value: SceneValue) {
-        switch SceneValueJSON(value) {
-        case .bool(let bool): raw(bool ? "true" : "false")
-        case .number(let text): utf8(text)
-        case .string(let text): string(text)
-        }
-    }
-
-    /// A JSON string literal: quotes, backslashes and control characters
-    /// escaped, everything else (including non-ASCII UTF-8) as is.
-    mutating func string(_ text: String) {
-        bytes.append(UInt8(ascii: "\""))
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): bytes.append(contentsOf: [92, 34])
-            case UInt8(ascii: "\\"): bytes.append(contentsOf: [92, 92])
-            case 0x0A: bytes.append(contentsOf: [92, UInt8(ascii: "n")])
-            case 0x0D: bytes.append(contentsOf: [92, UInt8(ascii: "r")])
-            case 0x09: bytes.append(contentsOf: [92, UInt8(ascii: "t")])
-            case 0..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
-                bytes.append(contentsOf: [92, UInt8(ascii: "u"), 48, 48, hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
-            default: bytes.append(byte)
-            }
-        }
-        bytes.append(UInt8(ascii: "\""))
     }
 }

@@ -24,7 +24,8 @@ import Foundation
 /// Readers accept the fields in any order; the writer puts the header first.
 package struct SceneFile: Equatable {
     package static let magic = "scenestore.scene"
-    package static let currentVersion = 1
+    /// The newest format this code reads (``Layout/log``).
+    package static let currentVersion = 2
     /// No save ever gets near it; a file above it is damage, so that
     /// `generation + 1` can never overflow.
     package static let maxGeneration = UInt64(Int64.max)
@@ -96,14 +97,46 @@ package struct SceneFile: Equatable {
         guard checksum == fields.checksumInFileOrder || Checksum.matches(checksum, values) else {
             return .failure(.badChecksum)
         }
-        let file = SceneFile(
+        var file = SceneFile(
             scene: scene,
             generation: generation,
             incarnation: incarnation,
             writer: WriterIdentity(pid: pid, token: token),
             values: values
         )
-        return .success((file, fields.entries, fields.parsedOverBaseline))
+        switch (version, fields.records) {
+        case (1, nil):
+            return .success((file, fields.entries, fields.parsedOverBaseline))
+        case (1, _?):
+            return .failure(.malformed("a log in a version 1 file"))
+        case (_, nil):
+            return .failure(.malformed("no log"))
+        case (_, let records?):
+            // A record cut short is the log's tail only if nothing whole
+            // follows it: a file that still ends with a complete record
+            // was damaged before its end.
+            if let torn = fields.tornAt, data.withUnsafeBytes({ SceneFileTail.read($0.bindMemory(to: UInt8.self)) }) != nil {
+                return .failure(.malformed("the record at byte \(torn) is damaged, and records follow it"))
+            }
+            if let problem = file.apply(records) { return .failure(problem) }
+            // A baseline is kept of documents without a log only.
+            return .success((file, nil, fields.parsedOverBaseline))
+        }
+    }
+
+    /// Applies a version 2 file's records, in order; a problem when one
+    /// does not follow the generation before it.
+    private mutating func apply(_ records: [SceneFileRecord]) -> Problem? {
+        for record in records {
+            guard generation < Self.maxGeneration, record.generation == generation + 1 else {
+                return .malformed("a record of generation \(record.generation) follows generation \(generation)")
+            }
+            for key in record.removed { values.removeValue(forKey: key) }
+            for (key, value) in record.set { values[key] = value }
+            generation = record.generation
+            writer = record.writer
+        }
+        return nil
     }
 
     /// Why a well-formed file still is not scene `id` within `limits`: it
@@ -146,9 +179,25 @@ package struct SceneFile: Equatable {
     /// field first, a field twice) is never taken for a version it does not
     /// hold: it gets a full decode.
     package static func peekHeader(_ data: Data) -> (incarnation: String, generation: UInt64, writerToken: String)? {
-        data.withUnsafeBytes { raw -> (incarnation: String, generation: UInt64, writerToken: String)? in
-            var reader = HeaderReader(bytes: raw.bindMemory(to: UInt8.self))
-            guard reader.expect("{\n  \"format\": \"\(magic)\",\n  \"version\": 1,\n  \"scene\": \""),
+        peekHeader(data, tail: data)
+    }
+
+    /// ``peekHeader(_:)`` of a document whose first bytes are `head` and
+    /// whose last bytes are `tail` (a version 2 file's last record names
+    /// its version).
+    static func peekHeader(_ head: Data, tail: Data) -> (incarnation: String, generation: UInt64, writerToken: String)? {
+        let header = head.withUnsafeBytes { raw -> (layout: Layout, incarnation: String, generation: UInt64, writerToken: String)? in
+            var reader = FixedLayoutReader(bytes: raw.bindMemory(to: UInt8.self))
+            guard reader.expect("{\n  \"format\": \"\(magic)\",\n  \"version\": ") else { return nil }
+            let layout: Layout
+            if reader.expect("1,") {
+                layout = .document
+            } else if reader.expect("2,") {
+                layout = .log
+            } else {
+                return nil
+            }
+            guard reader.expect("\n  \"scene\": \""),
                   reader.plainString() != nil,
                   reader.expect(",\n  \"generation\": "),
                   let generation = reader.number(),
@@ -160,7 +209,15 @@ package struct SceneFile: Equatable {
                   let token = reader.plainString(),
                   reader.expect("},\n")
             else { return nil }
-            return (incarnation, generation, token)
+            return (layout, incarnation, generation, token)
+        }
+        guard let header else { return nil }
+        guard header.layout == .log else { return (header.incarnation, header.generation, header.writerToken) }
+        let end = tail.withUnsafeBytes { SceneFileTail.read($0.bindMemory(to: UInt8.self)) }
+        switch end?.tail {
+        case nil: return nil
+        case .noRecords: return (header.incarnation, header.generation, header.writerToken)
+        case .record(let generation, let token): return (header.incarnation, generation, token)
         }
     }
 
@@ -192,8 +249,8 @@ func randomToken() -> String {
     return String(repeating: "0", count: 16 - hex.count) + hex
 }
 
-/// Reads the fixed layout of a scene file's header, front to back.
-private struct HeaderReader {
+/// Reads the fixed layout of a scene file's header (or a record), front to back.
+struct FixedLayoutReader {
     let bytes: UnsafeBufferPointer<UInt8>
     var index = 0
 

@@ -40,6 +40,11 @@ struct SceneFileParser {
         /// How many values were parsed when the values were read over a
         /// baseline (the others were taken from it); `nil`: read whole.
         var parsedOverBaseline: Int?
+        /// A version 2 file's records, up to the first that is damaged or
+        /// cut short; `nil`: the file has no log.
+        var records: [SceneFileRecord]?
+        /// Where the records stopped before the log's end (a torn tail).
+        var tornAt: Int?
     }
 
     /// - Parameter expectedKeys: room made in `values` at once (a reader
@@ -94,43 +99,74 @@ struct SceneFileParser {
     private mutating func document() throws(SceneFile.Problem) -> Fields {
         var fields = Fields()
         var seen: Set<String> = []
-        try object { (parser, key) throws(SceneFile.Problem) in
+        guard try opens(UInt8(ascii: "{"), closedBy: UInt8(ascii: "}")) else { return try end(fields) }
+        repeat {
+            skipWhitespace()
+            let key = try string()
+            try expect(UInt8(ascii: ":"))
             if Self.definedFields.contains(key) {
-                guard seen.insert(key).inserted else { throw parser.failure("field \(key.debugDescription) appears twice") }
+                guard seen.insert(key).inserted else { throw failure("field \(key.debugDescription) appears twice") }
             }
             switch key {
-            case "format": fields.format = try parser.string()
-            case "version": fields.version = Int(exactly: try parser.integer(as: Int64.self, "version"))
-            case "scene": fields.scene = try parser.string()
-            case "generation": fields.generation = try parser.integer(as: UInt64.self, "generation")
-            case "incarnation": fields.incarnation = try parser.string()
-            case "checksum": fields.checksum = try parser.string()
-            case "writer":
-                try parser.object { (parser, key) throws(SceneFile.Problem) in
-                    if key == "pid" || key == "token" {
-                        guard seen.insert("writer." + key).inserted else {
-                            throw parser.failure("field \(key.debugDescription) of writer appears twice")
-                        }
-                    }
-                    switch key {
-                    case "pid": fields.pid = try parser.integer(as: Int32.self, "pid")
-                    case "token": fields.token = try parser.string()
-                    default: try parser.skipValue(depth: 1)
-                    }
-                }
+            case "format": fields.format = try string()
+            case "version": fields.version = Int(exactly: try integer(as: Int64.self, "version"))
+            case "scene": fields.scene = try string()
+            case "generation": fields.generation = try integer(as: UInt64.self, "generation")
+            case "incarnation": fields.incarnation = try string()
+            case "checksum": fields.checksum = try string()
+            case "writer": (fields.pid, fields.token) = try writer(seen: &seen)
             case "values":
-                (fields.values, fields.checksumInFileOrder, fields.entries) = try parser.values()
-                fields.parsedOverBaseline = parser.parsedOverBaseline
-            default: try parser.skipValue(depth: 1)
+                (fields.values, fields.checksumInFileOrder, fields.entries) = try values()
+                fields.parsedOverBaseline = parsedOverBaseline
+            case "log":
+                (fields.records, fields.tornAt) = try log()
+                // A torn tail ends the document: what follows is its debris.
+                if fields.tornAt != nil { return fields }
+                // The log comes last: an append writes over the document's end.
+                skipWhitespace()
+                if peek() == UInt8(ascii: ",") { throw failure("a field follows the log") }
+                if peek() == UInt8(ascii: "}") {
+                    index += 1
+                    skipWhitespace()
+                    if index == bytes.count { return fields }
+                }
+                // The end cut short, or debris after it: an append's tail.
+                fields.tornAt = index
+                return fields
+            default: try skipValue(depth: 1)
             }
-        }
+        } while try !closes(UInt8(ascii: "}"), "object")
+        return try end(fields)
+    }
+
+    /// Only whitespace may follow the top level.
+    private mutating func end(_ fields: Fields) throws(SceneFile.Problem) -> Fields {
         skipWhitespace()
         guard index == bytes.count else { throw failure("trailing bytes") }
         return fields
     }
 
+    /// A writer's `{"pid": P, "token": T}`; each field at most once.
+    mutating func writer(seen: inout Set<String>) throws(SceneFile.Problem) -> (Int32?, String?) {
+        var pid: Int32?
+        var token: String?
+        try object { (parser, key) throws(SceneFile.Problem) in
+            if key == "pid" || key == "token" {
+                guard seen.insert("writer." + key).inserted else {
+                    throw parser.failure("field \(key.debugDescription) of writer appears twice")
+                }
+            }
+            switch key {
+            case "pid": pid = try parser.integer(as: Int32.self, "pid")
+            case "token": token = try parser.string()
+            default: try parser.skipValue(depth: 1)
+            }
+        }
+        return (pid, token)
+    }
+
     private static let definedFields: Set<String> = [
-        "format", "version", "scene", "generation", "incarnation", "checksum", "writer", "values",
+        "format", "version", "scene", "generation", "incarnation", "checksum", "writer", "values", "log",
     ]
 
     /// The values, their checksum when the file has them in checksum
@@ -250,7 +286,7 @@ struct SceneFileParser {
     }
 
     /// Calls `member` for each key of an object, positioned at its value.
-    private mutating func object(
+    mutating func object(
         _ member: (inout SceneFileParser, String) throws(SceneFile.Problem) -> Void
     ) throws(SceneFile.Problem) {
         try object { (parser, key, _) throws(SceneFile.Problem) in try member(&parser, key) }
@@ -258,7 +294,7 @@ struct SceneFileParser {
 
     /// Calls `member` for each key of an object, positioned at its value,
     /// with the offset where the member (its key's opening quote) starts.
-    private mutating func object(
+    mutating func object(
         _ member: (inout SceneFileParser, String, Int) throws(SceneFile.Problem) -> Void
     ) throws(SceneFile.Problem) {
         guard try opens(UInt8(ascii: "{"), closedBy: UInt8(ascii: "}")) else { return }
@@ -294,7 +330,7 @@ struct SceneFileParser {
     }
 
     /// Skips any JSON value (fields a newer writer may add).
-    private mutating func skipValue(depth: Int) throws(SceneFile.Problem) {
+    mutating func skipValue(depth: Int) throws(SceneFile.Problem) {
         guard depth < 32 else { throw failure("nested too deeply") }
         skipWhitespace()
         switch peek() {

@@ -8,9 +8,10 @@ import Logging
 /// dependencies; `SceneStorePostgres` keeps scenes in a database.
 ///
 /// Every implementation keeps each scene as its scene document, the bytes
-/// of ``SceneFile/encoded()`` (format, generation, incarnation, writer,
-/// checksum, values), so versions, merges, limits and damage are judged
-/// the same way whatever the medium.
+/// of ``SceneFile/encoded(_:)`` (format, generation, incarnation, writer,
+/// checksum, values; in the ``layout`` the storage names, the file root's
+/// with a log of later saves), so versions, merges, limits and damage are
+/// judged the same way whatever the medium.
 ///
 /// Contract for conformers:
 /// * ``transaction(_:_:)`` runs its body holding the scene's exclusive
@@ -67,6 +68,12 @@ package protocol SceneStorage: Sendable {
     /// whose few threads an app may block.
     var workExecutor: (any TaskExecutor)? { get }
 
+    /// How the storage keeps a scene's document: whole
+    /// (``SceneFile/Layout/document``, the default), or as a log, where a
+    /// save over the stored version appends its record
+    /// (``SceneStorageTransaction/append(_:over:sizeLimit:)``).
+    var layout: SceneFile.Layout { get }
+
     /// Runs `body` holding the exclusive lock of scene `id`; see the
     /// contract above.
     func transaction<Result>(
@@ -116,6 +123,14 @@ package protocol SceneStorageTransaction {
     /// Replaces the scene's document (atomically: readers see the old one
     /// or this one).
     func write(_ document: Data) async throws(SceneStoreError)
+    /// Appends `record` (a line of ``SceneFileRecord``) to the scene's log,
+    /// durably, where the storage keeps ``SceneFile/Layout/log``; only if
+    /// the stored document is a log whose last complete record (or header)
+    /// names `version`, with no torn tail, and stays within `sizeLimit`
+    /// bytes with the record. Readers see the document before or after it.
+    /// - Returns: whether it appended; `false`: nothing was written, the
+    ///   caller writes the whole document instead.
+    func append(_ record: [UInt8], over version: DiskVersion, sizeLimit: Int) async throws(SceneStoreError) -> Bool
     /// Deletes the scene's document (a discard).
     func removeScene() async throws(SceneStoreError)
     /// Records that the incarnation `incarnation` was discarded, so that a
@@ -179,8 +194,11 @@ extension StoredDocument {
 
 extension SceneRegistry.Limits {
     /// The largest stored document a scene within these limits can take.
+    /// A log (``SceneFile/Layout/log``) is written whole again before it
+    /// passes ``SceneFile/compactionFactor`` times its whole encoding.
     package var maxDocumentBytes: Int {
-        maxSceneBytes.multipliedReportingOverflow(by: 24).partialValue + (64 << 10)
+        let whole = maxSceneBytes.multipliedReportingOverflow(by: 24).partialValue + (64 << 10)
+        return whole.multipliedReportingOverflow(by: SceneFile.compactionFactor).partialValue + SceneFile.compactionSlack
     }
 }
 
@@ -229,9 +247,18 @@ extension SceneStorage {
 
     package var workExecutor: (any TaskExecutor)? { nil }
 
+    package var layout: SceneFile.Layout { .document }
+
     /// Never replaces: a storage without conditional replacement saves in
     /// transactions only.
     package func replace(_ id: SceneID, with document: Data, ifCurrent version: DiskVersion) async throws(SceneStoreError) -> Bool {
+        false
+    }
+}
+
+extension SceneStorageTransaction {
+    /// Never appends: a storage that keeps whole documents.
+    package func append(_ record: [UInt8], over version: DiskVersion, sizeLimit: Int) async throws(SceneStoreError) -> Bool {
         false
     }
 }

@@ -25,7 +25,7 @@ public final class SceneStore: Sendable {
     let writer: WriterIdentity
     let state: Locked<StoreState>
     /// Used on ``io`` only; its lock is never contended.
-    let encoder = Locked(SceneFileEncoder())
+    let encoder: Locked<SceneFileEncoder>
     /// Reads the scene's documents, each over the one before (used only by
     /// work holding the store's executor).
     let reader = Locked(SceneFileReader())
@@ -50,6 +50,7 @@ public final class SceneStore: Sendable {
     ) {
         self.id = id
         self.storage = storage
+        self.encoder = Locked(SceneFileEncoder(layout: storage.layout))
         self.configuration = configuration
         self.clock = clock
         self.writer = writer

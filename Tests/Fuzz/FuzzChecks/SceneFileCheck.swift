@@ -22,6 +22,7 @@ import SceneStore
 /// * Reading by difference (``SceneFileReader``) gives what a full reading
 ///   gives: the input read over its own clean encoding and the other way
 ///   round, and the input with one byte changed read over the input.
+/// * The log layout's properties (SceneFileCheck+Log.swift).
 package enum SceneFileCheck {
     package static func check(_ data: Data) throws(FuzzFailure) {
         _ = SceneFile.peekHeader(data)
@@ -48,6 +49,7 @@ package enum SceneFileCheck {
         if let id = try? SceneID(file.scene) {
             _ = file.problem(asScene: id, limits: .init())
         }
+        try checkLog(file)
 
         let encoded = file.encoded()
         let again: SceneFile

@@ -57,7 +57,7 @@ import Testing
     @Test func newerFormatIsRefusedAndLeftUntouched() async throws {
         let (fixture, file, _) = try await damagedScene { file in
             let text = try String(contentsOf: file, encoding: .utf8)
-            try text.replacingOccurrences(of: "\"version\": 1", with: "\"version\": 99")
+            try text.replacingOccurrences(of: "\"version\": 2", with: "\"version\": 99")
                 .write(to: file, atomically: true, encoding: .utf8)
         }
         let before = try Data(contentsOf: file)

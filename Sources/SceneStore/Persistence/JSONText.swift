@@ -1,0 +1,80 @@
+import Foundation
+
+/// A growing buffer of JSON text.
+struct JSONText {
+    var bytes: [UInt8] = []
+
+    init(capacity: Int) {
+        bytes.reserveCapacity(capacity)
+    }
+
+    mutating func raw(_ text: StaticString) {
+        text.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    }
+
+    mutating func utf8(_ text: String) {
+        bytes.append(contentsOf: text.utf8)
+    }
+
+    /// Decimal digits, without a `String` in between.
+    mutating func number(_ value: UInt64) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var rest = value
+            var start = digits.count
+            repeat {
+                start -= 1
+                digits[start] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+            } while rest > 0
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
+        }
+    }
+
+    /// `"key": {"type": "int", "value": 5}`
+    mutating func member(_ key: String, _ value: SceneValue) {
+        string(key)
+        raw(": {\"type\": \"")
+        utf8(value.kind.rawValue)
+        raw("\", \"value\": ")
+        self.value(value)
+        raw("}")
+    }
+
+    /// `{"pid": 4242, "token": "9b1d07c3e5a2f468"}`
+    mutating func writer(_ writer: WriterIdentity) {
+        raw("{\"pid\": ")
+        if writer.pid < 0 { raw("-") }
+        number(UInt64(writer.pid.magnitude))
+        raw(", \"token\": ")
+        string(writer.token)
+        raw("}")
+    }
+
+    mutating func value(_ value: SceneValue) {
+        switch SceneValueJSON(value) {
+        case .bool(let bool): raw(bool ? "true" : "false")
+        case .number(let text): utf8(text)
+        case .string(let text): string(text)
+        }
+    }
+
+    /// A JSON string literal: quotes, backslashes and control characters
+    /// escaped, everything else (including non-ASCII UTF-8) as is.
+    mutating func string(_ text: String) {
+        bytes.append(UInt8(ascii: "\""))
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): bytes.append(contentsOf: [92, 34])
+            case UInt8(ascii: "\\"): bytes.append(contentsOf: [92, 92])
+            case 0x0A: bytes.append(contentsOf: [92, UInt8(ascii: "n")])
+            case 0x0D: bytes.append(contentsOf: [92, UInt8(ascii: "r")])
+            case 0x09: bytes.append(contentsOf: [92, UInt8(ascii: "t")])
+            case 0..<0x20:
+                let hex = Array("0123456789abcdef".utf8)
+                bytes.append(contentsOf: [92, UInt8(ascii: "u"), 48, 48, hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+            default: bytes.append(byte)
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+}

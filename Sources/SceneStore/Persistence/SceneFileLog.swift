@@ -1,0 +1,159 @@
+import Foundation
+
+/// The scene file as a log, format version 2: the version 1 document (the
+/// values as of one generation), then a `log` array holding one record
+/// per later save, one per line, each with its own checksum:
+///
+/// ```json
+/// {
+///   "format": "scenestore.scene",
+///   "version": 2,
+///   ...
+///   "values": {
+///     "selectedTab": {"type": "int", "value": 2}
+///   },
+///   "log": [
+/// {"generation": 8, "writer": {"pid": 4242, "token": "9b1d07c3e5a2f468"}, "set": {"selectedTab": {"type": "int", "value": 3}}, "checksum": "fnv1a64:0c5e..."}
+/// ,{"generation": 9, "writer": {"pid": 4242, "token": "9b1d07c3e5a2f468"}, "remove": ["selectedTab"], "checksum": "fnv1a64:77a1..."}
+/// ]}
+/// ```
+///
+/// A save over the stored version writes its record over the closing
+/// `]}` and `fdatasync`s: the bytes it changed, not the scene. The file is
+/// one JSON object at every commit, so a person, `jq`, and a SceneStore
+/// that knows only version 1 (it refuses a newer version, leaving the file
+/// as it is) read it as such.
+///
+/// A record's checksum covers its bytes from its `{` up to its
+/// `"checksum"` field. A record that does not parse or match its checksum
+/// ends the log: it and what follows are a torn tail (an append cut short
+/// by a power loss, or one a reader sees half-way), dropped, never
+/// half-applied. The next save writes the whole file again.
+extension SceneFile {
+    /// How a storage keeps a scene's document.
+    package enum Layout: Sendable {
+        /// Format version 1: the document alone, replaced whole by each save.
+        case document
+        /// Format version 2: the document and the records of later saves.
+        case log
+
+        var formatVersion: Int {
+            switch self {
+            case .document: 1
+            case .log: 2
+            }
+        }
+    }
+
+    /// A file may grow to this many times its whole encoding (plus
+    /// ``compactionSlack``) before a save writes it whole again.
+    package static let compactionFactor = 2
+    /// What a file may grow by beyond ``compactionFactor``, so that a small
+    /// scene is not written whole every few saves.
+    package static let compactionSlack = 16 << 10
+    /// How a log ends: written after every record.
+    static let logEnd: [UInt8] = Array("\n]}\n".utf8)
+    /// The line that opens the log, the last line of a log without records.
+    static let logStart: [UInt8] = Array("  \"log\": [".utf8)
+}
+
+/// One save, as a record of a version 2 file's log.
+struct SceneFileRecord: Equatable {
+    var generation: UInt64
+    var writer: WriterIdentity
+    /// In the file's order.
+    var set: [(String, SceneValue)]
+    var removed: [String]
+
+    static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.generation == rhs.generation && lhs.writer == rhs.writer && lhs.removed == rhs.removed
+            && lhs.set.map(\.0) == rhs.set.map(\.0) && lhs.set.map(\.1) == rhs.set.map(\.1)
+    }
+
+    /// The record's line, without the separator or newline around it.
+    func line() -> [UInt8] {
+        var out = JSONText(capacity: 128 + set.reduce(0) { $0 + $1.0.utf8.count + 40 })
+        out.raw("{\"generation\": ")
+        out.number(generation)
+        out.raw(", \"writer\": ")
+        out.writer(writer)
+        if !set.isEmpty {
+            out.raw(", \"set\": {")
+            for (index, (key, value)) in set.enumerated() {
+                if index > 0 { out.raw(", ") }
+                out.member(key, value)
+            }
+            out.raw("}")
+        }
+        if !removed.isEmpty {
+            out.raw(", \"remove\": [")
+            for (index, key) in removed.enumerated() {
+                if index > 0 { out.raw(", ") }
+                out.string(key)
+            }
+            out.raw("]")
+        }
+        out.raw(", ")
+        let checksum = Self.checksum(out.bytes[...])
+        out.raw("\"checksum\": ")
+        out.string(checksum)
+        out.raw("}")
+        return out.bytes
+    }
+
+    /// The checksum of a record whose bytes up to its `"checksum"` field are `covered`.
+    static func checksum(_ covered: ArraySlice<UInt8>) -> String {
+        var checksum = Checksum()
+        covered.withUnsafeBytes { checksum.add(bytes: $0) }
+        return checksum.text
+    }
+
+    static func checksum(_ covered: UnsafeBufferPointer<UInt8>) -> String {
+        var checksum = Checksum()
+        checksum.add(bytes: UnsafeRawBufferPointer(covered))
+        return checksum.text
+    }
+}
+
+/// What the end of a version 2 file says, read without parsing the file.
+enum SceneFileTail: Equatable {
+    /// The log has no records: the header's version is the file's.
+    case noRecords
+    /// The last record, complete, with a matching checksum.
+    case record(generation: UInt64, writerToken: String)
+
+    /// Reads the last line of `bytes`, the end of a version 2 file: `nil`
+    /// unless it ends with the log's end after a complete record (or the
+    /// log's opening line) written as ``SceneFileRecord/line()`` writes it.
+    /// - Returns: the tail, and the offset in `bytes` where the log's end starts.
+    static func read(_ bytes: UnsafeBufferPointer<UInt8>) -> (tail: SceneFileTail, end: Int)? {
+        let end = SceneFile.logEnd
+        guard bytes.count > end.count, bytes.suffix(end.count).elementsEqual(end) else { return nil }
+        let lineEnd = bytes.count - end.count
+        var lineStart = lineEnd
+        while lineStart > 0, bytes[lineStart - 1] != UInt8(ascii: "\n") { lineStart -= 1 }
+        guard lineStart > 0 else { return nil }  // the line may go on before the bytes given
+        let line = UnsafeBufferPointer(rebasing: bytes[lineStart..<lineEnd])
+        if line.elementsEqual(SceneFile.logStart) { return (.noRecords, lineEnd) }
+        var reader = FixedLayoutReader(bytes: line)
+        _ = reader.expect(",")
+        let recordStart = reader.index
+        guard reader.expect("{\"generation\": "), let generation = reader.number(),
+              reader.expect(", \"writer\": {\"pid\": "), reader.signedNumber(),
+              reader.expect(", \"token\": \""), let token = reader.plainString(), reader.expect("}, ")
+        else { return nil }
+        // The checksum field closes the line: `"checksum": "fnv1a64:<16 hex>"}`.
+        let quoted = Array("\"checksum\": \"".utf8)
+        let field = quoted + Array(Checksum.prefix.utf8)
+        let fieldStart = line.count - field.count - 16 - 2
+        guard fieldStart >= reader.index,
+              UnsafeBufferPointer(rebasing: line[fieldStart..<(fieldStart + field.count)]).elementsEqual(field),
+              line[line.count - 2] == UInt8(ascii: "\""), line[line.count - 1] == UInt8(ascii: "}")
+        else { return nil }
+        let stored = String(decoding: UnsafeBufferPointer(rebasing: line[(fieldStart + quoted.count)..<(line.count - 2)]), as: UTF8.self)
+        guard SceneFileRecord.checksum(UnsafeBufferPointer(rebasing: line[recordStart..<fieldStart])) == stored else {
+            return nil
+        }
+        return (.record(generation: generation, writerToken: token), lineEnd)
+    }
+}

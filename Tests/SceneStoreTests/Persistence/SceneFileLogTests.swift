@@ -1,0 +1,217 @@
+import Foundation
+import SceneStoreTesting
+import Testing
+@testable import SceneStore
+
+/// The scene file as a log (format version 2): records appended over the
+/// document's end, read back as the saves they were; a torn append read as
+/// the version before it, never half; the file written whole again before
+/// it outgrows its bound; a version 1 file rewritten as a log.
+@Suite struct SceneFileLogTests {
+    private let writer = WriterIdentity(pid: 42, token: "00000000000000bb")
+    private let other = WriterIdentity(pid: 43, token: "00000000000000cc")
+
+    private func file(_ generation: UInt64, _ values: [String: SceneValue], by writer: WriterIdentity? = nil) -> SceneFile {
+        SceneFile(scene: "main", generation: generation, incarnation: "00000000000000aa", writer: writer ?? self.writer, values: values)
+    }
+
+    /// `document` with `record` appended as the store appends it.
+    private func appending(_ record: [UInt8], to document: Data) -> Data {
+        let first = document.suffix(SceneFile.logStart.count + SceneFile.logEnd.count)
+            .elementsEqual(SceneFile.logStart + SceneFile.logEnd)
+        return document.dropLast(3) + (first ? [] : Array(",".utf8)) + record + SceneFile.logEnd
+    }
+
+    /// A document at generation 1 and two saves after it, as the encoder writes them.
+    private func threeVersions() -> (versions: [SceneFile], bytes: [Data]) {
+        let v1 = file(1, ["a": .int(1), "b": .string("two")])
+        let v2 = file(2, ["a": .int(5), "b": .string("two"), "c": .data(Data([0, 1, 2]))], by: other)
+        let v3 = file(3, ["a": .int(5), "c": .data(Data([0, 1, 2])), "é\n\"": .double(.nan)])
+        var encoder = SceneFileEncoder(layout: .log)
+        let d1 = encoder.encode(v1, over: nil, edited: [])
+        encoder.written(v1.version)
+        let r2 = encoder.record(v2, over: v1, edited: ["a", "c"]).line
+        encoder.written(v2.version)
+        let r3 = encoder.record(v3, over: v2, edited: ["b", "é\n\""]).line
+        let d2 = appending(r2, to: d1)
+        return ([v1, v2, v3], [d1, d2, appending(r3, to: d2)])
+    }
+
+    @Test func appendedRecordsReadBackAsTheSaves() throws {
+        let (versions, bytes) = threeVersions()
+        for (version, data) in zip(versions, bytes) {
+            let decoded = try SceneFile.decode(data).get()
+            #expect(decoded == version)
+            let quick = try #require(SceneFile.peekHeader(data))
+            #expect(quick.generation == version.generation && quick.writerToken == version.writer.token)
+            // One JSON object at every commit, which a reader of format 1 refuses as newer.
+            let object = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+            #expect(object?["version"] as? Int == 2)
+        }
+        // Written whole, the last version is a log without records.
+        let whole = versions[2].encoded(.log)
+        #expect(try SceneFile.decode(whole).get() == versions[2])
+    }
+
+    /// Every way the last append can be cut short (its bytes written up to
+    /// any offset, over the old end or over zeros) reads as the version
+    /// before it or as the one it wrote: never damage, never a mix.
+    @Test func everyCutOfAnAppendReadsAsTheVersionBeforeOrAfter() throws {
+        let (versions, bytes) = threeVersions()
+        let old = bytes[1]
+        let new = bytes[2]
+        for cut in (old.count - 3)...new.count {
+            for filler in [nil, 0 as UInt8] {
+                var torn = Data(new.prefix(cut))
+                if let filler {
+                    torn += Data(repeating: filler, count: new.count - cut)
+                } else if cut < old.count {
+                    torn += old[cut...]
+                }
+                let decoded = try SceneFile.decode(torn).get()
+                #expect(decoded == versions[1] || decoded == versions[2], "cut at \(cut)")
+                if let quick = SceneFile.peekHeader(torn) {
+                    #expect(quick.generation == decoded.generation, "cut at \(cut)")
+                }
+            }
+        }
+    }
+
+    @Test func aDamagedRecordWithRecordsAfterItIsDamage() throws {
+        let (_, bytes) = threeVersions()
+        var damaged = bytes[2]
+        let second = try #require(damaged.range(of: Data("\"generation\": 2".utf8)))
+        damaged[second.upperBound - 1] = UInt8(ascii: "7")
+        guard case .failure(.malformed(let reason)) = SceneFile.decode(damaged) else {
+            Issue.record("a damaged record before the last one was read as a torn tail")
+            return
+        }
+        #expect(reason.contains("records follow"))
+    }
+
+    @Test func aLogMustBeTheLastFieldAndOnlyInVersionTwo() {
+        let (_, bytes) = threeVersions()
+        let text = String(decoding: bytes[1], as: UTF8.self)
+        let moved = text.replacingOccurrences(of: "\n]}\n", with: "\n], \"after\": 1}\n")
+        #expect(throws: SceneFile.Problem.self) { try SceneFile.decode(Data(moved.utf8)).get() }
+        let versionOne = text.replacingOccurrences(of: "\"version\": 2", with: "\"version\": 1")
+        #expect(throws: SceneFile.Problem.self) { try SceneFile.decode(Data(versionOne.utf8)).get() }
+    }
+
+    // MARK: The store
+
+    private func sceneFile(_ fixture: SceneStoreFixture) -> URL {
+        fixture.root.appendingPathComponent("main.json")
+    }
+
+    private func object(_ url: URL) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
+    }
+
+    @Test func aSaveOverTheStoredVersionAppendsItsRecord() async throws {
+        let fixture = try SceneStoreFixture()
+        let store = try await fixture.registry.store(for: "main")
+        try store.set("x", forKey: "kept")
+        try await store.flush()
+        var sizes: [Int] = []
+        for round in 1...5 {
+            try store.set(round, forKey: "n")
+            if round == 3 { store.removeValue(forKey: "kept") }
+            try await store.flush()
+            sizes.append(try Data(contentsOf: sceneFile(fixture)).count)
+        }
+        let stored = try object(sceneFile(fixture))
+        #expect(stored["generation"] as? Int == 1)
+        #expect((stored["log"] as? [Any])?.count == 5)
+        // Each save added its record only.
+        #expect(zip(sizes, sizes.dropFirst()).allSatisfy { $1 - $0 < 200 })
+        let relaunched = try await fixture.relaunch().store(for: "main")
+        #expect(relaunched.snapshot == ["n": .int(5)])
+        #expect(relaunched.generation == 6)
+        await fixture.tearDown()
+    }
+
+    @Test func aVersionOneFileIsRewrittenAsALogOnItsFirstSave() async throws {
+        let fixture = try SceneStoreFixture()
+        _ = fixture.registry
+        let planted = file(4, ["a": .int(1), "b": .string("old")])
+        try planted.encoded(.document).write(to: sceneFile(fixture))
+        let store = try await fixture.registry.store(for: "main")
+        #expect(store.snapshot == planted.values)
+        try store.set(2, forKey: "a")
+        try await store.flush()
+        var stored = try object(sceneFile(fixture))
+        #expect(stored["version"] as? Int == 2)
+        #expect(stored["generation"] as? Int == 5)
+        #expect((stored["log"] as? [Any])?.isEmpty == true)
+        try store.set("new", forKey: "b")
+        try await store.flush()
+        stored = try object(sceneFile(fixture))
+        #expect((stored["log"] as? [Any])?.count == 1)
+        let relaunched = try await fixture.relaunch().store(for: "main")
+        #expect(relaunched.snapshot == ["a": .int(2), "b": .string("new")])
+        await fixture.tearDown()
+    }
+
+    /// A small scene saved many times: the file never passes its bound
+    /// (twice its whole size, plus the slack), and is written whole again
+    /// when it would.
+    @Test func theFileIsWrittenWholeBeforeItOutgrowsItsBound() async throws {
+        let fixture = try SceneStoreFixture()
+        let store = try await fixture.registry.store(for: "main")
+        let text = String(repeating: "v", count: 100)
+        var largest = 0
+        var compactions = 0
+        var lastHeader = 0
+        for round in 0..<400 {
+            try store.set("\(round)" + text, forKey: "k")
+            try await store.flush()
+            let data = try Data(contentsOf: sceneFile(fixture))
+            largest = max(largest, data.count)
+            let header = try object(sceneFile(fixture))["generation"] as? Int ?? 0
+            if header != lastHeader { compactions += 1 }
+            lastHeader = header
+        }
+        let whole = store.generation > 0 ? SceneFile(
+            scene: "main", generation: store.generation, incarnation: "0000000000000000", writer: writer,
+            values: store.snapshot
+        ).encoded(.log).count : 0
+        #expect(largest <= SceneFile.compactionFactor * (whole + 600) + SceneFile.compactionSlack)
+        #expect(compactions >= 3)
+        #expect(compactions <= 20)
+        await fixture.tearDown()
+    }
+
+    /// An append cut short (a power loss while it was written) is dropped
+    /// as a whole; the next save writes the file whole, without it, and
+    /// nothing is quarantined.
+    @Test func aTornTailIsDroppedAndTheNextSaveWritesTheFileWhole() async throws {
+        let fixture = try SceneStoreFixture()
+        let store = try await fixture.registry.store(for: "main")
+        try store.set(1, forKey: "a")
+        try await store.flush()
+        try store.set(2, forKey: "b")
+        try await store.flush()
+        let acknowledged = try Data(contentsOf: sceneFile(fixture))
+        try store.set(3, forKey: "c")
+        try await store.flush()
+        let full = try Data(contentsOf: sceneFile(fixture))
+        try await fixture.registry.close()
+
+        // Half of the last record reached the disk.
+        let torn = full.prefix(acknowledged.count + (full.count - acknowledged.count) / 2)
+        try torn.write(to: sceneFile(fixture))
+        let relaunched = try await fixture.relaunch().store(for: "main")
+        #expect(relaunched.snapshot == ["a": .int(1), "b": .int(2)])
+        #expect(relaunched.lastRecovery == nil)
+        try relaunched.set(4, forKey: "d")
+        try await relaunched.flush()
+        let stored = try object(sceneFile(fixture))
+        #expect(stored["generation"] as? Int == 3)
+        #expect((stored["log"] as? [Any])?.isEmpty == true)
+        #expect(!FileManager.default.fileExists(atPath: fixture.root.appendingPathComponent("quarantine").path))
+        let again = try await fixture.relaunch().store(for: "main")
+        #expect(again.snapshot == ["a": .int(1), "b": .int(2), "d": .int(4)])
+        await fixture.tearDown()
+    }
+}
