@@ -50,3 +50,48 @@ struct BlockFloorAlternative: CommitAlternative {
 
     mutating func finish() async throws { close(fd) }
 }
+
+/// The floor of a commit to a log: the bytes SceneStore appends for the
+/// change (the record of one value set, the log's end after it) written
+/// over the end of a file that holds the scene, growing it, then
+/// `fdatasync` (which then also syncs the new size). Nothing encoded, no
+/// lock, no read of the file's end, never written whole again.
+struct AppendFloorAlternative: CommitAlternative {
+    let name = "floor (append)"
+    let durable = true
+    private var fd: Int32 = -1
+    private var size = 0
+    private(set) var writes = 0
+
+    mutating func prepare(keys: Int, in directory: URL) async throws {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        fd = open(directory.appendingPathComponent("log").path, O_RDWR | O_CREAT | O_TRUNC, 0o600)
+        guard fd >= 0 else { throw failure("append floor: open failed: errno \(errno)") }
+        var values: [String: String] = [:]
+        for key in 0..<keys { values["key\(key)"] = "value number \(key)" }
+        let document = try JSONEncoder().encode(values) + Data("\n]}\n".utf8)
+        try write(Array(document), at: 0)
+        guard fsync(fd) == 0 else { throw failure("append floor: fsync failed: errno \(errno)") }
+        writes = 0
+    }
+
+    mutating func commit(_ index: Int) async throws {
+        let record = ",{\"generation\": \(index + 2), \"writer\": {\"pid\": \(getpid()), \"token\": \"0123456789abcdef\"}, "
+            + "\"set\": {\"key0\": {\"type\": \"string\", \"value\": \"value \(index)\"}}, \"checksum\": \"fnv1a64:0123456789abcdef\"}\n]}\n"
+        try write(Array(record.utf8), at: size - 3)
+    }
+
+    /// The value's bytes appended (only `bench compare`'s commits measure this floor).
+    mutating func push(_ value: Data, forKey key: String) async throws {
+        try write(Array(value) + Array("\n]}\n".utf8), at: size - 3)
+    }
+
+    private mutating func write(_ bytes: [UInt8], at offset: Int) throws {
+        let written = bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, off_t(offset)) }
+        guard written == bytes.count, fdatasync(fd) == 0 else { throw failure("append floor: write failed: errno \(errno)") }
+        size = max(size, offset + bytes.count)
+        writes += 1
+    }
+
+    mutating func finish() async throws { close(fd) }
+}

@@ -47,7 +47,7 @@ extension Bench {
         }
 
         /// The tables' rows.
-        static let order = ["floor (1 block)", "floor (syscalls)", "scenestore", "SQLite WAL FULL", "PathStore pattern", "UserDefaults"]
+        static let order = ["floor (1 block)", "floor (append)", "floor (syscalls)", "scenestore", "SQLite WAL FULL", "PathStore pattern", "UserDefaults"]
 
         func validate() throws {
             guard commits >= 1, runs >= 1, pushes >= 1, spawns >= 1 else {
@@ -70,7 +70,7 @@ extension Bench {
             for run in 0..<runs {
                 for keys in sizes {
                     // The block floor commits only (a burst or a cold restore of it says nothing).
-                    var alternatives = commitAlternatives() + [BlockFloorAlternative()]
+                    var alternatives = commitAlternatives() + [BlockFloorAlternative(), AppendFloorAlternative()]
                     alternatives.shuffle()
                     for index in alternatives.indices {
                         let place = scratch.appendingPathComponent("r\(run)-k\(keys)-\(index)")

@@ -16,15 +16,21 @@ extension SceneDirectory {
     ///
     /// The file is written in place, so a reader without the lock may see
     /// the append half-way: the record's checksum makes that a torn tail,
-    /// read as the version before.
+    /// read as the version before. The record is written through a
+    /// descriptor of its own, closed before the sync: the close is what
+    /// tells watchers (`IN_CLOSE_WRITE`), so other processes read the
+    /// record while it is synced, as they read a replaced file once it is
+    /// renamed, before its directory's sync.
     ///
     /// - Returns: whether it appended; `false`: nothing was written.
-    /// - Throws: when the write or the sync fails; the file is then cut back
-    ///   to what it held (best effort: a failed sync leaves the record,
-    ///   complete or torn, which readers take or drop as a whole).
+    /// - Throws: when the write or the sync fails. A record cut short (a
+    ///   full disk) is taken back: nobody can have read it. A whole record
+    ///   stays, even when its sync failed: another process may have read
+    ///   it, so its generation is never written again with other values
+    ///   (the next save reads it and writes after it).
     func append(_ record: [UInt8], to id: SceneID, over version: DiskVersion, sizeLimit: Int) throws(SceneStoreError) -> Bool {
         let path = scenePath(id)
-        let fd = open(path, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         guard fd != -1 else {
             if errno == ENOENT || errno == ELOOP { return false }
             throw .io(syscall: "open", path: path, errno: errno)
@@ -41,17 +47,25 @@ extension SceneDirectory {
         if !end.first { bytes.append(UInt8(ascii: ",")) }
         bytes += record
         bytes += SceneFile.logEnd
-        // Over the log's end but its leading newline, which ends the last line.
-        let offset = end.offset + 1
-        do {
-            try writeAll(bytes, at: offset, to: fd, path: path)
-            try syscall("fdatasync", path: path) { fdatasync(fd) }
-        } catch {
-            if ftruncate(fd, off_t(size)) == 0 {
-                _ = pwriteAll(SceneFile.logEnd, at: end.offset, to: fd)
-            }
-            throw error
+        // The same file (under the lock nobody replaces it), checked by its inode.
+        let writer = try syscall("open", path: path) { open(path, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) }
+        var written = stat()
+        guard fstat(writer, &written) == 0, written.st_ino == info.st_ino, written.st_dev == info.st_dev else {
+            close(writer)
+            return false
         }
+        // Over the log's end but its leading newline, which ends the last line.
+        let (count, failure) = pwriteAll(bytes, at: end.offset + 1, to: writer)
+        if failure != nil, count < bytes.count - SceneFile.logEnd.count {
+            // The record did not reach its end (a full disk), so nobody
+            // can have read it: the file is put back as it was.
+            if ftruncate(writer, off_t(size)) == 0 {
+                _ = pwriteAll(Array(SceneFile.logEnd.dropFirst()), at: end.offset + 1, to: writer)
+            }
+        }
+        close(writer)
+        if let failure { throw .io(syscall: "pwrite", path: path, errno: failure) }
+        try syscall("fdatasync", path: path) { fdatasync(fd) }
         return true
     }
 
@@ -62,15 +76,25 @@ extension SceneDirectory {
     private func logEnd(
         of fd: Int32, size: Int, path: String, naming version: DiskVersion
     ) throws(SceneStoreError) -> (offset: Int, first: Bool)? {
-        let tailStart = max(0, size - Self.tailBytes)
-        let tail = try read(fd, at: tailStart, count: size - tailStart, path: path)
-        let head = tailStart == 0 ? tail : try read(fd, at: 0, count: Self.headerBytes, path: path)
-        guard tail.count == size - tailStart,
-              let peeked = SceneFile.peekHeader(head, tail: tail),
-              DiskVersion(incarnation: peeked.incarnation, generation: peeked.generation) == version,
-              let end = tail.withUnsafeBytes({ SceneFileTail.read($0.bindMemory(to: UInt8.self)) })
-        else { return nil }
-        return (tailStart + end.end, end.tail == .noRecords)
+        var head: Data?
+        // A record is usually short: the last 4 KiB hold it; else up to 64.
+        for window in [4 << 10, Self.tailBytes] {
+            let tailStart = max(0, size - window)
+            let tail = try read(fd, at: tailStart, count: size - tailStart, path: path)
+            guard tail.count == size - tailStart else { return nil }
+            if tailStart == 0 {
+                head = tail
+            } else if head == nil {
+                head = try read(fd, at: 0, count: Self.headerBytes, path: path)
+            }
+            if let head, let peeked = SceneFile.peekHeader(head, tail: tail),
+               let end = tail.withUnsafeBytes({ SceneFileTail.read($0.bindMemory(to: UInt8.self)) }) {
+                guard DiskVersion(incarnation: peeked.incarnation, generation: peeked.generation) == version else { return nil }
+                return (tailStart + end.end, end.tail == .noRecords)
+            }
+            if tailStart == 0 { return nil }
+        }
+        return nil
     }
 
     /// More than any header ``SceneFile/encoded(_:)`` writes.
@@ -99,25 +123,19 @@ extension SceneDirectory {
         return data
     }
 
-    private func writeAll(_ bytes: [UInt8], at offset: Int, to fd: Int32, path: String) throws(SceneStoreError) {
-        if let failure = pwriteAll(bytes, at: offset, to: fd) {
-            throw .io(syscall: "pwrite", path: path, errno: failure)
-        }
-    }
-
-    /// - Returns: the `errno` of a failed write, or `nil`.
-    private func pwriteAll(_ bytes: [UInt8], at offset: Int, to fd: Int32) -> Int32? {
+    /// - Returns: how many bytes were written, and the `errno` of a failed write.
+    private func pwriteAll(_ bytes: [UInt8], at offset: Int, to fd: Int32) -> (written: Int, failure: Int32?) {
         bytes.withUnsafeBytes { raw in
             var written = 0
             while written < raw.count {
                 let count = pwrite(fd, raw.baseAddress.map { $0 + written }, raw.count - written, off_t(offset + written))
                 if count == -1 {
                     if errno == EINTR { continue }
-                    return errno
+                    return (written, errno)
                 }
                 written += count
             }
-            return nil
+            return (written, nil)
         }
     }
 }

@@ -31,6 +31,12 @@ extension SceneDirectory: SceneStorage {
         return try await body(FileTransaction(directory: self, id: id))
     }
 
+    func append(_ id: SceneID, _ record: [UInt8], ifCurrent version: DiskVersion, sizeLimit: Int) throws(SceneStoreError) -> Bool {
+        let lock = try lock(id)
+        defer { lock.unlock() }
+        return try append(record, to: id, over: version, sizeLimit: sizeLimit)
+    }
+
     func watch(
         _ preference: FileWatcherPreference, logger: Logger,
         handler: @escaping @Sendable (SceneStorageEvent) -> Void

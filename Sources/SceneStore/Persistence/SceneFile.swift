@@ -1,6 +1,7 @@
 import Foundation
 
-/// The contents of one scene file, format version 1:
+/// The contents of one scene file: format version 1 below; version 2
+/// (SceneFileLog.swift) adds a log of later saves after `values`.
 ///
 /// ```json
 /// {
@@ -64,11 +65,13 @@ package struct SceneFile: Equatable {
 
     /// ``decode(_:expectedKeys:)`` read over `baseline` (the same result,
     /// see ``SceneFileParser/values(over:previous:)``).
-    /// - Returns: the file and, when `recording`, where its values lie
-    ///   (`nil` if its keys are out of checksum order).
+    /// - Returns: the file, the file as of its `values` (before a log's
+    ///   records: what a baseline holds), when `recording` where its values
+    ///   lie (`nil` if its keys are out of checksum order), and where its
+    ///   log ends.
     static func decode(
         _ data: Data, expectedKeys: Int, over baseline: SceneFileBaseline?, recording: Bool
-    ) -> Result<(file: SceneFile, entries: [SceneFileBaseline.Entry]?, parsedOverBaseline: Int?), Problem> {
+    ) -> Result<Decoded, Problem> {
         let fields: SceneFileParser.Fields
         do throws(Problem) {
             fields = try SceneFileParser.parse(data, expectedKeys: expectedKeys, baseline: baseline, recording: recording)
@@ -106,7 +109,7 @@ package struct SceneFile: Equatable {
         )
         switch (version, fields.records) {
         case (1, nil):
-            return .success((file, fields.entries, fields.parsedOverBaseline))
+            return .success(Decoded(file: file, snapshot: file, entries: fields.entries, parsedOverBaseline: fields.parsedOverBaseline))
         case (1, _?):
             return .failure(.malformed("a log in a version 1 file"))
         case (_, nil):
@@ -118,15 +121,29 @@ package struct SceneFile: Equatable {
             if let torn = fields.tornAt, data.withUnsafeBytes({ SceneFileTail.read($0.bindMemory(to: UInt8.self)) }) != nil {
                 return .failure(.malformed("the record at byte \(torn) is damaged, and records follow it"))
             }
+            let snapshot = file
             if let problem = file.apply(records) { return .failure(problem) }
-            // A baseline is kept of documents without a log only.
-            return .success((file, nil, fields.parsedOverBaseline))
+            return .success(Decoded(
+                file: file, snapshot: snapshot, entries: fields.entries, parsedOverBaseline: fields.parsedOverBaseline,
+                logEnd: fields.logEnd.map { ($0, records.isEmpty) }))
         }
+    }
+
+    /// What a full reading found (``decode(_:expectedKeys:over:recording:)``).
+    struct Decoded {
+        var file: SceneFile
+        /// The file as of its `values`, before a log's records.
+        var snapshot: SceneFile
+        /// Where the values lie, when recorded and in checksum order.
+        var entries: [SceneFileBaseline.Entry]?
+        var parsedOverBaseline: Int?
+        /// Where a whole log's last record ends, and whether it has none.
+        var logEnd: (offset: Int, first: Bool)?
     }
 
     /// Applies a version 2 file's records, in order; a problem when one
     /// does not follow the generation before it.
-    private mutating func apply(_ records: [SceneFileRecord]) -> Problem? {
+    mutating func apply(_ records: [SceneFileRecord]) -> Problem? {
         for record in records {
             guard generation < Self.maxGeneration, record.generation == generation + 1 else {
                 return .malformed("a record of generation \(record.generation) follows generation \(generation)")
@@ -188,7 +205,8 @@ package struct SceneFile: Equatable {
     static func peekHeader(_ head: Data, tail: Data) -> (incarnation: String, generation: UInt64, writerToken: String)? {
         let header = head.withUnsafeBytes { raw -> (layout: Layout, incarnation: String, generation: UInt64, writerToken: String)? in
             var reader = FixedLayoutReader(bytes: raw.bindMemory(to: UInt8.self))
-            guard reader.expect("{\n  \"format\": \"\(magic)\",\n  \"version\": ") else { return nil }
+            // The magic (``magic``) spelled out: a static string costs no allocation.
+            guard reader.expect("{\n  \"format\": \"scenestore.scene\",\n  \"version\": ") else { return nil }
             let layout: Layout
             if reader.expect("1,") {
                 layout = .document
@@ -255,12 +273,14 @@ struct FixedLayoutReader {
     var index = 0
 
     /// Consumes `text` if the bytes continue with it.
-    mutating func expect(_ text: String) -> Bool {
-        for byte in text.utf8 {
-            guard index < bytes.count, bytes[index] == byte else { return false }
-            index += 1
+    mutating func expect(_ text: StaticString) -> Bool {
+        text.withUTF8Buffer { text in
+            guard bytes.count - index >= text.count, let here = bytes.baseAddress, let token = text.baseAddress,
+                  memcmp(here + index, token, text.count) == 0
+            else { return false }
+            index += text.count
+            return true
         }
-        return true
     }
 
     /// Digits (at most 19, so any value fits a `UInt64`).

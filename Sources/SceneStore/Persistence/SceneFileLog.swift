@@ -143,8 +143,8 @@ enum SceneFileTail: Equatable {
               reader.expect(", \"token\": \""), let token = reader.plainString(), reader.expect("}, ")
         else { return nil }
         // The checksum field closes the line: `"checksum": "fnv1a64:<16 hex>"}`.
-        let quoted = Array("\"checksum\": \"".utf8)
-        let field = quoted + Array(Checksum.prefix.utf8)
+        let quoted = Self.quotedChecksum
+        let field = Self.checksumField
         let fieldStart = line.count - field.count - 16 - 2
         guard fieldStart >= reader.index,
               UnsafeBufferPointer(rebasing: line[fieldStart..<(fieldStart + field.count)]).elementsEqual(field),
@@ -156,4 +156,7 @@ enum SceneFileTail: Equatable {
         }
         return (.record(generation: generation, writerToken: token), lineEnd)
     }
+
+    private static let quotedChecksum = Array("\"checksum\": \"".utf8)
+    private static let checksumField = quotedChecksum + Array(Checksum.prefix.utf8)
 }

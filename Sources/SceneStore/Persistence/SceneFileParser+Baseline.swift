@@ -17,6 +17,7 @@ struct SceneFileBaseline: Sendable {
     /// In file order, which is checksum order: keys strictly increasing in
     /// their UTF-8 bytes.
     let entries: [Entry]
+    /// The document as of its `values`: a log's records not applied.
     let file: SceneFile
 }
 

@@ -6,19 +6,57 @@ extension SceneFileParser {
     /// or match its checksum, or the end of the bytes: a torn tail, whose
     /// start is returned (and where reading stops). A `log` that is not an
     /// array at all is damage, thrown.
-    mutating func log() throws(SceneFile.Problem) -> ([SceneFileRecord], tornAt: Int?) {
+    mutating func log() throws(SceneFile.Problem) -> ([SceneFileRecord], tornAt: Int?, end: Int?) {
         var records: [SceneFileRecord] = []
-        guard try opens(UInt8(ascii: "["), closedBy: UInt8(ascii: "]")) else { return (records, nil) }
+        try expect(UInt8(ascii: "["))
+        var end = index
+        skipWhitespace()
+        if peek() == UInt8(ascii: "]") {
+            index += 1
+            return (records, nil, end)
+        }
         while true {
             skipWhitespace()
             let start = index
             do throws(SceneFile.Problem) {
                 records.append(try record())
-                if try closes(UInt8(ascii: "]"), "log") { return (records, nil) }
+                end = index
+                if try closes(UInt8(ascii: "]"), "log") { return (records, nil, end) }
             } catch {
                 index = bytes.count
-                return (records, start)
+                return (records, start, nil)
             }
+        }
+    }
+
+    /// The records a log gained after `offset`, where an earlier reading of
+    /// the same document's bytes found its last record's end (`first`: the
+    /// log had none), when the bytes go on with whole records and the
+    /// document's end and nothing else; `nil` for anything else (a torn
+    /// tail, damage), which a full reading judges.
+    /// - Returns: the records and where the last one ends.
+    static func logContinuation(_ data: Data, from offset: Int, first: Bool) -> ([SceneFileRecord], end: Int)? {
+        data.withUnsafeBytes { raw -> ([SceneFileRecord], end: Int)? in
+            var parser = SceneFileParser(bytes: raw.bindMemory(to: UInt8.self), expectedKeys: 0, baseline: nil, recording: false)
+            parser.index = offset
+            var records: [SceneFileRecord] = []
+            var end = offset
+            do throws(SceneFile.Problem) {
+                while true {
+                    parser.skipWhitespace()
+                    if parser.peek() == UInt8(ascii: "]") { break }
+                    if !(first && records.isEmpty) { try parser.expect(UInt8(ascii: ",")) }
+                    parser.skipWhitespace()
+                    records.append(try parser.record())
+                    end = parser.index
+                }
+                try parser.expect(UInt8(ascii: "]"))
+                try parser.expect(UInt8(ascii: "}"))
+                parser.skipWhitespace()
+            } catch {
+                return nil
+            }
+            return parser.index == parser.bytes.count ? (records, end) : nil
         }
     }
 

@@ -45,6 +45,9 @@ struct SceneFileParser {
         var records: [SceneFileRecord]?
         /// Where the records stopped before the log's end (a torn tail).
         var tornAt: Int?
+        /// Where the log's last record (or its `[`, with none) ends, when
+        /// the log ended whole: where the next append's bytes go on.
+        var logEnd: Int?
     }
 
     /// - Parameter expectedKeys: room made in `values` at once (a reader
@@ -79,7 +82,7 @@ struct SceneFileParser {
     /// See ``Fields/parsedOverBaseline``.
     var parsedOverBaseline: Int?
 
-    private init(
+    init(
         bytes: UnsafeBufferPointer<UInt8>, expectedKeys: Int,
         baseline: (SceneFileBaseline, UnsafeBufferPointer<UInt8>)?, recording: Bool
     ) {
@@ -119,7 +122,7 @@ struct SceneFileParser {
                 (fields.values, fields.checksumInFileOrder, fields.entries) = try values()
                 fields.parsedOverBaseline = parsedOverBaseline
             case "log":
-                (fields.records, fields.tornAt) = try log()
+                (fields.records, fields.tornAt, fields.logEnd) = try log()
                 // A torn tail ends the document: what follows is its debris.
                 if fields.tornAt != nil { return fields }
                 // The log comes last: an append writes over the document's end.
@@ -132,6 +135,7 @@ struct SceneFileParser {
                 }
                 // The end cut short, or debris after it: an append's tail.
                 fields.tornAt = index
+                fields.logEnd = nil
                 return fields
             default: try skipValue(depth: 1)
             }

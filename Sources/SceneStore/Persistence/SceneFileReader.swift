@@ -11,8 +11,12 @@ import Foundation
 /// process made, not from opening).
 package struct SceneFileReader: Sendable {
     private var baseline: SceneFileBaseline?
+    /// The last log read whole to its end: its bytes, where its last
+    /// record ends (and whether it has none), and what it holds.
+    private var log: (document: Data, end: Int, first: Bool, file: SceneFile)?
     /// How many values the last successful decode parsed, when it read
-    /// over a baseline (the others came from it); `nil`: it read them all.
+    /// over a baseline (the others came from it, or it read a log's new
+    /// records only: 0); `nil`: it read them all.
     private(set) var parsedOverBaseline: Int?
 
     package init() {}
@@ -20,15 +24,41 @@ package struct SceneFileReader: Sendable {
     /// - Parameter keep: whether `data` becomes the next document's baseline.
     package mutating func decode(_ data: Data, expectedKeys: Int, keep: Bool) -> Result<SceneFile, SceneFile.Problem> {
         let keep = keep && data.count <= StoredDocument.wholeReadBytes
+        if keep, let file = continuing(data) {
+            parsedOverBaseline = 0
+            return .success(file)
+        }
         switch SceneFile.decode(data, expectedKeys: expectedKeys, over: baseline, recording: keep) {
         case .success(let read):
             parsedOverBaseline = read.parsedOverBaseline
             if keep {
-                baseline = read.entries.map { SceneFileBaseline(document: data, entries: $0, file: read.file) }
+                baseline = read.entries.map { SceneFileBaseline(document: data, entries: $0, file: read.snapshot) }
+                log = read.logEnd.map { (data, $0.offset, $0.first, read.file) }
             }
             return .success(read.file)
         case .failure(let problem):
             return .failure(problem)
         }
+    }
+
+    /// `data` read as the log read last with records appended: its bytes
+    /// up to where that log's last record ended are the same, and whole
+    /// records and the document's end follow. Only those records are
+    /// parsed, and applied to what that log held; the result is the one a
+    /// full reading gives (the same bytes parse the same way). `nil` for
+    /// anything else, which a full reading judges.
+    private mutating func continuing(_ data: Data) -> SceneFile? {
+        guard let log, data.count > log.end else { return nil }
+        let same = data.withUnsafeBytes { new in
+            log.document.withUnsafeBytes { old in
+                guard let new = new.baseAddress, let old = old.baseAddress else { return false }
+                return memcmp(new, old, log.end) == 0
+            }
+        }
+        guard same, let (records, end) = SceneFileParser.logContinuation(data, from: log.end, first: log.first) else { return nil }
+        var file = log.file
+        guard file.apply(records) == nil else { return nil }
+        self.log = (data, end, log.first && records.isEmpty, file)
+        return file
     }
 }

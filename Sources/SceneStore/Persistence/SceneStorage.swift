@@ -94,6 +94,15 @@ package protocol SceneStorage: Sendable {
     ///   the caller takes the lock and merges over what is stored.
     func replace(_ id: SceneID, with document: Data, ifCurrent version: DiskVersion) async throws(SceneStoreError) -> Bool
 
+    /// Appends `record` to scene `id`'s log holding the scene's lock, in
+    /// one step, only if the stored document names `version`, as
+    /// ``SceneStorageTransaction/append(_:over:sizeLimit:)`` does (a
+    /// ``SceneFile/Layout/log`` storage): the save of a store whose view of
+    /// the scene is current, without reading the scene first.
+    /// - Returns: whether it appended. `false` is no failure: the caller
+    ///   saves in a transaction, over what is stored.
+    func append(_ id: SceneID, _ record: [UInt8], ifCurrent version: DiskVersion, sizeLimit: Int) async throws(SceneStoreError) -> Bool
+
     /// The scenes that have a document, sorted.
     func sceneIDs() async throws(SceneStoreError) -> [SceneID]
 
@@ -248,6 +257,11 @@ extension SceneStorage {
     package var workExecutor: (any TaskExecutor)? { nil }
 
     package var layout: SceneFile.Layout { .document }
+
+    /// Never appends: a storage that keeps whole documents.
+    package func append(_ id: SceneID, _ record: [UInt8], ifCurrent version: DiskVersion, sizeLimit: Int) async throws(SceneStoreError) -> Bool {
+        false
+    }
 
     /// Never replaces: a storage without conditional replacement saves in
     /// transactions only.

@@ -62,17 +62,23 @@ extension SceneStore {
     }
 
     /// The save in one step, where the storage offers it and memory holds
-    /// the stored document: the pending edits over it, replacing it only
-    /// if it is still the stored one.
+    /// the stored document: the pending edits over it, replacing it (or
+    /// appending their record to it) only if it is still the stored one.
     /// - Returns: what to ``record(_:)``, or `nil` when it did not write
     ///   (the scene changed, was locked, or only a locked read can decide):
     ///   then the save takes the lock.
     private func replaceIfCurrent() async throws(SceneStoreError) -> SavedWrite? {
-        guard storage.replacesConditionally,
+        guard storage.replacesConditionally || storage.layout == .log,
               let (base, edits, file) = state.withLock({ $0.planWithoutLock(scene: id, writer: writer) })
         else { return nil }
-        let bytes = encoder.withLock { $0.encode(file, over: base, edited: edits.keys) }
-        guard try await storage.replace(id, with: bytes, ifCurrent: base.version) else { return nil }
+        if storage.layout == .log {
+            // The file root: the record appended if the file still ends in `base`.
+            let (record, sizeLimit) = encoder.withLock { $0.record(file, over: base, edited: edits.keys) }
+            guard try await storage.append(id, record, ifCurrent: base.version, sizeLimit: sizeLimit) else { return nil }
+        } else {
+            let bytes = encoder.withLock { $0.encode(file, over: base, edited: edits.keys) }
+            guard try await storage.replace(id, with: bytes, ifCurrent: base.version) else { return nil }
+        }
         return SavedWrite(edits: edits, file: file, base: base)
     }
 

@@ -12,6 +12,9 @@ import SceneStore
 ///   rest of the old end left as it was) reads as the version before it or
 ///   as the one it wrote: never damage, never a mix; whenever the fast
 ///   path reads a header from it, it names the version the full read gives.
+/// * Read after the log it was appended to (``SceneFileReader``, which
+///   then parses the new records only), the append and each of its cuts
+///   read as a full reading reads them.
 extension SceneFileCheck {
     static func checkLog(_ file: SceneFile) throws(FuzzFailure) {
         var encoder = SceneFileEncoder(layout: .log)
@@ -32,6 +35,11 @@ extension SceneFileCheck {
         let record = encoder.record(next, over: file, edited: edited).line
         let appended = document.dropLast(3) + Data(record) + Data("\n]}\n".utf8)
         try expect(appended, reads: next, "a record appended")
+        var reader = SceneFileReader()
+        _ = reader.decode(document, expectedKeys: 0, keep: true)
+        guard case .success(let continued) = reader.decode(appended, expectedKeys: 0, keep: true), continued == next else {
+            throw FuzzFailure("the record appended, read after the log it was appended to, is not the save")
+        }
 
         let step = max(1, (appended.count - document.count) / 24)
         let cuts = Array(stride(from: document.count - 3, to: appended.count, by: step)) + Array((appended.count - 6)..<appended.count)
@@ -43,6 +51,11 @@ extension SceneFileCheck {
             case .success(let read): decoded = read
             case .failure(let problem):
                 throw FuzzFailure("an append cut at \(cut) is \(problem), not a version\n\(String(decoding: torn, as: UTF8.self))")
+            }
+            var primed = SceneFileReader()
+            _ = primed.decode(document, expectedKeys: 0, keep: true)
+            guard case .success(let again) = primed.decode(torn, expectedKeys: 0, keep: true), again == decoded else {
+                throw FuzzFailure("an append cut at \(cut), read after the log it was appended to, is not what a full reading gives")
             }
             guard decoded == file || decoded == next else {
                 throw FuzzFailure("an append cut at \(cut) reads as neither version:\n\(decoded)")

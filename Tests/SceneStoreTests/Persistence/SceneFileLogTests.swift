@@ -77,6 +77,28 @@ import Testing
         }
     }
 
+    /// A reader that read a log parses only the records appended since,
+    /// and reads what a full reading reads.
+    @Test func aReaderParsesOnlyTheRecordsAppendedSinceItsLastRead() throws {
+        let (versions, bytes) = threeVersions()
+        var reader = SceneFileReader()
+        #expect(try reader.decode(bytes[0], expectedKeys: 0, keep: true).get() == versions[0])
+        #expect(reader.parsedOverBaseline == nil)
+        for index in 1...2 {
+            #expect(try reader.decode(bytes[index], expectedKeys: 0, keep: true).get() == versions[index])
+            #expect(reader.parsedOverBaseline == 0)
+        }
+        // Written whole (compacted), the file is read whole again.
+        let whole = versions[2].encoded(.log)
+        #expect(try reader.decode(whole, expectedKeys: 0, keep: true).get() == versions[2])
+        #expect(reader.parsedOverBaseline != 0)
+        // A torn append after it is judged by a full reading: the version before.
+        var torn = appending(SceneFileRecord(
+            generation: 4, writer: writer, set: [("z", .bool(true))], removed: []).line(), to: whole)
+        torn.removeLast(10)
+        #expect(try reader.decode(torn, expectedKeys: 0, keep: true).get() == versions[2])
+    }
+
     @Test func aDamagedRecordWithRecordsAfterItIsDamage() throws {
         let (_, bytes) = threeVersions()
         var damaged = bytes[2]
