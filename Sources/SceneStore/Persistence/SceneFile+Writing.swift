@@ -79,8 +79,52 @@ package struct SceneFileEncoder {
         set.sort { utf8Precedes($0.0, $1.0) }
         removed.sort(by: utf8Precedes)
         let line = SceneFileRecord(generation: file.generation, writer: file.writer, set: set, removed: removed).line()
-        let whole = entryBytes + 6 * entries.count + 512
-        return (line, SceneFile.compactionFactor * whole + SceneFile.compactionSlack)
+        return (line, sizeLimit)
+    }
+
+    /// The line of `record`, a save over `base`, without the saved scene's
+    /// values at hand (``SceneFile/Layout/log``): the entries follow the
+    /// record, from `base`'s when they do not hold it already.
+    /// - Returns: as ``record(_:over:edited:)``.
+    package mutating func line(of record: SceneFileRecord, over base: SceneFile) -> (line: [UInt8], sizeLimit: Int) {
+        var count = base.values.count
+        for (key, _) in record.set where base.values[key] == nil { count += 1 }
+        count -= record.removed.count
+        if !(version == base.version && apply(record, leaving: count)) {
+            rebuild(from: base.values)
+            _ = apply(record, leaving: count)
+        }
+        version = nil
+        return (record.line(), sizeLimit)
+    }
+
+    /// Applies `record`'s keys, matched by their bytes; false when the
+    /// entries do not end up `count` (then they are rebuilt).
+    private mutating func apply(_ record: SceneFileRecord, leaving count: Int) -> Bool {
+        for key in record.removed {
+            let index = insertionIndex(of: key)
+            if index < entries.count, entries[index].key.utf8.elementsEqual(key.utf8) {
+                entryBytes -= entries[index].json.count
+                entries.remove(at: index)
+            }
+        }
+        for (key, value) in record.set {
+            let index = insertionIndex(of: key)
+            let entry = Self.entry(key, value)
+            entryBytes += entry.json.count
+            if index < entries.count, entries[index].key.utf8.elementsEqual(key.utf8) {
+                entryBytes -= entries[index].json.count
+                entries[index] = entry
+            } else {
+                entries.insert(entry, at: index)
+            }
+        }
+        return entries.count == count
+    }
+
+    /// How large the file may grow (see ``record(_:over:edited:)``).
+    private var sizeLimit: Int {
+        SceneFile.compactionFactor * (entryBytes + 6 * entries.count + 512) + SceneFile.compactionSlack
     }
 
     /// Confirms that the file last encoded is stored as `version`, so the

@@ -58,14 +58,14 @@ extension SceneFile {
 }
 
 /// One save, as a record of a version 2 file's log.
-struct SceneFileRecord: Equatable {
+package struct SceneFileRecord: Equatable {
     var generation: UInt64
     var writer: WriterIdentity
     /// In the file's order.
     var set: [(String, SceneValue)]
     var removed: [String]
 
-    static func == (lhs: Self, rhs: Self) -> Bool {
+    package static func == (lhs: Self, rhs: Self) -> Bool {
         lhs.generation == rhs.generation && lhs.writer == rhs.writer && lhs.removed == rhs.removed
             && lhs.set.map(\.0) == rhs.set.map(\.0) && lhs.set.map(\.1) == rhs.set.map(\.1)
     }

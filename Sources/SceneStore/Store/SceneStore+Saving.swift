@@ -68,17 +68,18 @@ extension SceneStore {
     ///   (the scene changed, was locked, or only a locked read can decide):
     ///   then the save takes the lock.
     private func replaceIfCurrent() async throws(SceneStoreError) -> SavedWrite? {
-        guard storage.replacesConditionally || storage.layout == .log,
-              let (base, edits, file) = state.withLock({ $0.planWithoutLock(scene: id, writer: writer) })
-        else { return nil }
         if storage.layout == .log {
             // The file root: the record appended if the file still ends in `base`.
-            let (record, sizeLimit) = encoder.withLock { $0.record(file, over: base, edited: edits.keys) }
-            guard try await storage.append(id, record, ifCurrent: base.version, sizeLimit: sizeLimit) else { return nil }
-        } else {
-            let bytes = encoder.withLock { $0.encode(file, over: base, edited: edits.keys) }
-            guard try await storage.replace(id, with: bytes, ifCurrent: base.version) else { return nil }
+            guard let (base, edits, record) = state.withLock({ $0.planRecordWithoutLock(writer: writer) }) else { return nil }
+            let (line, sizeLimit) = encoder.withLock { $0.line(of: record, over: base) }
+            guard try await storage.append(id, line, ifCurrent: base.version, sizeLimit: sizeLimit) else { return nil }
+            return SavedWrite(edits: edits, file: nil, base: nil, appended: (record, base.version))
         }
+        guard storage.replacesConditionally,
+              let (base, edits, file) = state.withLock({ $0.planWithoutLock(scene: id, writer: writer) })
+        else { return nil }
+        let bytes = encoder.withLock { $0.encode(file, over: base, edited: edits.keys) }
+        guard try await storage.replace(id, with: bytes, ifCurrent: base.version) else { return nil }
         return SavedWrite(edits: edits, file: file, base: base)
     }
 
@@ -131,7 +132,10 @@ extension SceneStore {
     /// Memory catches up with a write its transaction made durable.
     func record(_ written: SavedWrite?) {
         guard let written else { return }
-        if let file = written.file {
+        if let (record, base) = written.appended {
+            encoder.withLock { $0.written(DiskVersion(incarnation: base.incarnation, generation: record.generation)) }
+            if !mutate({ $0.appended(written.edits, record, over: base) }) { sceneMayHaveChanged() }
+        } else if let file = written.file {
             encoder.withLock { $0.written(file.version) }
             mutate { $0.saved(written.edits, as: file, over: written.base) }
         } else {
@@ -162,4 +166,6 @@ struct SavedWrite {
     /// The version written; `nil` when `base` already held every edit.
     let file: SceneFile?
     let base: SceneFile?
+    /// A record appended over the version memory held, instead of a file.
+    var appended: (record: SceneFileRecord, base: DiskVersion)? = nil
 }

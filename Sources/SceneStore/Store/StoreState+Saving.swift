@@ -76,6 +76,34 @@ extension StoreState {
         return (base, edits, file)
     }
 
+    /// ``planWithoutLock(scene:writer:)`` as a record: the pending edits
+    /// that change the held document, as the record of its next
+    /// generation, planned without building the scene's values (a save of
+    /// one key of 10 000 copies none of the others). Keys keep the spelling
+    /// the document has.
+    func planRecordWithoutLock(writer: WriterIdentity) -> (base: SceneFile, edits: [String: PendingEdit], record: SceneFileRecord)? {
+        guard let base = diskFile, base.generation < SceneFile.maxGeneration,
+              !pending.contains(where: { key, edit in edit.replaces.map { !$0(base.values[key]) } ?? false })
+        else { return nil }
+        var set: [(String, SceneValue)] = []
+        var removed: [String] = []
+        for (key, edit) in pending {
+            let slot = base.values.index(forKey: key)
+            let stored = slot.map { base.values[$0] }
+            if let value = edit.value {
+                if stored?.value != value { set.append((stored?.key ?? key, value)) }
+            } else if let stored {
+                removed.append(stored.key)
+            }
+        }
+        // Every edit equal to a held value, which may be stale: only a read holding the lock can tell.
+        guard !set.isEmpty || !removed.isEmpty else { return nil }
+        set.sort { utf8Precedes($0.0, $1.0) }
+        removed.sort(by: utf8Precedes)
+        let record = SceneFileRecord(generation: base.generation + 1, writer: writer, set: set, removed: removed)
+        return (base, pending, record)
+    }
+
     /// A save ended at `now`, failing with `failure` or not: the failure is
     /// recorded (and reported once per error), and the next save is
     /// scheduled if edits are left: after the window, or after a back-off

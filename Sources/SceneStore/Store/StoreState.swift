@@ -216,6 +216,23 @@ struct StoreState: Sendable {
         }
     }
 
+    /// Records that `record`, which includes `edits`, was appended over
+    /// `base`, the version this store holds: the held document takes it in
+    /// place, without copying its values.
+    /// - Returns: `false` when memory moved on from `base` meanwhile (then
+    ///   the scene is to be read again).
+    mutating func appended(_ edits: [String: PendingEdit], _ record: SceneFileRecord, over base: DiskVersion) -> Bool {
+        clear(edits)
+        guard base == disk, var file = diskFile else { return false }
+        diskFile = nil  // the only reference to its values, so they change in place
+        for key in record.removed { file.values.removeValue(forKey: key) }
+        for (key, value) in record.set { file.values[key] = value }
+        file.generation = record.generation
+        file.writer = record.writer
+        diskFile = file
+        return true
+    }
+
     /// Records that `edits` needed no write: `current`, the scene as it is
     /// on disk (`nil`: no file), already holds every one of them.
     mutating func confirmed(_ edits: [String: PendingEdit], current: SceneFile?) {

@@ -99,4 +99,38 @@ struct StoreStateSavingTests {
         #expect(next == .none)
         #expect(report == .failed)
     }
+
+    /// The save as a record over the held document (the file root's
+    /// append): only the edits that change it, keys in the document's
+    /// spelling, the next generation; taken in place once appended.
+    @Test func aRecordHoldsTheEditsThatChangeTheHeldDocument() throws {
+        var state = StoreState(savePolicy: .onFlush)
+        let held = base(generation: 4, ["same": .int(1), "changed": .int(1), "gone": .bool(true), "\u{E9}": .int(1)])
+        state.load(held)
+        for (key, value) in [("same", SceneValue.int(1)), ("changed", .int(2)), ("gone", nil), ("absent", nil),
+                             ("new", .string("n")), ("e\u{301}", .int(2))] as [(String, SceneValue?)] {
+            _ = try state.applyLocal(key: key, value: value, sceneLimit: 1 << 20, scene: main)
+        }
+        let (base, edits, record) = try #require(state.planRecordWithoutLock(writer: me))
+        #expect(base.version == held.version)
+        #expect(edits.count == 6)
+        #expect(record.generation == 5)
+        #expect(record.writer == me)
+        #expect(record.set.map(\.0) == ["changed", "new", "\u{E9}"])
+        #expect(record.removed == ["gone"])
+
+        let taken = state.appended(edits, record, over: held.version)
+        #expect(taken)
+        #expect(state.diskFile?.values == ["same": .int(1), "changed": .int(2), "new": .string("n"), "\u{E9}": .int(2)])
+        #expect(state.diskFile?.generation == 5)
+        #expect(state.diskFile?.writer == me)
+        #expect(state.pending.isEmpty)
+        // Memory moved on: a record over the version before is not taken.
+        let takenAgain = state.appended([:], record, over: held.version)
+        #expect(!takenAgain)
+
+        // Edits equal to what memory holds, which may be stale: only a read holding the lock decides.
+        _ = try state.applyLocal(key: "same", value: .int(1), sceneLimit: 1 << 20, scene: main)
+        #expect(state.planRecordWithoutLock(writer: me) == nil)
+    }
 }
