@@ -101,25 +101,31 @@ package struct SceneFileEncoder {
     /// Applies `record`'s keys, matched by their bytes; false when the
     /// entries do not end up `count` (then they are rebuilt).
     private mutating func apply(_ record: SceneFileRecord, leaving count: Int) -> Bool {
-        for key in record.removed {
-            let index = insertionIndex(of: key)
-            if index < entries.count, entries[index].key.utf8.elementsEqual(key.utf8) {
-                entryBytes -= entries[index].json.count
-                entries.remove(at: index)
-            }
-        }
-        for (key, value) in record.set {
-            let index = insertionIndex(of: key)
-            let entry = Self.entry(key, value)
-            entryBytes += entry.json.count
-            if index < entries.count, entries[index].key.utf8.elementsEqual(key.utf8) {
-                entryBytes -= entries[index].json.count
-                entries[index] = entry
-            } else {
-                entries.insert(entry, at: index)
-            }
-        }
+        for key in record.removed { remove(key) }
+        for (key, value) in record.set { put(key, value) }
         return entries.count == count
+    }
+
+    /// Sets the entry of `key` (matched by its bytes) to `value`.
+    private mutating func put(_ key: String, _ value: SceneValue) {
+        let index = insertionIndex(of: key)
+        let entry = Self.entry(key, value)
+        entryBytes += entry.json.count
+        if index < entries.count, entries[index].key.utf8.elementsEqual(key.utf8) {
+            entryBytes -= entries[index].json.count
+            entries[index] = entry
+        } else {
+            entries.insert(entry, at: index)
+        }
+    }
+
+    /// Removes the entry of `key` (matched by its bytes), if there is one.
+    private mutating func remove(_ key: String) {
+        let index = insertionIndex(of: key)
+        if index < entries.count, entries[index].key.utf8.elementsEqual(key.utf8) {
+            entryBytes -= entries[index].json.count
+            entries.remove(at: index)
+        }
     }
 
     /// How large the file may grow (see ``record(_:over:edited:)``).
@@ -154,22 +160,9 @@ package struct SceneFileEncoder {
     private mutating func update(_ edited: some Collection<String>, to values: [String: SceneValue]) -> Bool {
         for key in edited {
             if let slot = values.index(forKey: key) {
-                let (stored, value) = values[slot]
-                let index = insertionIndex(of: stored)
-                let entry = Self.entry(stored, value)
-                entryBytes += entry.json.count
-                if index < entries.count, entries[index].key.utf8.elementsEqual(stored.utf8) {
-                    entryBytes -= entries[index].json.count
-                    entries[index] = entry
-                } else {
-                    entries.insert(entry, at: index)
-                }
+                put(values[slot].key, values[slot].value)
             } else {
-                let index = insertionIndex(of: key)
-                if index < entries.count, entries[index].key.utf8.elementsEqual(key.utf8) {
-                    entryBytes -= entries[index].json.count
-                    entries.remove(at: index)
-                }
+                remove(key)
             }
         }
         return entries.count == values.count
