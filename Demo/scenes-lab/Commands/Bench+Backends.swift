@@ -61,9 +61,11 @@ extension Bench {
                 }
                 samples["postgres", default: ([], [])].commit += postgres.commit
                 samples["postgres", default: ([], [])].propagation += postgres.propagation
-                let size = (try? FileManager.default.attributesOfItem(
-                    atPath: root.appendingPathComponent("\(Bench.sceneName).json").path)[.size] as? Int) ?? 4096
-                let stored = fillerFloor ? nil : try Data(contentsOf: root.appendingPathComponent("\(Bench.sceneName).json"))
+                // The document PostgreSQL keeps (format 1, the scene whole),
+                // from the file root's log of the same saves.
+                let file = try SceneFile.decode(Data(contentsOf: root.appendingPathComponent("\(Bench.sceneName).json"))).get()
+                let stored = fillerFloor ? nil : file.encoded(.document)
+                let size = file.encoded(.document).count
                 let raw = try await measureRaw(url: url, commits: commits, documentSize: size, document: stored)
                 samples["postgres-raw", default: ([], [])].commit += raw.commit
                 samples["postgres-raw", default: ([], [])].propagation += raw.propagation
@@ -129,8 +131,29 @@ extension Bench {
         /// received it.
         private func measureRaw(url: String, commits: Int, documentSize: Int, document stored: Data?) async throws -> (commit: [Int], propagation: [Int]) {
             let writer = try await LoadPeer.connect(url)
-            let listener = try await LoadPeer.connect(url)
+            let listener: PostgresConnection
+            do {
+                listener = try await LoadPeer.connect(url)
+            } catch {
+                try? await writer.close()
+                throw error
+            }
+            do {
+                return try await measureRaw(writer: writer, listener: listener, commits: commits, documentSize: documentSize, document: stored)
+            } catch {
+                // Closed on every path: a connection dropped unclosed traps
+                // (in debug builds) before the error is told.
+                try? await writer.close()
+                try? await listener.close()
+                throw error
+            }
+        }
+
+        private func measureRaw(
+            writer: PostgresConnection, listener: PostgresConnection, commits: Int, documentSize: Int, document stored: Data?
+        ) async throws -> (commit: [Int], propagation: [Int]) {
             let (arrivals, arrived) = AsyncStream.makeStream(of: Int.self)
+            defer { arrived.finish() }
             listener.addListener(channel: "scenestore_bench_raw") { _, notification in
                 if let stamp = Int(notification.payload.prefix { $0 != "\n" }) { arrived.yield(stamp) }
             }
@@ -157,7 +180,6 @@ extension Bench {
             }
             try await writer.close()
             try await listener.close()
-            arrived.finish()
             return (commitTimes, propagationTimes)
         }
         #endif
