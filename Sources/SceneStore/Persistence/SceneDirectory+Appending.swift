@@ -40,7 +40,8 @@ extension SceneDirectory {
         try syscall("fstat", path: path) { fstat(fd, &info) }
         let size = Int(info.st_size)
         guard info.st_mode & S_IFMT == S_IFREG, size + record.count + 2 <= sizeLimit,
-              let end = try logEnd(of: fd, size: size, path: path, naming: version)
+              let peeked = try peekVersion(of: fd, size: size, path: path), peeked.version == version,
+              let end = peeked.logEnd
         else { return false }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(record.count + 1 + SceneFile.logEnd.count)
@@ -69,13 +70,14 @@ extension SceneDirectory {
         return true
     }
 
-    /// Where the log of the file open as `fd` ends, when its header and
-    /// last record name `version` and nothing follows the end but
-    /// itself: the offset of the end (``SceneFile/logEnd``), and whether
-    /// the log has no record yet. `nil` otherwise.
-    private func logEnd(
-        of fd: Int32, size: Int, path: String, naming version: DiskVersion
-    ) throws(SceneStoreError) -> (offset: Int, first: Bool)? {
+    /// The version the file open as `fd` (`size` bytes) names, read from
+    /// its header and, for a log, its last record: its first kilobyte and
+    /// its last 4 KiB (64 KiB when the last line is longer); for a log, also
+    /// where its end starts and whether it has no record yet. `nil` when
+    /// neither layout is found (the file then needs a full reading).
+    func peekVersion(
+        of fd: Int32, size: Int, path: String
+    ) throws(SceneStoreError) -> (version: DiskVersion, logEnd: (offset: Int, first: Bool)?)? {
         var head: Data?
         // A record is usually short: the last 4 KiB hold it; else up to 64.
         for window in [4 << 10, Self.tailBytes] {
@@ -87,10 +89,11 @@ extension SceneDirectory {
             } else if head == nil {
                 head = try read(fd, at: 0, count: Self.headerBytes, path: path)
             }
-            if let head, let peeked = SceneFile.peekHeader(head, tail: tail),
-               let end = tail.withUnsafeBytes({ SceneFileTail.read($0.bindMemory(to: UInt8.self)) }) {
-                guard DiskVersion(incarnation: peeked.incarnation, generation: peeked.generation) == version else { return nil }
-                return (tailStart + end.end, end.tail == .noRecords)
+            guard let head else { return nil }
+            if let peeked = SceneFile.peekHeader(head, tail: tail) {
+                let version = DiskVersion(incarnation: peeked.incarnation, generation: peeked.generation)
+                let end = tail.withUnsafeBytes { SceneFileTail.read($0.bindMemory(to: UInt8.self)) }
+                return (version, end.map { (tailStart + $0.end, $0.tail == .noRecords) })
             }
             if tailStart == 0 { return nil }
         }

@@ -9,12 +9,12 @@ extension SceneDirectory {
     /// The scene file's bytes. Never follows a symlink and never blocks on
     /// a FIFO.
     ///
-    /// - Parameter skip: when given, only the start of the file is read
-    ///   first, and if its header (``SceneFile/peekVersion(_:)``) names a
-    ///   version `skip` accepts, the result is ``StoredDocument/skipped``: a store
-    ///   reading back its own save reads a few hundred bytes, not the
-    ///   scene. The rest comes from the same descriptor, so it is the same
-    ///   file either way.
+    /// - Parameter skip: when given, a large file's header (and a log's
+    ///   last record, ``peekVersion(of:size:path:)``) is read first, and if
+    ///   it names a version `skip` accepts, the result is
+    ///   ``StoredDocument/skipped``: a store reading back its own save reads
+    ///   a few kilobytes, not the scene. The rest comes from the same
+    ///   descriptor, so it is the same file either way.
     func readBytes(_ id: SceneID, skip: ((DiskVersion) -> Bool)? = nil) throws(SceneStoreError) -> StoredDocument {
         let path = scenePath(id)
         let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
@@ -37,22 +37,12 @@ extension SceneDirectory {
         // small file is read in one call; a large one header (and a log's
         // last record) first when `skip` may spare the rest.
         let size = Int(info.st_size)
-        var data = Data(count: size)
-        var filled = 0
-        if let skip, size > StoredDocument.wholeReadBytes {
-            filled = try read(fd, path: path, into: &data, from: 0, upTo: Self.headerBytes)
-            let head = data.prefix(filled)
-            // A log's version is in its last record.
-            var peeked = SceneFile.peekHeader(head)
-            if peeked == nil {
-                let tail = try read(fd, at: size - Self.tailBytes, count: Self.tailBytes, path: path)
-                peeked = SceneFile.peekHeader(head, tail: tail)
-            }
-            if let peeked, skip(DiskVersion(incarnation: peeked.incarnation, generation: peeked.generation)) {
-                return .skipped
-            }
+        if let skip, size > StoredDocument.wholeReadBytes,
+           let peeked = try peekVersion(of: fd, size: size, path: path), skip(peeked.version) {
+            return .skipped
         }
-        filled = try read(fd, path: path, into: &data, from: filled, upTo: size)
+        var data = Data(count: size)
+        let filled = try read(fd, path: path, into: &data, from: 0, upTo: size)
         if filled < size { data.removeSubrange(filled...) }  // shrunk meanwhile: damage, judged by the parser
         // A small file's header rules are those of every storage.
         if size <= StoredDocument.wholeReadBytes { return StoredDocument(data, skip: skip, limits: limits) }

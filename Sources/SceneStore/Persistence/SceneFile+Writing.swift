@@ -46,7 +46,9 @@ package struct SceneFileEncoder {
     /// changed. Reuses what was encoded for `base` when that is the file
     /// this encoder encoded last and ``written(_:)`` confirmed.
     package mutating func encode(_ file: SceneFile, over base: SceneFile?, edited: some Collection<String>) -> Data {
-        stage(file, over: base, edited: edited)
+        let reused = base.map { version == $0.version && update(edited, to: file.values) } ?? false
+        if !reused { rebuild(from: file.values) }
+        version = nil
         return bytes(of: file)
     }
 
@@ -66,20 +68,18 @@ package struct SceneFileEncoder {
     package mutating func record(
         _ file: SceneFile, over base: SceneFile, edited: some Collection<String>
     ) -> (line: [UInt8], sizeLimit: Int) {
-        stage(file, over: base, edited: edited)
         var set: [(String, SceneValue)] = []
         var removed: [String] = []
         for key in edited {
             if let slot = file.values.index(forKey: key) {
                 set.append(file.values[slot])
-            } else if base.values[key] != nil {
-                removed.append(key)
+            } else if let slot = base.values.index(forKey: key) {
+                removed.append(base.values[slot].key)  // in the spelling the entries have
             }
         }
         set.sort { utf8Precedes($0.0, $1.0) }
         removed.sort(by: utf8Precedes)
-        let line = SceneFileRecord(generation: file.generation, writer: file.writer, set: set, removed: removed).line()
-        return (line, sizeLimit)
+        return line(of: SceneFileRecord(generation: file.generation, writer: file.writer, set: set, removed: removed), over: base)
     }
 
     /// The line of `record`, a save over `base`, without the saved scene's
@@ -139,13 +139,6 @@ package struct SceneFileEncoder {
     /// version number this encoding never got.
     package mutating func written(_ version: DiskVersion) {
         self.version = version
-    }
-
-    /// Makes the entries hold `file`, reusing those of `base` when they are.
-    private mutating func stage(_ file: SceneFile, over base: SceneFile?, edited: some Collection<String>) {
-        let reused = base.map { version == $0.version && update(edited, to: file.values) } ?? false
-        if !reused { rebuild(from: file.values) }
-        version = nil
     }
 
     /// Applies the edited keys; false (and nothing reliable left) when the

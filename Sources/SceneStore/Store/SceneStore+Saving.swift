@@ -114,12 +114,11 @@ extension SceneStore {
         case .write(let edits, let file):
             if let base, storage.layout == .log {
                 let (record, sizeLimit) = encoder.withLock { $0.record(file, over: base, edited: edits.keys) }
-                if try await transaction.append(record, over: base.version, sizeLimit: sizeLimit) {
-                    return SavedWrite(edits: edits, file: file, base: base)
+                if try await !transaction.append(record, over: base.version, sizeLimit: sizeLimit) {
+                    // Not a log that ends in `base` (a version 1 file, a torn
+                    // tail), or grown past its bound: written whole, compacted.
+                    try await transaction.write(encoder.withLock { $0.encodeStaged(file) })
                 }
-                // Not a log that ends in `base` (a version 1 file, a torn
-                // tail), or grown past its bound: written whole, compacted.
-                try await transaction.write(encoder.withLock { $0.encodeStaged(file) })
                 return SavedWrite(edits: edits, file: file, base: base)
             }
             let bytes = encoder.withLock { $0.encode(file, over: base, edited: edits.keys) }
