@@ -110,6 +110,9 @@ let package = Package(
             ],
             path: "Demo/scenes"
         ),
+        // `scenes get`'s floor in `scenes-lab bench compare`: a program that
+        // only imports Foundation.
+        .executableTarget(name: "foundation-floor", path: "Demo/foundation-floor"),
         // Benchmarks, probes and the stress and torture writers that the
         // tests drive: apart from the user-facing CLI, as swift-nio keeps
         // its performance tester.

@@ -10,7 +10,14 @@ import SceneStore
 /// runs the subcommand, and turns a ``SceneStoreError`` into a `scenes: …`
 /// line and exit status (75, EX_TEMPFAIL, for a lock held too long:
 /// nothing was written and trying again later may work; else 1).
-package func runCommandLine<Command: ParsableCommand>(_ root: Command.Type) async -> Never {
+///
+/// - Parameter direct: the command the arguments (without the program's
+///   name) name, when it can tell them without the argument parser, whose
+///   reflection costs a one-shot command about 10 ms; `nil`: the parser
+///   decides (and tells what is wrong with them).
+package func runCommandLine<Command: ParsableCommand>(
+    _ root: Command.Type, direct: ([String]) -> (any ParsableCommand)? = { _ in nil }
+) async -> Never {
     LoggingSystem.bootstrap { label in
         let level = ProcessInfo.processInfo.environment["SCENES_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:))
         return LogRouting.handler(label: label, level: level ?? .warning)
@@ -19,7 +26,7 @@ package func runCommandLine<Command: ParsableCommand>(_ root: Command.Type) asyn
         Command.exit(withError: failure(message, status: 64))
     }
     do {
-        var command = try Command.parseAsRoot()
+        var command = try direct(Array(CommandLine.arguments.dropFirst())) ?? Command.parseAsRoot()
         if var asyncCommand = command as? any AsyncParsableCommand {
             try await asyncCommand.run()
         } else {

@@ -30,7 +30,9 @@ package struct RootOptions: ParsableArguments {
     @Option(name: .customLong("lock-timeout"), parsing: .unconditional, help: ArgumentHelp(
         "How long to wait for a scene another process has locked before giving up (exit status 75).",
         valueName: "seconds"))
-    package var lockTimeoutSeconds: Double = 10
+    package var lockTimeoutSeconds: Double = Self.defaultLockTimeoutSeconds
+
+    package static let defaultLockTimeoutSeconds: Double = 10
 
     package func validate() throws {
         if let root, root.isEmpty {

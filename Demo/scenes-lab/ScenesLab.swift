@@ -23,3 +23,7 @@ let labExecutable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPa
 
 /// The user-facing `scenes` executable, built next to this one.
 let scenesExecutable = labExecutable.deletingLastPathComponent().appendingPathComponent("scenes")
+
+/// `scenes get`'s floor: a program that only imports Foundation, built
+/// next to this one.
+let foundationFloorExecutable = labExecutable.deletingLastPathComponent().appendingPathComponent("foundation-floor")

@@ -26,6 +26,6 @@ struct Scenes: AsyncParsableCommand {
     @OptionGroup var rootOptions: RootOptions
 
     static func main() async {
-        await runCommandLine(Self.self)
+        await runCommandLine(Self.self, direct: Get.direct)
     }
 }

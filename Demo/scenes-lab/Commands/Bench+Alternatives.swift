@@ -23,10 +23,14 @@ protocol CommitAlternative {
     /// makes it (SceneStore: `flush`; the others: already there).
     mutating func settle() async throws
     mutating func finish() async throws
+    /// Whether the last commit wrote its scene whole (SceneStore: a
+    /// compaction of its log); `false` for those that always write alike.
+    mutating func committedWhole() -> Bool
 }
 
 extension CommitAlternative {
     mutating func settle() async throws {}
+    mutating func committedWhole() -> Bool { false }
 }
 
 /// Where each alternative keeps a scene, for the processes that read it
@@ -48,6 +52,10 @@ struct SceneStoreAlternative: CommitAlternative {
     private var registry: SceneRegistry?
     private var store: SceneStore?
     private var preparedGeneration: UInt64 = 0
+    private var file = ""
+    /// The scene file's inode after the last commit: a whole write makes a
+    /// new file, an appended record keeps it.
+    private var inode: ino_t = 0
 
     /// Saves only on `flush` (one commit, one write) unless told otherwise.
     init(configuration: SceneRegistry.Configuration = .init(savePolicy: .onFlush, watcher: .polling(interval: .seconds(3600)))) {
@@ -62,6 +70,15 @@ struct SceneStoreAlternative: CommitAlternative {
         for key in 0..<keys { try store.set("value number \(key)", forKey: "key\(key)") }
         try await store.flush()
         (self.registry, self.store, preparedGeneration) = (registry, store, store.generation)
+        file = directory.appendingPathComponent("\(AlternativeFiles.sceneStoreScene).json").path
+        _ = committedWhole()
+    }
+
+    mutating func committedWhole() -> Bool {
+        var info = stat()
+        guard stat(file, &info) == 0 else { return false }
+        defer { inode = info.st_ino }
+        return info.st_ino != inode
     }
 
     mutating func commit(_ index: Int) async throws {

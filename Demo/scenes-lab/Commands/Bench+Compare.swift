@@ -36,6 +36,8 @@ extension Bench {
             /// Alternative -> scene size -> p50 over SceneStore's p50.
             var overSceneStore: [String: [String: Double]]
             var durable: [String: Bool]
+            /// SceneStore's commits that wrote the scene whole (compacted its log), by scene size.
+            var compaction: [String: CompactionFigures]
             /// SceneStore `set` in memory (no disk), nanoseconds per set.
             var setInMemoryNanoseconds: Double
             var burst: BurstFigures
@@ -67,6 +69,7 @@ extension Bench {
             let runs = quick ? 1 : self.runs
             var runMedians: [String: [Int: [Double]]] = [:]
             var durable: [String: Bool] = [:]
+            var compaction: [Int: CompactionFigures] = [:]
             for run in 0..<runs {
                 for keys in sizes {
                     // The block floor commits only (a burst or a cold restore of it says nothing).
@@ -74,8 +77,9 @@ extension Bench {
                     alternatives.shuffle()
                     for index in alternatives.indices {
                         let place = scratch.appendingPathComponent("r\(run)-k\(keys)-\(index)")
-                        let samples = try await measure(&alternatives[index], keys: keys, commits: commits, in: place)
+                        let (samples, whole) = try await measure(&alternatives[index], keys: keys, commits: commits, in: place)
                         let name = alternatives[index].name
+                        if name == "scenestore" { compaction[keys, default: CompactionFigures()].add(samples, whole: whole) }
                         runMedians[name, default: [:]][keys, default: []].append(Summary(nanoseconds: samples).p50Ms * 1000)
                         durable[name] = alternatives[index].durable
                     }
@@ -94,6 +98,7 @@ extension Bench {
             let spawns = quick ? 3 : self.spawns
             let report = Report(
                 commits: commits, runs: runs, p50Microseconds: p50, overSceneStore: ratios, durable: durable,
+                compaction: Dictionary(uniqueKeysWithValues: compaction.map { (String($0.key), $0.value) }),
                 setInMemoryNanoseconds: try await setInMemory(in: scratch.appendingPathComponent("memory")),
                 burst: try await BurstFigures.measure(pushes: quick ? 200 : pushes, runs: runs, in: scratch),
                 coldRestore: try await ColdRestoreFigures.measure(sizes: restoreSizes, spawns: spawns, in: scratch),
@@ -120,18 +125,22 @@ extension Bench {
 
         private func measure(
             _ alternative: inout any CommitAlternative, keys: Int, commits: Int, in directory: URL
-        ) async throws -> [Int] {
+        ) async throws -> (samples: [Int], whole: [Bool]) {
             try await alternative.prepare(keys: keys, in: directory)
             for index in 0..<5 { try await alternative.commit(-1 - index) }
+            _ = alternative.committedWhole()
             var samples: [Int] = []
+            var whole: [Bool] = []
             samples.reserveCapacity(commits)
+            whole.reserveCapacity(commits)
             for index in 0..<commits {
                 let start = monotonicNanoseconds()
                 try await alternative.commit(index)
                 samples.append(monotonicNanoseconds() - start)
+                whole.append(alternative.committedWhole())
             }
             try await alternative.finish()
-            return samples
+            return (samples, whole)
         }
 
         /// Nanoseconds per `set` of a 100-key store, memory only.
@@ -162,6 +171,7 @@ extension Bench {
                 emit(name.padding(toLength: 20, withPad: " ", startingAt: 0) + cells.joined()
                     + "   " + ((report.durable[name] ?? false) ? "yes" : "no (no fsync)"))
             }
+            CompactionFigures.printTable(report.compaction, sizes: sizes)
             emit(String(format: "SceneStore set in memory: %.0f ns", report.setInMemoryNanoseconds))
         }
     }
