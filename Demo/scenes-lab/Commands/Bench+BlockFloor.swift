@@ -1,4 +1,5 @@
 import Foundation
+import SceneStore
 import ScenesCLIKit
 #if canImport(Glibc)
 import Glibc
@@ -53,14 +54,18 @@ struct BlockFloorAlternative: CommitAlternative {
 
 /// The floor of a commit to a log: the bytes SceneStore appends for the
 /// change (the record of one value set, the log's end after it) written
-/// over the end of a file that holds the scene, growing it, then
-/// `fdatasync` (which then also syncs the new size). Nothing encoded, no
-/// lock, no read of the file's end, never written whole again.
+/// where SceneStore writes them, then `fdatasync`: over the padding after
+/// the log's end when they fit there (the file's size unchanged), else
+/// growing the file, padded to the next 4 KiB (``LogAppend``, the store's
+/// own rule). Nothing encoded, no lock, no read of the file's end, never
+/// written whole again.
 struct AppendFloorAlternative: CommitAlternative {
     let name = "floor (append)"
     let durable = true
     private var fd: Int32 = -1
     private var size = 0
+    /// Where the log's end (`\n]}\n`) starts.
+    private var end = 0
     private(set) var writes = 0
 
     mutating func prepare(keys: Int, in directory: URL) async throws {
@@ -70,26 +75,28 @@ struct AppendFloorAlternative: CommitAlternative {
         var values: [String: String] = [:]
         for key in 0..<keys { values["key\(key)"] = "value number \(key)" }
         let document = try JSONEncoder().encode(values) + Data("\n]}\n".utf8)
-        try write(Array(document), at: 0)
-        guard fsync(fd) == 0 else { throw failure("append floor: fsync failed: errno \(errno)") }
+        let written = document.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
+        guard written == document.count, fsync(fd) == 0 else { throw failure("append floor: write failed: errno \(errno)") }
+        (size, end) = (document.count, document.count - 4)
         writes = 0
     }
 
     mutating func commit(_ index: Int) async throws {
-        let record = ",{\"generation\": \(index + 2), \"writer\": {\"pid\": \(getpid()), \"token\": \"0123456789abcdef\"}, "
-            + "\"set\": {\"key0\": {\"type\": \"string\", \"value\": \"value \(index)\"}}, \"checksum\": \"fnv1a64:0123456789abcdef\"}\n]}\n"
-        try write(Array(record.utf8), at: size - 3)
+        let record = "{\"generation\": \(index + 2), \"writer\": {\"pid\": \(getpid()), \"token\": \"0123456789abcdef\"}, "
+            + "\"set\": {\"key0\": {\"type\": \"string\", \"value\": \"value \(index)\"}}, \"checksum\": \"fnv1a64:0123456789abcdef\"}"
+        try append(Array(record.utf8))
     }
 
-    /// The value's bytes appended (only `bench compare`'s commits measure this floor).
+    /// The value's bytes as a record (only `bench compare`'s commits measure this floor).
     mutating func push(_ value: Data, forKey key: String) async throws {
-        try write(Array(value) + Array("\n]}\n".utf8), at: size - 3)
+        try append(Array(value))
     }
 
-    private mutating func write(_ bytes: [UInt8], at offset: Int) throws {
-        let written = bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, off_t(offset)) }
-        guard written == bytes.count, fdatasync(fd) == 0 else { throw failure("append floor: write failed: errno \(errno)") }
-        size = max(size, offset + bytes.count)
+    private mutating func append(_ record: [UInt8]) throws {
+        let append = LogAppend(record: record, first: false, end: end, size: size)
+        let written = append.bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, off_t(append.offset)) }
+        guard written == append.bytes.count, fdatasync(fd) == 0 else { throw failure("append floor: write failed: errno \(errno)") }
+        (size, end) = (append.size, append.offset + append.recordCount)
         writes += 1
     }
 

@@ -8,6 +8,11 @@ struct JSONText {
         bytes.reserveCapacity(capacity)
     }
 
+    /// JSON's whitespace: space, line feed, carriage return, tab.
+    static func isWhitespace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
+    }
+
     mutating func raw(_ text: StaticString) {
         text.withUTF8Buffer { bytes.append(contentsOf: $0) }
     }

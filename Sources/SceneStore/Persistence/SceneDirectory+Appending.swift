@@ -11,8 +11,10 @@ extension SceneDirectory {
     /// Appends `record` to scene `id`'s log over its closing `]}`, then
     /// `fdatasync`s. Call with the scene lock held. Only when the file is a
     /// regular version 2 file whose header and last complete record name
-    /// `version`, whose log ends right after that record (no torn tail), and
-    /// whose size with the record stays within `sizeLimit`.
+    /// `version`, whose log ends right after that record (no torn tail;
+    /// padding may follow), and whose size with the record stays within
+    /// `sizeLimit`. A record that fits in the padding leaves the file's
+    /// size as it was, so the sync writes its data alone (``LogAppend``).
     ///
     /// The file is written in place, so a reader without the lock may see
     /// the append half-way: the record's checksum makes that a torn tail,
@@ -24,7 +26,8 @@ extension SceneDirectory {
     ///
     /// - Returns: whether it appended; `false`: nothing was written.
     /// - Throws: when the write or the sync fails. A record cut short (a
-    ///   full disk) is taken back: nobody can have read it. A whole record
+    ///   full disk) is taken back, the file's bytes as they were: nobody can
+    ///   have read it. A whole record
     ///   stays, even when its sync failed: another process may have read
     ///   it, so its generation is never written again with other values
     ///   (the next save reads it and writes after it).
@@ -39,15 +42,12 @@ extension SceneDirectory {
         var info = stat()
         try syscall("fstat", path: path) { fstat(fd, &info) }
         let size = Int(info.st_size)
-        guard info.st_mode & S_IFMT == S_IFREG, size + record.count + 2 <= sizeLimit,
+        guard info.st_mode & S_IFMT == S_IFREG,
               let peeked = try peekVersion(of: fd, size: size, path: path), peeked.version == version,
               let end = peeked.logEnd
         else { return false }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(record.count + 1 + SceneFile.logEnd.count)
-        if !end.first { bytes.append(UInt8(ascii: ",")) }
-        bytes += record
-        bytes += SceneFile.logEnd
+        let append = LogAppend(record: record, first: end.first, end: end.offset, size: size)
+        guard append.size <= sizeLimit else { return false }
         // The same file (under the lock nobody replaces it), checked by its inode.
         let writer = try syscall("open", path: path) { open(path, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) }
         var written = stat()
@@ -55,13 +55,12 @@ extension SceneDirectory {
             close(writer)
             return false
         }
-        // Over the log's end but its leading newline, which ends the last line.
-        let (count, failure) = pwriteAll(bytes, at: end.offset + 1, to: writer)
-        if failure != nil, count < bytes.count - SceneFile.logEnd.count {
+        let (count, failure) = pwriteAll(append.bytes, at: append.offset, to: writer)
+        if failure != nil, count < append.recordCount {
             // The record did not reach its end (a full disk), so nobody
             // can have read it: the file is put back as it was.
-            if ftruncate(writer, off_t(size)) == 0 {
-                _ = pwriteAll(Array(SceneFile.logEnd.dropFirst()), at: end.offset + 1, to: writer)
+            if append.inPlace || ftruncate(writer, off_t(size)) == 0 {
+                _ = pwriteAll(end.after, at: append.offset, to: writer)
             }
         }
         close(writer)
@@ -70,17 +69,37 @@ extension SceneDirectory {
         return true
     }
 
+    /// The writer token of scene `id`'s latest version, from the file's
+    /// header and tail (``peekVersion(of:size:path:)``); `nil` when there is
+    /// no regular file or it is not laid out as SceneStore writes it.
+    func peekWriter(_ id: SceneID) throws(SceneStoreError) -> String? {
+        let path = scenePath(id)
+        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard fd != -1 else {
+            if errno == ENOENT || errno == ELOOP { return nil }
+            throw .io(syscall: "open", path: path, errno: errno)
+        }
+        defer { close(fd) }
+        var info = stat()
+        try syscall("fstat", path: path) { fstat(fd, &info) }
+        guard info.st_mode & S_IFMT == S_IFREG else { return nil }
+        return try peekVersion(of: fd, size: Int(info.st_size), path: path)?.writer
+    }
+
     /// The version the file open as `fd` (`size` bytes) names, read from
     /// its header and, for a log, its last record: its first kilobyte and
-    /// its last 4 KiB (64 KiB when the last line is longer); for a log, also
-    /// where its end starts and whether it has no record yet. `nil` when
-    /// neither layout is found (the file then needs a full reading).
+    /// its last 8 KiB (64 KiB when the last line and the padding after the
+    /// log are longer); for a log, also where its end starts, whether it
+    /// has no record yet, and the bytes from its `]}` to the file's end;
+    /// and who wrote that version.
+    /// `nil` when neither layout is found (the file then needs a full
+    /// reading).
     func peekVersion(
         of fd: Int32, size: Int, path: String
-    ) throws(SceneStoreError) -> (version: DiskVersion, logEnd: (offset: Int, first: Bool)?)? {
+    ) throws(SceneStoreError) -> (version: DiskVersion, writer: String, logEnd: (offset: Int, first: Bool, after: [UInt8])?)? {
         var head: Data?
-        // A record is usually short: the last 4 KiB hold it; else up to 64.
-        for window in [4 << 10, Self.tailBytes] {
+        // A record is usually short: the last 8 KiB hold it and the padding; else up to 64.
+        for window in [8 << 10, Self.tailBytes] {
             let tailStart = max(0, size - window)
             let tail = try read(fd, at: tailStart, count: size - tailStart, path: path)
             guard tail.count == size - tailStart else { return nil }
@@ -93,7 +112,7 @@ extension SceneDirectory {
             if let peeked = SceneFile.peekHeader(head, tail: tail) {
                 let version = DiskVersion(incarnation: peeked.incarnation, generation: peeked.generation)
                 let end = tail.withUnsafeBytes { SceneFileTail.read($0.bindMemory(to: UInt8.self)) }
-                return (version, end.map { (tailStart + $0.end, $0.tail == .noRecords) })
+                return (version, peeked.writerToken, end.map { (tailStart + $0.end, $0.tail == .noRecords, Array(tail[($0.end + 1)...])) })
             }
             if tailStart == 0 { return nil }
         }

@@ -66,4 +66,29 @@ extension SceneDirectory {
         }
         return offset
     }
+
+    /// The bytes of scene `id`'s file after `position.offset`, when its
+    /// first bytes are still `position.head` (no whole write since: that
+    /// makes a new header) and it reaches past that offset; `nil`
+    /// otherwise, and for anything but a regular file within the limits.
+    /// Appends only ever write after a log's end, so the bytes before
+    /// `position` are the ones read then.
+    func readAppended(_ id: SceneID, after position: LogPosition) throws(SceneStoreError) -> Data? {
+        let path = scenePath(id)
+        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard fd != -1 else {
+            if errno == ENOENT || errno == ELOOP { return nil }
+            throw .io(syscall: "open", path: path, errno: errno)
+        }
+        defer { close(fd) }
+        var info = stat()
+        try syscall("fstat", path: path) { fstat(fd, &info) }
+        let size = Int(info.st_size)
+        guard info.st_mode & S_IFMT == S_IFREG, size > position.offset,
+              StoredDocument.tooLarge(size: size, limits: limits) == nil,
+              try read(fd, at: 0, count: position.head.count, path: path) == position.head
+        else { return nil }
+        let tail = try read(fd, at: position.offset, count: size - position.offset, path: path)
+        return tail.count == size - position.offset ? tail : nil
+    }
 }

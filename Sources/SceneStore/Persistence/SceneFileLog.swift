@@ -57,6 +57,21 @@ extension SceneFile {
     static let logStart: [UInt8] = Array("  \"log\": [".utf8)
 }
 
+/// Where a reading of a version 2 file's log ended: the file's first
+/// bytes (its header, which every whole write changes: a new generation),
+/// where its last record ends, and the version it held there. The next
+/// reading may read only what follows (``SceneStorage/readLog(_:after:)``).
+package struct LogPosition: Sendable, Equatable {
+    package var head: Data
+    package var offset: Int
+    /// The log had no record.
+    package var first: Bool
+    package var version: DiskVersion
+
+    /// How much of the file's start ``head`` holds.
+    static let headBytes = 1024
+}
+
 /// One save, as a record of a version 2 file's log.
 package struct SceneFileRecord: Equatable {
     var generation: UInt64
@@ -116,7 +131,7 @@ package struct SceneFileRecord: Equatable {
 }
 
 /// What the end of a version 2 file says, read without parsing the file.
-enum SceneFileTail: Equatable {
+package enum SceneFileTail: Equatable {
     /// The log has no records: the header's version is the file's.
     case noRecords
     /// The last record, complete, with a matching checksum.
@@ -124,12 +139,16 @@ enum SceneFileTail: Equatable {
 
     /// Reads the last line of `bytes`, the end of a version 2 file: `nil`
     /// unless it ends with the log's end after a complete record (or the
-    /// log's opening line) written as ``SceneFileRecord/line()`` writes it.
+    /// log's opening line) written as ``SceneFileRecord/line()`` writes it,
+    /// and then nothing but whitespace (``LogAppend``'s padding).
     /// - Returns: the tail, and the offset in `bytes` where the log's end starts.
-    static func read(_ bytes: UnsafeBufferPointer<UInt8>) -> (tail: SceneFileTail, end: Int)? {
-        let end = SceneFile.logEnd
-        guard bytes.count > end.count, bytes.suffix(end.count).elementsEqual(end) else { return nil }
-        let lineEnd = bytes.count - end.count
+    package static func read(_ bytes: UnsafeBufferPointer<UInt8>) -> (tail: SceneFileTail, end: Int)? {
+        let trimmed = Self.trimmingPadding(bytes)
+        let closing = SceneFile.logEnd.dropLast()  // "\n]}"
+        guard trimmed > closing.count,
+              UnsafeBufferPointer(rebasing: bytes[(trimmed - closing.count)..<trimmed]).elementsEqual(closing)
+        else { return nil }
+        let lineEnd = trimmed - closing.count
         var lineStart = lineEnd
         while lineStart > 0, bytes[lineStart - 1] != UInt8(ascii: "\n") { lineStart -= 1 }
         guard lineStart > 0 else { return nil }  // the line may go on before the bytes given
@@ -157,6 +176,74 @@ enum SceneFileTail: Equatable {
         return (.record(generation: generation, writerToken: token), lineEnd)
     }
 
+    /// How many of `bytes` come before the whitespace that ends them: the
+    /// padding after a log, spaces, passed eight at a time.
+    private static func trimmingPadding(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
+        var count = bytes.count
+        guard let base = bytes.baseAddress else { return 0 }
+        while count > 0 {
+            if count >= 8, UnsafeRawPointer(base + count - 8).loadUnaligned(as: UInt64.self) == 0x2020_2020_2020_2020 {
+                count -= 8
+            } else if JSONText.isWhitespace(bytes[count - 1]) {
+                count -= 1
+            } else {
+                break
+            }
+        }
+        return count
+    }
+
     private static let quotedChecksum = Array("\"checksum\": \"".utf8)
     private static let checksumField = quotedChecksum + Array(Checksum.prefix.utf8)
+}
+
+/// Where and what a save appends to a log whose end (`\n]}\n`) starts at
+/// `end`, in a file of `size` bytes: its record (after a comma unless it is
+/// the log's first) written over the old `]}`, the log's end after it.
+///
+/// Bytes past the log's end are padding, whitespace up to the end of a
+/// 4 KiB block: a record that fits there is written in place, the file's
+/// size unchanged, so its `fdatasync` writes the data alone (no inode, no
+/// journal); one that does not fit grows the file, padded again to the
+/// next block's end. Padding is JSON whitespace after the document: every
+/// reader skips it (a version 2 reader before it too, which then read the
+/// file whole instead of its tail).
+package struct LogAppend {
+    /// Where the bytes go: right after the newline that ends the last line.
+    package let offset: Int
+    package let bytes: [UInt8]
+    /// How many of `bytes` the record and its separator take: written up
+    /// to there, the record is whole.
+    package let recordCount: Int
+    /// The file's size after the append.
+    package let size: Int
+    /// Whether the file keeps its size: the bytes overwrite padding.
+    package let inPlace: Bool
+
+    /// Padding grows a file to a multiple of this.
+    package static let block = 4096
+
+    package init(record: [UInt8], first: Bool, end: Int, size: Int) {
+        offset = end + 1
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(record.count + 8)
+        if !first { bytes.append(UInt8(ascii: ",")) }
+        bytes += record
+        recordCount = bytes.count
+        bytes += SceneFile.logEnd
+        let logEnd = offset + bytes.count
+        inPlace = logEnd <= size
+        if inPlace {
+            self.size = size
+        } else {
+            // A block's worth of room for the next records, the last byte a newline.
+            let padded = (logEnd + Self.block - 1) / Self.block * Self.block
+            if padded > logEnd {
+                bytes += repeatElement(UInt8(ascii: " "), count: padded - logEnd - 1)
+                bytes.append(UInt8(ascii: "\n"))
+            }
+            self.size = padded
+        }
+        self.bytes = bytes
+    }
 }

@@ -14,6 +14,12 @@ package struct SceneFileReader: Sendable {
     /// The last log read whole to its end: its bytes, where its last
     /// record ends (and whether it has none), and what it holds.
     private var log: (document: Data, end: Int, first: Bool, file: SceneFile)?
+    /// Where the last log read ended, whatever its size; `nil` after
+    /// anything else (a version 1 file, a torn tail, damage).
+    package private(set) var position: LogPosition?
+    /// How many readings took only a log's new records from the storage
+    /// (``advance(over:to:)``).
+    package private(set) var recordReads = 0
     /// How many values the last successful decode parsed, when it read
     /// over a baseline (the others came from it, or it read a log's new
     /// records only: 0); `nil`: it read them all.
@@ -31,14 +37,39 @@ package struct SceneFileReader: Sendable {
         switch SceneFile.decode(data, expectedKeys: expectedKeys, over: baseline, recording: keep) {
         case .success(let read):
             parsedOverBaseline = read.parsedOverBaseline
+            position = read.logEnd.map {
+                LogPosition(head: data.prefix(LogPosition.headBytes), offset: $0.offset, first: $0.first, version: read.file.version)
+            }
             if keep {
                 baseline = read.entries.map { SceneFileBaseline(document: data, entries: $0, file: read.snapshot) }
                 log = read.logEnd.map { (data, $0.offset, $0.first, read.file) }
             }
             return .success(read.file)
         case .failure(let problem):
+            position = nil
             return .failure(problem)
         }
+    }
+
+    /// The log went on with `records`, read from ``position`` by the
+    /// storage, the last of them ending `end` bytes after it.
+    package mutating func advance(over records: [SceneFileRecord], to end: Int) {
+        guard var position, let last = records.last else { return }
+        position.offset += end
+        position.first = false
+        position.version.generation = last.generation
+        self.position = position
+        recordReads += 1
+    }
+
+    /// Whether `records` go on from ``position`` one generation at a time.
+    package func follow(_ records: [SceneFileRecord]) -> Bool {
+        guard var generation = position?.version.generation else { return false }
+        for record in records {
+            guard record.generation == generation + 1 else { return false }
+            generation = record.generation
+        }
+        return true
     }
 
     /// `data` read as the log read last with records appended: its bytes
@@ -59,6 +90,8 @@ package struct SceneFileReader: Sendable {
         var file = log.file
         guard file.apply(records) == nil else { return nil }
         self.log = (data, end, log.first && records.isEmpty, file)
+        position = LogPosition(
+            head: data.prefix(LogPosition.headBytes), offset: end, first: log.first && records.isEmpty, version: file.version)
         return file
     }
 }

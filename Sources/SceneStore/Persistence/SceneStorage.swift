@@ -103,6 +103,20 @@ package protocol SceneStorage: Sendable {
     ///   saves in a transaction, over what is stored.
     func append(_ id: SceneID, _ record: [UInt8], ifCurrent version: DiskVersion, sizeLimit: Int) async throws(SceneStoreError) -> Bool
 
+    /// The bytes of scene `id`'s log after `position`, where an earlier
+    /// reading ended: only when the document's first bytes are still
+    /// `position.head` (no whole write since) and it goes on past there.
+    /// `nil` otherwise, and where documents are kept whole: the scene is
+    /// then read whole (``readBytes(_:skip:)``).
+    func readLog(_ id: SceneID, after position: LogPosition) async throws(SceneStoreError) -> Data?
+
+    /// The writer token of scene `id`'s latest version (a log's last
+    /// record, else the header), read without decoding the values; `nil`
+    /// when there is no document or it is not laid out as SceneStore
+    /// writes it. A store whose own save was told to it by the watcher
+    /// finds its token there and reads nothing more.
+    func latestWriter(of id: SceneID) async throws(SceneStoreError) -> String?
+
     /// The scenes that have a document, sorted.
     func sceneIDs() async throws(SceneStoreError) -> [SceneID]
 
@@ -261,6 +275,17 @@ extension SceneStorage {
     /// Never appends: a storage that keeps whole documents.
     package func append(_ id: SceneID, _ record: [UInt8], ifCurrent version: DiskVersion, sizeLimit: Int) async throws(SceneStoreError) -> Bool {
         false
+    }
+
+    /// Never: a storage that keeps whole documents.
+    package func readLog(_ id: SceneID, after position: LogPosition) async throws(SceneStoreError) -> Data? {
+        nil
+    }
+
+    /// The stored document read whole, its header peeked.
+    package func latestWriter(of id: SceneID) async throws(SceneStoreError) -> String? {
+        guard case .bytes(let data) = try await readBytes(id, skip: nil) else { return nil }
+        return SceneFile.peekHeader(data)?.writerToken
     }
 
     /// Never replaces: a storage without conditional replacement saves in

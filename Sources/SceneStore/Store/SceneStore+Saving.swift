@@ -133,7 +133,7 @@ extension SceneStore {
         guard let written else { return }
         if let (record, base) = written.appended {
             encoder.withLock { $0.written(DiskVersion(incarnation: base.incarnation, generation: record.generation)) }
-            if !mutate({ $0.appended(written.edits, record, over: base) }) { sceneMayHaveChanged() }
+            if !mutate({ $0.appended(written.edits, record, over: base) }) { scheduleReload() }
         } else if let file = written.file {
             encoder.withLock { $0.written(file.version) }
             mutate { $0.saved(written.edits, as: file, over: written.base) }

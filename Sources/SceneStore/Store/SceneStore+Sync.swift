@@ -43,6 +43,9 @@ extension SceneStore {
         _ site: ReadSite, in transaction: (any SceneStorageTransaction)?, delivered: Data? = nil
     ) async throws(SceneStoreError) -> Synchronized {
         let site = transaction == nil ? site : site.lockTaken
+        if transaction == nil, delivered == nil, !site.opening, try await applyAppendedRecords() {
+            return .settled(base: state.withLock { $0.diskFile })
+        }
         let (skip, keys) = state.withLock { ($0.skipRule(site), $0.diskFile?.values.count ?? 0) }
         let stored: StoredDocument
         if let transaction {
@@ -84,6 +87,25 @@ extension SceneStore {
             mutate { $0.quarantined(recovery) }
             return .settled(base: nil)
         }
+    }
+
+    /// Reads only what other processes appended to the scene's log since
+    /// the last reading ended (the file's first kilobyte and the bytes
+    /// after that point), and applies those records to memory, looking at
+    /// the keys they touch only: a change to one key of 10 000 costs what
+    /// it costs in a scene of one.
+    /// - Returns: `false` when this does not apply (no log read before, a
+    ///   whole write since, a torn tail, records that do not follow, a
+    ///   limit): the scene is then read whole.
+    private func applyAppendedRecords() async throws(SceneStoreError) -> Bool {
+        guard storage.layout == .log, let position = reader.withLock({ $0.position }),
+              let tail = try await storage.readLog(id, after: position),
+              let (records, end) = SceneFileParser.logContinuation(tail, from: 0, first: position.first),
+              reader.withLock({ $0.follow(records) }),
+              mutate({ $0.adoptRecords(records, limits: storage.limits) })
+        else { return false }
+        reader.withLock { $0.advance(over: records, to: end) }
+        return true
     }
 
     func unsupported(_ version: Int) -> SceneStoreError {
@@ -173,15 +195,14 @@ extension SceneStore {
             self.scheduleReload()
         }
         if ran { return }
-        // Busy: most often with this store's own save, whose rename the
+        // Busy: most often with this store's own save, whose record the
         // watcher reports before the save ends. The save records what it
-        // wrote; a reload would only find it so. (A local read never
-        // suspends: this ends here, on the watcher's thread.)
+        // wrote; a reload would only find it so. The file's header and
+        // last record tell (``SceneStorage/latestWriter(of:)``), whatever
+        // its size. (A local read never suspends: this ends here, on the
+        // watcher's thread.)
         Task.immediate {
-            if case .bytes(let data)? = try? await self.storage.readBytes(self.id, skip: nil),
-               SceneFile.peekHeader(data)?.writerToken == self.writer.token {
-                return
-            }
+            if let writer = try? await self.storage.latestWriter(of: self.id), writer == self.writer.token { return }
             self.scheduleReload()
         }
     }

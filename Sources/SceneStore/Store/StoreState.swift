@@ -233,6 +233,62 @@ struct StoreState: Sendable {
         return true
     }
 
+    /// Applies records another process appended to the log after the
+    /// version memory holds, as ``adopt(_:origin:)`` would a reading of the
+    /// whole file, looking only at the keys they touch. Records memory
+    /// already holds (this store's own) are passed over.
+    /// - Returns: `false`, changing nothing, when they do not follow the
+    ///   version held one generation at a time, or hold a key or value (or
+    ///   make a scene) a full reading would find above `limits`: the caller
+    ///   then reads the scene whole.
+    mutating func adoptRecords(_ records: [SceneFileRecord], limits: SceneRegistry.Limits) -> Bool {
+        guard var file = diskFile else { return false }
+        let fresh = records.drop { $0.generation <= file.generation }
+        guard !fresh.isEmpty else { return true }
+        // Checked first, changing nothing: the order, each key and value,
+        // and the scene's size after them (memory's size is the file's
+        // when nothing is pending).
+        var total = pending.isEmpty ? byteCount : file.values.reduce(0) { $0 + Self.cost(key: $1.key, value: $1.value) }
+        var after: [String: SceneValue?] = [:]
+        var generation = file.generation
+        for record in fresh {
+            guard record.generation == generation + 1 else { return false }
+            generation = record.generation
+            for key in record.removed {
+                total -= Self.cost(key: key, value: after[key] ?? file.values[key])
+                after[key] = .some(nil)
+            }
+            for (key, value) in record.set {
+                guard SceneStore.keyProblem(key, limit: limits.maxKeyBytes) == nil,
+                      value.byteCount <= limits.maxValueBytes else { return false }
+                total += Self.cost(key: key, value: value) - Self.cost(key: key, value: after[key] ?? file.values[key])
+                after[key] = value
+            }
+        }
+        guard total <= limits.maxSceneBytes else { return false }
+        diskFile = nil  // the only reference to its values, so they change in place
+        for (key, value) in after { file.values[key] = value }
+        if let last = fresh.last {
+            file.generation = last.generation
+            file.writer = last.writer
+        }
+        diskFile = file
+        var changes: [SceneEvent] = []
+        for key in after.keys.sorted() where pending[key] == nil {
+            let old = values[key]
+            let new = file.values[key]
+            guard old != new else { continue }
+            values[key] = new
+            byteCount += Self.cost(key: key, value: new) - Self.cost(key: key, value: old)
+            changes.append(.changed(SceneChange(
+                key: key, oldValue: old, newValue: new, origin: .external(writerPID: file.writer.pid),
+                generation: file.generation)))
+        }
+        if !changes.isEmpty { lastExternalChange = (file.writer.pid, ContinuousClock.now) }
+        broadcast.enqueue(changes)
+        return true
+    }
+
     /// Records that `edits` needed no write: `current`, the scene as it is
     /// on disk (`nil`: no file), already holds every one of them.
     mutating func confirmed(_ edits: [String: PendingEdit], current: SceneFile?) {

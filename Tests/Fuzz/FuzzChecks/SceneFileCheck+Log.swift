@@ -6,10 +6,13 @@ import SceneStore
 ///
 /// * Written as a log, it reads back equal, and the fast path reads its
 ///   header as the full read does.
-/// * The next save appended as a record (one key set, one removed) reads
-///   back as that save.
-/// * Every cut of that append (its bytes written up to any offset, the
-///   rest of the old end left as it was) reads as the version before it or
+/// * The next save appended as a record (one key set, one removed), as
+///   the store appends it (``LogAppend``: padded to a block), reads back
+///   as that save.
+/// * So does a second save after it, written in place over the padding
+///   when it fits there.
+/// * Every cut of each append (its bytes written up to any offset, the
+///   rest of the old end and padding left as it was) reads as the version before it or
 ///   as the one it wrote: never damage, never a mix; whenever the fast
 ///   path reads a header from it, it names the version the full read gives.
 /// * Read after the log it was appended to (``SceneFileReader``, which
@@ -33,18 +36,51 @@ extension SceneFileCheck {
             edited.append(removed)
         }
         let record = encoder.record(next, over: file, edited: edited).line
-        let appended = document.dropLast(3) + Data(record) + Data("\n]}\n".utf8)
-        try expect(appended, reads: next, "a record appended")
+        let appended = try append(record, to: document)
+        try check(appended, after: document, reads: next, before: file)
+        guard next.generation < SceneFile.maxGeneration else { return }
+        encoder.written(next.version)
+
+        // A second save, in place over the padding when it fits there.
+        var third = next
+        third.generation += 1
+        third.values["fuzz.third"] = .bool(true)
+        let again = try append(encoder.record(third, over: next, edited: ["fuzz.third"]).line, to: appended.bytes)
+        try check(again, after: appended.bytes, reads: third, before: next)
+    }
+
+    /// `document` with `record` appended as the store appends it
+    /// (``LogAppend``: over the padding when it fits, else growing the
+    /// file, padded to a block).
+    private static func append(_ record: [UInt8], to document: Data) throws(FuzzFailure) -> (bytes: Data, append: LogAppend) {
+        guard let tail = document.withUnsafeBytes({ SceneFileTail.read($0.bindMemory(to: UInt8.self)) }) else {
+            throw FuzzFailure("a file written as a log has no log's end an append can find")
+        }
+        let append = LogAppend(record: record, first: tail.tail == .noRecords, end: tail.end, size: document.count)
+        var bytes = document
+        bytes.replaceSubrange(append.offset..<min(document.count, append.offset + append.bytes.count), with: append.bytes)
+        return (bytes, append)
+    }
+
+    /// The append reads as `file`, also read after `document`; each of its
+    /// cuts reads as `file` or `before`, alike both ways, and the fast path
+    /// agrees.
+    private static func check(
+        _ appended: (bytes: Data, append: LogAppend), after document: Data, reads file: SceneFile, before: SceneFile
+    ) throws(FuzzFailure) {
+        let (bytes, append) = appended
+        try expect(bytes, reads: file, "a record appended")
         var reader = SceneFileReader()
         _ = reader.decode(document, expectedKeys: 0, keep: true)
-        guard case .success(let continued) = reader.decode(appended, expectedKeys: 0, keep: true), continued == next else {
+        guard case .success(let continued) = reader.decode(bytes, expectedKeys: 0, keep: true), continued == file else {
             throw FuzzFailure("the record appended, read after the log it was appended to, is not the save")
         }
-
-        let step = max(1, (appended.count - document.count) / 24)
-        let cuts = Array(stride(from: document.count - 3, to: appended.count, by: step)) + Array((appended.count - 6)..<appended.count)
+        let written = append.offset + append.recordCount + 4  // the record and the log's end after it
+        let step = max(1, (written - append.offset) / 24)
+        let cuts = Array(stride(from: append.offset, to: written, by: step)) + Array((written - 6)...min(bytes.count, written + 2))
+            + [bytes.count]
         for cut in cuts {
-            var torn = Data(appended.prefix(cut))
+            var torn = Data(bytes.prefix(cut))
             if cut < document.count { torn += document[cut...] }
             let decoded: SceneFile
             switch SceneFile.decode(torn) {
@@ -57,7 +93,7 @@ extension SceneFileCheck {
             guard case .success(let again) = primed.decode(torn, expectedKeys: 0, keep: true), again == decoded else {
                 throw FuzzFailure("an append cut at \(cut), read after the log it was appended to, is not what a full reading gives")
             }
-            guard decoded == file || decoded == next else {
+            guard decoded == before || decoded == file else {
                 throw FuzzFailure("an append cut at \(cut) reads as neither version:\n\(decoded)")
             }
             if let quick = SceneFile.peekHeader(torn), quick.generation != decoded.generation || quick.writerToken != decoded.writer.token {

@@ -15,15 +15,20 @@ import Testing
         SceneFile(scene: "main", generation: generation, incarnation: "00000000000000aa", writer: writer ?? self.writer, values: values)
     }
 
-    /// `document` with `record` appended as the store appends it.
-    private func appending(_ record: [UInt8], to document: Data) -> Data {
-        let first = document.suffix(SceneFile.logStart.count + SceneFile.logEnd.count)
-            .elementsEqual(SceneFile.logStart + SceneFile.logEnd)
-        return document.dropLast(3) + (first ? [] : Array(",".utf8)) + record + SceneFile.logEnd
+    /// `document` with `record` appended as the store appends it
+    /// (``LogAppend``: in place over the padding when it fits).
+    private func appending(_ record: [UInt8], to document: Data) throws -> (bytes: Data, append: LogAppend) {
+        let tail = try #require(document.withUnsafeBytes { SceneFileTail.read($0.bindMemory(to: UInt8.self)) })
+        let append = LogAppend(record: record, first: tail.tail == .noRecords, end: tail.end, size: document.count)
+        var bytes = document
+        bytes.replaceSubrange(append.offset..<min(document.count, append.offset + append.bytes.count), with: append.bytes)
+        return (bytes, append)
     }
 
-    /// A document at generation 1 and two saves after it, as the encoder writes them.
-    private func threeVersions() -> (versions: [SceneFile], bytes: [Data]) {
+    /// A document at generation 1 and two saves after it, as the encoder
+    /// writes them: the first grows the file to a padded block, the
+    /// second is written in place over the padding.
+    private func threeVersions() throws -> (versions: [SceneFile], bytes: [Data], appends: [LogAppend]) {
         let v1 = file(1, ["a": .int(1), "b": .string("two")])
         let v2 = file(2, ["a": .int(5), "b": .string("two"), "c": .data(Data([0, 1, 2]))], by: other)
         let v3 = file(3, ["a": .int(5), "c": .data(Data([0, 1, 2])), "é\n\"": .double(.nan)])
@@ -33,12 +38,14 @@ import Testing
         let r2 = encoder.record(v2, over: v1, edited: ["a", "c"]).line
         encoder.written(v2.version)
         let r3 = encoder.record(v3, over: v2, edited: ["b", "é\n\""]).line
-        let d2 = appending(r2, to: d1)
-        return ([v1, v2, v3], [d1, d2, appending(r3, to: d2)])
+        let (d2, a2) = try appending(r2, to: d1)
+        let (d3, a3) = try appending(r3, to: d2)
+        #expect(!a2.inPlace && a3.inPlace && d2.count == LogAppend.block && d3.count == d2.count)
+        return ([v1, v2, v3], [d1, d2, d3], [a2, a3])
     }
 
     @Test func appendedRecordsReadBackAsTheSaves() throws {
-        let (versions, bytes) = threeVersions()
+        let (versions, bytes, _) = try threeVersions()
         for (version, data) in zip(versions, bytes) {
             let decoded = try SceneFile.decode(data).get()
             #expect(decoded == version)
@@ -53,25 +60,30 @@ import Testing
         #expect(try SceneFile.decode(whole).get() == versions[2])
     }
 
-    /// Every way the last append can be cut short (its bytes written up to
-    /// any offset, over the old end or over zeros) reads as the version
-    /// before it or as the one it wrote: never damage, never a mix.
+    /// Every way an append can be cut short (its bytes written up to any
+    /// offset, over the old end and padding, over zeros, or the file
+    /// ending there) reads as the version before it or as the one it
+    /// wrote: never damage, never a mix. Both an append that grows the
+    /// file and one written in place over its padding.
     @Test func everyCutOfAnAppendReadsAsTheVersionBeforeOrAfter() throws {
-        let (versions, bytes) = threeVersions()
-        let old = bytes[1]
-        let new = bytes[2]
-        for cut in (old.count - 3)...new.count {
-            for filler in [nil, 0 as UInt8] {
-                var torn = Data(new.prefix(cut))
-                if let filler {
-                    torn += Data(repeating: filler, count: new.count - cut)
-                } else if cut < old.count {
-                    torn += old[cut...]
-                }
-                let decoded = try SceneFile.decode(torn).get()
-                #expect(decoded == versions[1] || decoded == versions[2], "cut at \(cut)")
-                if let quick = SceneFile.peekHeader(torn) {
-                    #expect(quick.generation == decoded.generation, "cut at \(cut)")
+        let (versions, bytes, appends) = try threeVersions()
+        for step in 0..<2 {
+            let old = bytes[step]
+            let new = bytes[step + 1]
+            let append = appends[step]
+            for cut in append.offset...(append.offset + append.bytes.count) {
+                for filler in [nil, 0 as UInt8] {
+                    var torn = Data(new.prefix(cut))
+                    if let filler {
+                        torn += Data(repeating: filler, count: new.count - cut)
+                    } else if cut < old.count {
+                        torn += old[cut...]
+                    }
+                    let decoded = try SceneFile.decode(torn).get()
+                    #expect(decoded == versions[step] || decoded == versions[step + 1], "append \(step), cut at \(cut)")
+                    if let quick = SceneFile.peekHeader(torn) {
+                        #expect(quick.generation == decoded.generation, "append \(step), cut at \(cut)")
+                    }
                 }
             }
         }
@@ -80,7 +92,7 @@ import Testing
     /// A reader that read a log parses only the records appended since,
     /// and reads what a full reading reads.
     @Test func aReaderParsesOnlyTheRecordsAppendedSinceItsLastRead() throws {
-        let (versions, bytes) = threeVersions()
+        let (versions, bytes, _) = try threeVersions()
         var reader = SceneFileReader()
         #expect(try reader.decode(bytes[0], expectedKeys: 0, keep: true).get() == versions[0])
         #expect(reader.parsedOverBaseline == nil)
@@ -93,14 +105,14 @@ import Testing
         #expect(try reader.decode(whole, expectedKeys: 0, keep: true).get() == versions[2])
         #expect(reader.parsedOverBaseline != 0)
         // A torn append after it is judged by a full reading: the version before.
-        var torn = appending(SceneFileRecord(
+        let (appended, append) = try appending(SceneFileRecord(
             generation: 4, writer: writer, set: [("z", .bool(true))], removed: []).line(), to: whole)
-        torn.removeLast(10)
+        let torn = appended.prefix(append.offset + append.recordCount / 2)
         #expect(try reader.decode(torn, expectedKeys: 0, keep: true).get() == versions[2])
     }
 
     @Test func aDamagedRecordWithRecordsAfterItIsDamage() throws {
-        let (_, bytes) = threeVersions()
+        let (_, bytes, _) = try threeVersions()
         var damaged = bytes[2]
         let second = try #require(damaged.range(of: Data("\"generation\": 2".utf8)))
         damaged[second.upperBound - 1] = UInt8(ascii: "7")
@@ -111,8 +123,8 @@ import Testing
         #expect(reason.contains("records follow"))
     }
 
-    @Test func aLogMustBeTheLastFieldAndOnlyInVersionTwo() {
-        let (_, bytes) = threeVersions()
+    @Test func aLogMustBeTheLastFieldAndOnlyInVersionTwo() throws {
+        let (_, bytes, _) = try threeVersions()
         let text = String(decoding: bytes[1], as: UTF8.self)
         let moved = text.replacingOccurrences(of: "\n]}\n", with: "\n], \"after\": 1}\n")
         #expect(throws: SceneFile.Problem.self) { try SceneFile.decode(Data(moved.utf8)).get() }
@@ -136,17 +148,22 @@ import Testing
         try store.set("x", forKey: "kept")
         try await store.flush()
         var sizes: [Int] = []
+        var ends: [Int] = []
         for round in 1...5 {
             try store.set(round, forKey: "n")
             if round == 3 { store.removeValue(forKey: "kept") }
             try await store.flush()
-            sizes.append(try Data(contentsOf: sceneFile(fixture)).count)
+            let data = try Data(contentsOf: sceneFile(fixture))
+            sizes.append(data.count)
+            ends.append((data.lastIndex { !JSONText.isWhitespace($0) } ?? 0) + 1)
         }
         let stored = try object(sceneFile(fixture))
         #expect(stored["generation"] as? Int == 1)
         #expect((stored["log"] as? [Any])?.count == 5)
-        // Each save added its record only.
-        #expect(zip(sizes, sizes.dropFirst()).allSatisfy { $1 - $0 < 200 })
+        // The first record grew the file to a padded block; the others
+        // were written in place over the padding, each adding its record only.
+        #expect(sizes.allSatisfy { $0 == LogAppend.block }, "\(sizes)")
+        #expect(zip(ends, ends.dropFirst()).allSatisfy { $1 > $0 && $1 - $0 < 200 }, "\(ends)")
         let relaunched = try await fixture.relaunch().store(for: "main")
         #expect(relaunched.snapshot == ["n": .int(5)])
         #expect(relaunched.generation == 6)
@@ -220,8 +237,13 @@ import Testing
         let full = try Data(contentsOf: sceneFile(fixture))
         try await fixture.registry.close()
 
-        // Half of the last record reached the disk.
-        let torn = full.prefix(acknowledged.count + (full.count - acknowledged.count) / 2)
+        // Half of the last record reached the disk, written over the
+        // padding after the acknowledged log's end.
+        let logEnd = (acknowledged.lastIndex { !JSONText.isWhitespace($0) } ?? 0) - 2
+        let recordEnd = (full.lastIndex { !JSONText.isWhitespace($0) } ?? 0) - 2
+        #expect(full.count == acknowledged.count && recordEnd > logEnd)
+        let cut = logEnd + (recordEnd - logEnd) / 2
+        let torn = full.prefix(cut) + acknowledged[cut...]
         try torn.write(to: sceneFile(fixture))
         let relaunched = try await fixture.relaunch().store(for: "main")
         #expect(relaunched.snapshot == ["a": .int(1), "b": .int(2)])
