@@ -86,7 +86,7 @@ extension SceneDirectory {
         let size = Int(info.st_size)
         guard info.st_mode & S_IFMT == S_IFREG, size > position.offset,
               StoredDocument.tooLarge(size: size, limits: limits) == nil,
-              try read(fd, at: 0, count: position.head.count, path: path) == position.head
+              try read(fd, at: 0, count: position.head.count, path: path).elementsEqual(position.head)
         else { return nil }
         let tail = try read(fd, at: position.offset, count: size - position.offset, path: path)
         return tail.count == size - position.offset ? tail : nil

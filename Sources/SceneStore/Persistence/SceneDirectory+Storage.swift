@@ -37,7 +37,7 @@ extension SceneDirectory: SceneStorage {
         return try append(record, to: id, over: version, sizeLimit: sizeLimit)
     }
 
-    /// The file's first kilobyte and what follows `position`.
+    /// The file's first 512 bytes and what follows `position`.
     func readLog(_ id: SceneID, after position: LogPosition) throws(SceneStoreError) -> Data? {
         try readAppended(id, after: position)
     }

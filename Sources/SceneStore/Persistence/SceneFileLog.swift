@@ -62,14 +62,23 @@ extension SceneFile {
 /// where its last record ends, and the version it held there. The next
 /// reading may read only what follows (``SceneStorage/readLog(_:after:)``).
 package struct LogPosition: Sendable, Equatable {
-    package var head: Data
+    /// Copied out of the bytes read, which it would otherwise keep alive.
+    package var head: [UInt8]
     package var offset: Int
     /// The log had no record.
     package var first: Bool
     package var version: DiskVersion
 
-    /// How much of the file's start ``head`` holds.
-    static let headBytes = 1024
+    /// How much of the file's start ``head`` holds: the header's lines up
+    /// to the values (the generation among them), whatever the scene id.
+    static let headBytes = 512
+
+    init(_ document: Data, offset: Int, first: Bool, version: DiskVersion) {
+        head = Array(document.prefix(Self.headBytes))
+        self.offset = offset
+        self.first = first
+        self.version = version
+    }
 }
 
 /// One save, as a record of a version 2 file's log.

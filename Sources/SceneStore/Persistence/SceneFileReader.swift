@@ -38,7 +38,7 @@ package struct SceneFileReader: Sendable {
         case .success(let read):
             parsedOverBaseline = read.parsedOverBaseline
             position = read.logEnd.map {
-                LogPosition(head: data.prefix(LogPosition.headBytes), offset: $0.offset, first: $0.first, version: read.file.version)
+                LogPosition(data, offset: $0.offset, first: $0.first, version: read.file.version)
             }
             if keep {
                 baseline = read.entries.map { SceneFileBaseline(document: data, entries: $0, file: read.snapshot) }
@@ -90,8 +90,7 @@ package struct SceneFileReader: Sendable {
         var file = log.file
         guard file.apply(records) == nil else { return nil }
         self.log = (data, end, log.first && records.isEmpty, file)
-        position = LogPosition(
-            head: data.prefix(LogPosition.headBytes), offset: end, first: log.first && records.isEmpty, version: file.version)
+        position = LogPosition(data, offset: end, first: log.first && records.isEmpty, version: file.version)
         return file
     }
 }

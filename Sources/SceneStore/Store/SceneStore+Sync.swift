@@ -90,7 +90,7 @@ extension SceneStore {
     }
 
     /// Reads only what other processes appended to the scene's log since
-    /// the last reading ended (the file's first kilobyte and the bytes
+    /// the last reading ended (the file's header, 512 bytes, and the bytes
     /// after that point), and applies those records to memory, looking at
     /// the keys they touch only: a change to one key of 10 000 costs what
     /// it costs in a scene of one.
