@@ -32,15 +32,8 @@ extension SceneDirectory {
     ///   it, so its generation is never written again with other values
     ///   (the next save reads it and writes after it).
     func append(_ record: [UInt8], to id: SceneID, over version: DiskVersion, sizeLimit: Int) throws(SceneStoreError) -> Bool {
-        let path = scenePath(id)
-        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-        guard fd != -1 else {
-            if errno == ENOENT || errno == ELOOP { return false }
-            throw .io(syscall: "open", path: path, errno: errno)
-        }
+        guard let (fd, info, path) = try openScene(id) else { return false }
         defer { close(fd) }
-        var info = stat()
-        try syscall("fstat", path: path) { fstat(fd, &info) }
         let size = Int(info.st_size)
         guard info.st_mode & S_IFMT == S_IFREG,
               let peeked = try peekVersion(of: fd, size: size, path: path), peeked.version == version,
@@ -73,17 +66,28 @@ extension SceneDirectory {
     /// header and tail (``peekVersion(of:size:path:)``); `nil` when there is
     /// no regular file or it is not laid out as SceneStore writes it.
     func peekWriter(_ id: SceneID) throws(SceneStoreError) -> String? {
+        guard let (fd, info, path) = try openScene(id) else { return nil }
+        defer { close(fd) }
+        guard info.st_mode & S_IFMT == S_IFREG else { return nil }
+        return try peekVersion(of: fd, size: Int(info.st_size), path: path)?.writer
+    }
+
+    /// Scene `id`'s file opened to read, and its `fstat`; `nil` when there
+    /// is none, or a symbolic link, never followed. The caller closes it.
+    func openScene(_ id: SceneID) throws(SceneStoreError) -> (fd: Int32, info: stat, path: String)? {
         let path = scenePath(id)
         let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         guard fd != -1 else {
             if errno == ENOENT || errno == ELOOP { return nil }
             throw .io(syscall: "open", path: path, errno: errno)
         }
-        defer { close(fd) }
         var info = stat()
-        try syscall("fstat", path: path) { fstat(fd, &info) }
-        guard info.st_mode & S_IFMT == S_IFREG else { return nil }
-        return try peekVersion(of: fd, size: Int(info.st_size), path: path)?.writer
+        guard fstat(fd, &info) == 0 else {
+            let code = errno
+            close(fd)
+            throw .io(syscall: "fstat", path: path, errno: code)
+        }
+        return (fd, info, path)
     }
 
     /// The version the file open as `fd` (`size` bytes) names, read from

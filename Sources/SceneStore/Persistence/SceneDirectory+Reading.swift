@@ -74,15 +74,8 @@ extension SceneDirectory {
     /// Appends only ever write after a log's end, so the bytes before
     /// `position` are the ones read then.
     func readAppended(_ id: SceneID, after position: LogPosition) throws(SceneStoreError) -> Data? {
-        let path = scenePath(id)
-        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-        guard fd != -1 else {
-            if errno == ENOENT || errno == ELOOP { return nil }
-            throw .io(syscall: "open", path: path, errno: errno)
-        }
+        guard let (fd, info, path) = try openScene(id) else { return nil }
         defer { close(fd) }
-        var info = stat()
-        try syscall("fstat", path: path) { fstat(fd, &info) }
         let size = Int(info.st_size)
         guard info.st_mode & S_IFMT == S_IFREG, size > position.offset,
               StoredDocument.tooLarge(size: size, limits: limits) == nil,
