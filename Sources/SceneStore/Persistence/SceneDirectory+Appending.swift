@@ -35,8 +35,7 @@ extension SceneDirectory {
         guard let (fd, info, path) = try openScene(id) else { return false }
         defer { close(fd) }
         let size = Int(info.st_size)
-        guard info.st_mode & S_IFMT == S_IFREG,
-              let peeked = try peekVersion(of: fd, size: size, path: path), peeked.version == version,
+        guard let peeked = try peekVersion(of: fd, size: size, path: path), peeked.version == version,
               let end = peeked.logEnd
         else { return false }
         let append = LogAppend(record: record, first: end.first, end: end.offset, size: size)
@@ -53,7 +52,7 @@ extension SceneDirectory {
             // The record did not reach its end (a full disk), so nobody
             // can have read it: the file is put back as it was.
             if append.inPlace || ftruncate(writer, off_t(size)) == 0 {
-                _ = pwriteAll(end.after, at: append.offset, to: writer)
+                _ = pwriteAll(Array(end.after), at: append.offset, to: writer)
             }
         }
         close(writer)
@@ -63,17 +62,18 @@ extension SceneDirectory {
     }
 
     /// The writer token of scene `id`'s latest version, from the file's
-    /// header and tail (``peekVersion(of:size:path:)``); `nil` when there is
-    /// no regular file or it is not laid out as SceneStore writes it.
-    func peekWriter(_ id: SceneID) throws(SceneStoreError) -> String? {
+    /// header and last 8 KiB (``peekVersion(of:size:path:)``), whatever
+    /// its size; `nil` when there is no regular file or it is not laid out
+    /// as SceneStore writes it.
+    func latestWriter(of id: SceneID) throws(SceneStoreError) -> String? {
         guard let (fd, info, path) = try openScene(id) else { return nil }
         defer { close(fd) }
-        guard info.st_mode & S_IFMT == S_IFREG else { return nil }
         return try peekVersion(of: fd, size: Int(info.st_size), path: path)?.writer
     }
 
     /// Scene `id`'s file opened to read, and its `fstat`; `nil` when there
-    /// is none, or a symbolic link, never followed. The caller closes it.
+    /// is none, a symbolic link (never followed) or anything but a regular
+    /// file. The caller closes it.
     func openScene(_ id: SceneID) throws(SceneStoreError) -> (fd: Int32, info: stat, path: String)? {
         let path = scenePath(id)
         let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
@@ -86,6 +86,10 @@ extension SceneDirectory {
             let code = errno
             close(fd)
             throw .io(syscall: "fstat", path: path, errno: code)
+        }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            close(fd)
+            return nil
         }
         return (fd, info, path)
     }
@@ -100,7 +104,7 @@ extension SceneDirectory {
     /// reading).
     func peekVersion(
         of fd: Int32, size: Int, path: String
-    ) throws(SceneStoreError) -> (version: DiskVersion, writer: String, logEnd: (offset: Int, first: Bool, after: [UInt8])?)? {
+    ) throws(SceneStoreError) -> (version: DiskVersion, writer: String, logEnd: (offset: Int, first: Bool, after: Data)?)? {
         var head: Data?
         // A record is usually short: the last 8 KiB hold it and the padding; else up to 64.
         for window in [8 << 10, Self.tailBytes] {
@@ -116,7 +120,7 @@ extension SceneDirectory {
             if let peeked = SceneFile.peekHeader(head, tail: tail) {
                 let version = DiskVersion(incarnation: peeked.incarnation, generation: peeked.generation)
                 let end = tail.withUnsafeBytes { SceneFileTail.read($0.bindMemory(to: UInt8.self)) }
-                return (version, peeked.writerToken, end.map { (tailStart + $0.end, $0.tail == .noRecords, Array(tail[($0.end + 1)...])) })
+                return (version, peeked.writerToken, end.map { (tailStart + $0.end, $0.tail == .noRecords, tail[($0.end + 1)...]) })
             }
             if tailStart == 0 { return nil }
         }

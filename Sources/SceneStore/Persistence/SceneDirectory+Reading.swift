@@ -68,16 +68,16 @@ extension SceneDirectory {
     }
 
     /// The bytes of scene `id`'s file after `position.offset`, when its
-    /// first bytes are still `position.head` (no whole write since: that
+    /// first 512 bytes are still `position.head` (no whole write since: that
     /// makes a new header) and it reaches past that offset; `nil`
     /// otherwise, and for anything but a regular file within the limits.
     /// Appends only ever write after a log's end, so the bytes before
     /// `position` are the ones read then.
-    func readAppended(_ id: SceneID, after position: LogPosition) throws(SceneStoreError) -> Data? {
+    func readLog(_ id: SceneID, after position: LogPosition) throws(SceneStoreError) -> Data? {
         guard let (fd, info, path) = try openScene(id) else { return nil }
         defer { close(fd) }
         let size = Int(info.st_size)
-        guard info.st_mode & S_IFMT == S_IFREG, size > position.offset,
+        guard size > position.offset,
               StoredDocument.tooLarge(size: size, limits: limits) == nil,
               try read(fd, at: 0, count: position.head.count, path: path).elementsEqual(position.head)
         else { return nil }

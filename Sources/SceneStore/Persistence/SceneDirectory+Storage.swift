@@ -37,16 +37,6 @@ extension SceneDirectory: SceneStorage {
         return try append(record, to: id, over: version, sizeLimit: sizeLimit)
     }
 
-    /// The file's first 512 bytes and what follows `position`.
-    func readLog(_ id: SceneID, after position: LogPosition) throws(SceneStoreError) -> Data? {
-        try readAppended(id, after: position)
-    }
-
-    /// The file's header and last 8 KiB, whatever its size.
-    func latestWriter(of id: SceneID) throws(SceneStoreError) -> String? {
-        try peekWriter(id)
-    }
-
     func watch(
         _ preference: FileWatcherPreference, logger: Logger,
         handler: @escaping @Sendable (SceneStorageEvent) -> Void

@@ -62,14 +62,25 @@ package struct SceneFileReader: Sendable {
         recordReads += 1
     }
 
-    /// Whether `records` go on from ``position`` one generation at a time.
-    package func follow(_ records: [SceneFileRecord]) -> Bool {
-        guard var generation = position?.version.generation else { return false }
+    /// The records in `tail`, the bytes a storage read after ``position``,
+    /// when they are whole, go on from it one generation at a time and
+    /// end the document; and where the last one ends in `tail`. `nil` for
+    /// anything else (a torn tail, a gap), which a full reading judges.
+    package func records(in tail: Data) -> (records: [SceneFileRecord], end: Int)? {
+        guard let position, let (records, end) = SceneFileParser.logContinuation(tail, from: 0, first: position.first)
+        else { return nil }
+        var generation = position.version.generation
         for record in records {
-            guard record.generation == generation + 1 else { return false }
+            guard record.generation == generation + 1 else { return nil }
             generation = record.generation
         }
-        return true
+        return (records, end)
+    }
+
+    /// The file no longer goes on from ``position`` (written whole since,
+    /// or gone): the next reading is whole, and sets it again.
+    package mutating func forgetPosition() {
+        position = nil
     }
 
     /// `data` read as the log read last with records appended: its bytes

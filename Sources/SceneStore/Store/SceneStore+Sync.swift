@@ -98,10 +98,13 @@ extension SceneStore {
     ///   whole write since, a torn tail, records that do not follow, a
     ///   limit): the scene is then read whole.
     private func applyAppendedRecords() async throws(SceneStoreError) -> Bool {
-        guard storage.layout == .log, let position = reader.withLock({ $0.position }),
-              let tail = try await storage.readLog(id, after: position),
-              let (records, end) = SceneFileParser.logContinuation(tail, from: 0, first: position.first),
-              reader.withLock({ $0.follow(records) }),
+        guard storage.layout == .log, let position = reader.withLock({ $0.position }) else { return false }
+        guard let tail = try await storage.readLog(id, after: position) else {
+            // Written whole since (or gone): not asked again until a full reading.
+            reader.withLock { $0.forgetPosition() }
+            return false
+        }
+        guard let (records, end) = reader.withLock({ $0.records(in: tail) }),
               mutate({ $0.adoptRecords(records, limits: storage.limits) })
         else { return false }
         reader.withLock { $0.advance(over: records, to: end) }
