@@ -104,7 +104,7 @@ extension Bench {
                 coldRestore: try await ColdRestoreFigures.measure(sizes: restoreSizes, spawns: spawns, in: scratch),
                 propagation: try await PropagationRun(changes: quick ? 20 : 300, keys: 100, warmup: quick ? 2 : 30)
                     .figures(in: scratch.appendingPathComponent("propagation")),
-                memory: try await MemoryFigures.measure(scenes: quick ? 20 : 200, runs: runs, in: scratch),
+                memory: try await MemoryFigures.measure(scenes: quick ? 20 : 200, largeKeys: quick ? 10_000 : 100_000, runs: runs, in: scratch),
                 scenesGet: try await ScenesGetFigures.measure(runs: quick ? 5 : 50, in: scratch))
             if json {
                 emit(try jsonLine(report))
