@@ -43,6 +43,9 @@ extension Bench {
         var hwmPerScene: Double
         /// The registry and its first store, VmRSS growth.
         var rssRegistryAndFirstScene: Double
+        /// VmRSS per scene once each has saved one change of its own (its
+        /// encoder and the document it wrote are held too), bytes.
+        var rssPerSceneAfterASave: Double
         /// The large scene: keys, its file's bytes, and its store's VmRSS
         /// growth and peak (medians, bytes).
         var largeKeys: Int
@@ -70,22 +73,28 @@ extension Bench {
             var rss: [Double] = []
             var hwm: [Double] = []
             var fixed: [Double] = []
+            var saved: [Double] = []
             var largeRSS: [Double] = []
             var largeHWM: [Double] = []
-            for _ in 0..<runs {
-                let (_, output) = try timedRun(labExecutable, ["bench", "memory-child", "--root", root.path, "--scenes", String(scenes)])
+            for run in 0..<runs {
+                // Each run on the scenes as written: the child saves to them.
+                let copy = scratch.appendingPathComponent("run-\(run)")
+                try FileManager.default.copyItem(at: root, to: copy)
+                defer { try? FileManager.default.removeItem(at: copy) }
+                let (_, output) = try timedRun(labExecutable, ["bench", "memory-child", "--root", copy.path, "--scenes", String(scenes)])
                 let child = try JSONDecoder().decode(MemoryChild.Report.self, from: Data(output.utf8))
                 let others = Double(max(scenes - 1, 1))
                 rss.append(Double(child.afterLast.rss - child.afterFirst.rss) / others)
                 hwm.append(Double(child.afterLast.hwm - child.afterFirst.hwm) / others)
                 fixed.append(Double(child.afterFirst.rss - child.before.rss))
+                saved.append(Double(child.afterSaves.rss - child.afterFirst.rss) / others)
                 largeRSS.append(Double(child.afterLarge.rss - child.afterLast.rss))
                 largeHWM.append(Double(child.afterLarge.hwm - child.afterLast.rss))
             }
             return MemoryFigures(
                 scenes: scenes, keysPerScene: keys, runs: runs, fileBytesPerScene: fileSize("m0"),
                 rssPerScene: Bench.median(rss), hwmPerScene: Bench.median(hwm),
-                rssRegistryAndFirstScene: Bench.median(fixed),
+                rssRegistryAndFirstScene: Bench.median(fixed), rssPerSceneAfterASave: Bench.median(saved),
                 largeKeys: largeKeys, largeFileBytes: fileSize(largeScene),
                 largeRSS: Bench.median(largeRSS), largeHWM: Bench.median(largeHWM))
         }
@@ -96,6 +105,8 @@ extension Bench {
             emit(String(format: "  VmRSS %.0f bytes/scene, VmHWM %.0f bytes/scene (%.1fx the %d-byte scene file); registry + first scene %.0f KiB",
                         rssPerScene, hwmPerScene, rssPerScene / Double(max(fileBytesPerScene, 1)), fileBytesPerScene,
                         rssRegistryAndFirstScene / 1024))
+            emit(String(format: "  after one save of its own each: VmRSS %.0f bytes/scene (%.1fx the file)",
+                        rssPerSceneAfterASave, rssPerSceneAfterASave / Double(max(fileBytesPerScene, 1))))
             emit(String(format: "  one %d-key scene (a %.2f MB file): VmRSS +%.2f MB (%.2fx the file), peak +%.2f MB (%.2fx)",
                         largeKeys, Double(largeFileBytes) / 1e6, largeRSS / 1e6, largeRSS / Double(max(largeFileBytes, 1)),
                         largeHWM / 1e6, largeHWM / Double(max(largeFileBytes, 1))))
@@ -138,6 +149,8 @@ extension Bench {
             var afterFirst: Memory
             var afterLast: Memory
             var afterLarge: Memory
+            /// After a set and a flush on every 100-key scene but the first.
+            var afterSaves: Memory
         }
 
         func run() async throws {
@@ -155,7 +168,16 @@ extension Bench {
             let large = try await registry.store(for: MemoryFigures.largeScene)
             guard large.value(forKey: "key0", as: String.self) != nil else { throw failure("the large scene has no key0") }
             stores.append(large)
-            let report = Report(before: before, afterFirst: afterFirst, afterLast: afterLast, afterLarge: try Memory.current())
+            let afterLarge = try Memory.current()
+            for store in stores.dropFirst().dropLast() {
+                try store.set("saved", forKey: "key0")
+                try await store.flush()
+            }
+            // What the saves grew, over the scenes' own (the large one's apart).
+            var afterSaves = try Memory.current()
+            afterSaves.rss -= afterLarge.rss - afterLast.rss
+            let report = Report(
+                before: before, afterFirst: afterFirst, afterLast: afterLast, afterLarge: afterLarge, afterSaves: afterSaves)
             emit(try jsonLine(report))
             withExtendedLifetime(stores) {}
             try await registry.close()

@@ -18,15 +18,20 @@ package struct Checksum {
 
     private var hash: UInt64 = 0xcbf2_9ce4_8422_2325
 
-    package static func of(_ values: [String: SceneValue]) -> String {
+    package static func of(_ values: SceneValues) -> String {
         of(values, sortedKeys: sortedKeys(of: values))
+    }
+
+    package static func of(_ values: [String: SceneValue]) -> String {
+        of(SceneValues(values))
     }
 
     /// The keys in the order of their UTF-8 bytes: a total order, unlike
     /// Swift's `String <`, under which a decomposed `"e\u{301}"` and a
     /// precomposed `"\u{E9}:"` are unequal yet neither comes first (so
     /// their order would follow the dictionary's per-process hash seed).
-    static func sortedKeys(of values: [String: SceneValue]) -> [String] {
+    static func sortedKeys(of values: SceneValues) -> [String] {
+        // Already in this order when every key is ASCII.
         values.keys.sorted(by: utf8Precedes)
     }
 
@@ -40,14 +45,14 @@ package struct Checksum {
     /// starts from, and two dictionaries of the same values, one read
     /// whole and one by difference, judged one file differently (the
     /// fuzzer found it: 16 of 60 processes, each with its own hash seed).
-    static func matches(_ checksum: String, _ values: [String: SceneValue]) -> Bool {
+    static func matches(_ checksum: String, _ values: SceneValues) -> Bool {
         let byBytes = sortedKeys(of: values)
         return checksum == of(values, sortedKeys: byBytes)
             || checksum == of(values, sortedKeys: byBytes.sorted())
     }
 
     /// The checksum when the caller has the keys sorted already.
-    static func of(_ values: [String: SceneValue], sortedKeys: [String]) -> String {
+    static func of(_ values: SceneValues, sortedKeys: [String]) -> String {
         var checksum = Checksum()
         for key in sortedKeys {
             guard let value = values[key] else { continue }

@@ -68,7 +68,7 @@ extension SceneDirectory {
     }
 
     /// The bytes of scene `id`'s file after `position.offset`, when its
-    /// first 512 bytes are still `position.head` (no whole write since: that
+    /// first 512 bytes are still the ones `position` read (no whole write since: that
     /// makes a new header) and it reaches past that offset; `nil`
     /// otherwise, and for anything but a regular file within the limits.
     /// Appends only ever write after a log's end, so the bytes before
@@ -79,7 +79,7 @@ extension SceneDirectory {
         let size = Int(info.st_size)
         guard size > position.offset,
               StoredDocument.tooLarge(size: size, limits: limits) == nil,
-              try read(fd, at: 0, count: position.head.count, path: path).elementsEqual(position.head)
+              try position.isHead(read(fd, at: 0, count: position.headCount, path: path))
         else { return nil }
         let tail = try read(fd, at: position.offset, count: size - position.offset, path: path)
         return tail.count == size - position.offset ? tail : nil

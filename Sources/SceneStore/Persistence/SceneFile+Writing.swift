@@ -21,7 +21,10 @@ extension SceneFile {
 ///
 /// In the ``SceneFile/Layout/log`` layout a save over the stored version
 /// is a record (``record(_:over:edited:)``): the edited keys only, appended
-/// to the file; the entries follow it, for the next whole file.
+/// to the file. There the encoder keeps no entries, only their count and
+/// size (for the bound the file may grow to): a whole file is written
+/// rarely (the first save, a compaction), and an open store should not
+/// hold its scene a third time, encoded.
 package struct SceneFileEncoder {
     private struct Entry {
         let key: String
@@ -31,10 +34,13 @@ package struct SceneFileEncoder {
     }
 
     package let layout: SceneFile.Layout
-    /// Sorted by the keys' UTF-8 bytes.
+    /// Sorted by the keys' UTF-8 bytes; in the log layout, only while a
+    /// whole file is encoded.
     private var entries: [Entry] = []
-    /// The bytes of `entries`' JSON, for the size of the next whole file.
+    /// The bytes of the entries' JSON and their count, for the size of
+    /// the next whole file.
     private var entryBytes = 0
+    private var entryCount = 0
     /// The file `entries` encode, once it is known to be stored.
     private var version: DiskVersion?
 
@@ -46,17 +52,17 @@ package struct SceneFileEncoder {
     /// changed. Reuses what was encoded for `base` when that is the file
     /// this encoder encoded last and ``written(_:)`` confirmed.
     package mutating func encode(_ file: SceneFile, over base: SceneFile?, edited: some Collection<String>) -> Data {
-        let reused = base.map { version == $0.version && update(edited, to: file.values) } ?? false
+        let reused = layout == .document && base.map { version == $0.version && update(edited, to: file.values) } ?? false
         if !reused { rebuild(from: file.values) }
         version = nil
         return bytes(of: file)
     }
 
     /// The whole file of `file`, when the last call was
-    /// ``record(_:over:edited:)`` for it (its append was refused): the
-    /// entries already hold it.
+    /// ``record(_:over:edited:)`` for it (its append was refused).
     package mutating func encodeStaged(_ file: SceneFile) -> Data {
-        bytes(of: file)
+        rebuild(from: file.values)
+        return bytes(of: file)
     }
 
     /// The record of `file` over `base` (``SceneFile/Layout/log``): one
@@ -71,10 +77,10 @@ package struct SceneFileEncoder {
         var set: [(String, SceneValue)] = []
         var removed: [String] = []
         for key in edited {
-            if let slot = file.values.index(forKey: key) {
-                set.append(file.values[slot])
-            } else if let slot = base.values.index(forKey: key) {
-                removed.append(base.values[slot].key)  // in the spelling the entries have
+            if let entry = file.values.entry(forKey: key) {
+                set.append(entry)
+            } else if let entry = base.values.entry(forKey: key) {
+                removed.append(entry.key)  // in the spelling the entries have
             }
         }
         set.sort { utf8Precedes($0.0, $1.0) }
@@ -87,23 +93,29 @@ package struct SceneFileEncoder {
     /// record, from `base`'s when they do not hold it already.
     /// - Returns: as ``record(_:over:edited:)``.
     package mutating func line(of record: SceneFileRecord, over base: SceneFile) -> (line: [UInt8], sizeLimit: Int) {
-        var count = base.values.count
-        for (key, _) in record.set where base.values[key] == nil { count += 1 }
-        count -= record.removed.count
-        if !(version == base.version && apply(record, leaving: count)) {
-            rebuild(from: base.values)
-            _ = apply(record, leaving: count)
+        if version != base.version { measure(base.values) }
+        for key in record.removed {
+            guard let old = base.values[key] else { continue }
+            entryBytes -= Self.entry(key, old).json.count
+            entryCount -= 1
+        }
+        for (key, value) in record.set {
+            if let old = base.values[key] {
+                entryBytes -= Self.entry(key, old).json.count
+            } else {
+                entryCount += 1
+            }
+            entryBytes += Self.entry(key, value).json.count
         }
         version = nil
         return (record.line(), sizeLimit)
     }
 
-    /// Applies `record`'s keys, matched by their bytes; false when the
-    /// entries do not end up `count` (then they are rebuilt).
-    private mutating func apply(_ record: SceneFileRecord, leaving count: Int) -> Bool {
-        for key in record.removed { remove(key) }
-        for (key, value) in record.set { put(key, value) }
-        return entries.count == count
+    /// The size and count of `values`' entries, without keeping them.
+    private mutating func measure(_ values: SceneValues) {
+        entries = []
+        entryBytes = values.reduce(0) { $0 + Self.entry($1.key, $1.value).json.count }
+        entryCount = values.count
     }
 
     /// Sets the entry of `key` (matched by its bytes) to `value`.
@@ -116,6 +128,7 @@ package struct SceneFileEncoder {
             entries[index] = entry
         } else {
             entries.insert(entry, at: index)
+            entryCount += 1
         }
     }
 
@@ -125,12 +138,13 @@ package struct SceneFileEncoder {
         if index < entries.count, entries[index].key.utf8.elementsEqual(key.utf8) {
             entryBytes -= entries[index].json.count
             entries.remove(at: index)
+            entryCount -= 1
         }
     }
 
     /// How large the file may grow (see ``record(_:over:edited:)``).
     private var sizeLimit: Int {
-        SceneFile.compactionFactor * (entryBytes + 6 * entries.count + 512) + SceneFile.compactionSlack
+        SceneFile.compactionFactor * (entryBytes + 6 * entryCount + 512) + SceneFile.compactionSlack
     }
 
     /// Confirms that the file last encoded is stored as `version`, so the
@@ -150,10 +164,10 @@ package struct SceneFileEncoder {
     /// edit that removed a key under another spelling leaves an extra
     /// entry, which the count check catches (then everything is encoded
     /// again); every other edit leaves the entries equal to `values`.
-    private mutating func update(_ edited: some Collection<String>, to values: [String: SceneValue]) -> Bool {
+    private mutating func update(_ edited: some Collection<String>, to values: SceneValues) -> Bool {
         for key in edited {
-            if let slot = values.index(forKey: key) {
-                put(values[slot].key, values[slot].value)
+            if let entry = values.entry(forKey: key) {
+                put(entry.key, entry.value)
             } else {
                 remove(key)
             }
@@ -172,9 +186,15 @@ package struct SceneFileEncoder {
         return low
     }
 
-    private mutating func rebuild(from values: [String: SceneValue]) {
-        entries = Checksum.sortedKeys(of: values).compactMap { key in values[key].map { Self.entry(key, $0) } }
+    private mutating func rebuild(from values: SceneValues) {
+        var pairs = Array(values)
+        // In this order already when every key is ASCII.
+        if !zip(pairs, pairs.dropFirst()).allSatisfy({ utf8Precedes($0.key, $1.key) }) {
+            pairs.sort { utf8Precedes($0.key, $1.key) }
+        }
+        entries = pairs.map { Self.entry($0.key, $0.value) }
         entryBytes = entries.reduce(0) { $0 + $1.json.count }
+        entryCount = entries.count
     }
 
     private static func entry(_ key: String, _ value: SceneValue) -> Entry {
@@ -183,7 +203,7 @@ package struct SceneFileEncoder {
         return Entry(key: key, value: value, json: out.bytes)
     }
 
-    private func bytes(of file: SceneFile) -> Data {
+    private mutating func bytes(of file: SceneFile) -> Data {
         var checksum = Checksum()
         for index in entries.indices {
             checksum.add(key: entries[index].key, value: entries[index].value)
@@ -213,6 +233,7 @@ package struct SceneFileEncoder {
         case .document: out.raw("}\n}\n")
         case .log: out.raw("},\n  \"log\": [\n]}\n")
         }
+        if layout == .log { entries = [] }  // see the type's comment
         return out.bytes.withUnsafeBytes { Data($0) }
     }
 }

@@ -35,14 +35,18 @@ package struct SceneFile: Equatable {
     package var generation: UInt64
     package var incarnation: String
     package var writer: WriterIdentity
-    package var values: [String: SceneValue]
+    package var values: SceneValues
 
-    package init(scene: String, generation: UInt64, incarnation: String, writer: WriterIdentity, values: [String: SceneValue]) {
+    package init(scene: String, generation: UInt64, incarnation: String, writer: WriterIdentity, values: SceneValues) {
         self.scene = scene
         self.generation = generation
         self.incarnation = incarnation
         self.writer = writer
         self.values = values
+    }
+
+    package init(scene: String, generation: UInt64, incarnation: String, writer: WriterIdentity, values: [String: SceneValue]) {
+        self.init(scene: scene, generation: generation, incarnation: incarnation, writer: writer, values: SceneValues(values))
     }
 
     package var version: DiskVersion {
@@ -123,6 +127,7 @@ package struct SceneFile: Equatable {
             }
             let snapshot = file
             if let problem = file.apply(records) { return .failure(problem) }
+            if !records.isEmpty { file.values.trim() }  // the records' replaced entries and growth
             return .success(Decoded(
                 file: file, snapshot: snapshot, entries: fields.entries, parsedOverBaseline: fields.parsedOverBaseline,
                 logEnd: fields.logEnd.map { ($0, records.isEmpty) }))

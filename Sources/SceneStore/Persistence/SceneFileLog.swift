@@ -62,8 +62,12 @@ extension SceneFile {
 /// where its last record ends, and the version it held there. The next
 /// reading may read only what follows (``SceneStorage/readLog(_:after:)``).
 package struct LogPosition: Sendable, Equatable {
-    /// Copied out of the bytes read, which it would otherwise keep alive.
-    package var head: [UInt8]
+    /// How many of the file's first bytes ``headHash`` covers, and their
+    /// FNV-1a hash: what tells that the file was not written whole since
+    /// (a new header), in a word instead of the bytes themselves, which an
+    /// open store would keep.
+    package var headCount: Int
+    package var headHash: UInt64
     package var offset: Int
     /// The log had no record.
     package var first: Bool
@@ -74,10 +78,25 @@ package struct LogPosition: Sendable, Equatable {
     static let headBytes = 512
 
     init(_ document: Data, offset: Int, first: Bool, version: DiskVersion) {
-        head = Array(document.prefix(Self.headBytes))
+        headCount = min(document.count, Self.headBytes)
+        headHash = Self.hash(document.prefix(Self.headBytes))
         self.offset = offset
         self.first = first
         self.version = version
+    }
+
+    /// Whether `head`, the file's first ``headCount`` bytes now, are the
+    /// ones read then.
+    func isHead(_ head: Data) -> Bool {
+        head.count == headCount && Self.hash(head) == headHash
+    }
+
+    private static func hash(_ bytes: Data) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes {
+            hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
+        }
+        return hash
     }
 }
 

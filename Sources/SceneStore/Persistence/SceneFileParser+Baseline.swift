@@ -34,7 +34,7 @@ extension SceneFileParser {
     ///   two spellings of one key meet, which the full reading handles.
     mutating func values(
         over baseline: SceneFileBaseline, previous: UnsafeBufferPointer<UInt8>
-    ) throws(SceneFile.Problem) -> ([String: SceneValue], String?, [SceneFileBaseline.Entry]?)? {
+    ) throws(SceneFile.Problem) -> (SceneValues, String?, [SceneFileBaseline.Entry]?)? {
         let old = baseline.entries
         var values = baseline.file.values
         var checksum = Checksum()

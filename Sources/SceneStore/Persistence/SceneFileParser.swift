@@ -26,7 +26,7 @@ struct SceneFileParser {
         var pid: Int32?
         var token: String?
         var checksum: String?
-        var values: [String: SceneValue]?
+        var values: SceneValues?
         /// The checksum of `values` hashed in the file's key order, as
         /// they were read; `nil` unless that order is strictly increasing
         /// UTF-8 byte order (the order of the checksum, and of every file
@@ -176,14 +176,14 @@ struct SceneFileParser {
     /// The values, their checksum when the file has them in checksum
     /// order (hashed as they are read: no second pass, no lookups), and
     /// where each lies (when ``recording`` and in that order).
-    private mutating func values() throws(SceneFile.Problem) -> ([String: SceneValue], String?, [SceneFileBaseline.Entry]?) {
+    private mutating func values() throws(SceneFile.Problem) -> (SceneValues, String?, [SceneFileBaseline.Entry]?) {
         if let baseline {
             let start = index
             if let read = try values(over: baseline.0, previous: baseline.1) { return read }
             index = start
             parsedOverBaseline = nil
         }
-        var values = [String: SceneValue](minimumCapacity: expectedKeys)
+        var values = SceneValues(minimumCapacity: expectedKeys, bytes: bytes.count)
         var checksum = Checksum()
         var previous: String?
         var sorted = true
@@ -201,6 +201,7 @@ struct SceneFileParser {
                 if parser.recording { entries.append(.init(range: start..<parser.index, key: key, value: value)) }
             }
         }
+        values.trim()
         return (values, sorted ? checksum.text : nil, sorted && recording ? entries : nil)
     }
 

@@ -106,7 +106,7 @@ package protocol SceneStorage: Sendable {
 
     /// The bytes of scene `id`'s log after `position`, where an earlier
     /// reading ended: only when the document's first bytes are still
-    /// `position.head` (no whole write since) and it goes on past there.
+    /// the ones `position` read (no whole write since) and it goes on past there.
     /// `nil` otherwise, and where documents are kept whole: the scene is
     /// then read whole (``readBytes(_:skip:)``).
     func readLog(_ id: SceneID, after position: LogPosition) async throws(SceneStoreError) -> Data?

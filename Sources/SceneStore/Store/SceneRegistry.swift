@@ -19,7 +19,9 @@ public final class SceneRegistry: Sendable {
     let storage: any SceneStorage
     /// `configuration.clock`, read by every store of the registry.
     private let clock: SceneClock
-    private let writer = WriterIdentity.current()
+    private let writer: WriterIdentity
+    /// The configuration, clock and writer, shared by every store.
+    private let settings: StoreSettings
     private let watch: (any SceneStorageWatch)?
     let state: Locked<State>
 
@@ -60,7 +62,11 @@ public final class SceneRegistry: Sendable {
     /// - Parameter clock: `configuration.clock` as the storage reads it,
     ///   when it does; wrapped anew otherwise.
     package init(storage: any SceneStorage, configuration: Configuration, clock: SceneClock? = nil) {
-        self.clock = clock ?? SceneClock(configuration.clock)
+        let clock = clock ?? SceneClock(configuration.clock)
+        let writer = WriterIdentity.current()
+        self.clock = clock
+        self.writer = writer
+        self.settings = StoreSettings(configuration: configuration, clock: clock, writer: writer)
         self.configuration = configuration
         self.storage = storage
         let writable = configuration.access == .readWrite
@@ -161,7 +167,7 @@ public final class SceneRegistry: Sendable {
             guard !state.closed else { throw .closed(scene: nil) }
             if let existing = state.stores[id] { return (existing, false, false) }
             let store = SceneStore(
-                id: id, storage: storage, configuration: configuration, clock: clock, writer: writer,
+                id: id, storage: storage, settings: settings,
                 watcherKind: { [weak self] in self?.watcherKind })
             state.stores[id] = store
             return (store, true, state.leftovers.remove(id) != nil)

@@ -18,11 +18,13 @@ public final class SceneStore: Sendable {
     public let id: SceneID
 
     let storage: any SceneStorage
-    let configuration: SceneRegistry.Configuration
+    /// What every store of the registry shares, kept once.
+    private let settings: StoreSettings
+    var configuration: SceneRegistry.Configuration { settings.configuration }
     /// The registry's clock: save coalescing and back-off run on it, and
     /// the bindings' retries.
-    package let clock: SceneClock
-    let writer: WriterIdentity
+    package var clock: SceneClock { settings.clock }
+    var writer: WriterIdentity { settings.writer }
     let state: Locked<StoreState>
     /// Used on ``io`` only; its lock is never contended.
     let encoder: Locked<SceneFileEncoder>
@@ -43,18 +45,14 @@ public final class SceneStore: Sendable {
     init(
         id: SceneID,
         storage: any SceneStorage,
-        configuration: SceneRegistry.Configuration,
-        clock: SceneClock,
-        writer: WriterIdentity,
+        settings: StoreSettings,
         watcherKind: @escaping @Sendable () -> FileWatcherKind?
     ) {
         self.id = id
         self.storage = storage
         self.encoder = Locked(SceneFileEncoder(layout: storage.layout))
-        self.configuration = configuration
-        self.clock = clock
-        self.writer = writer
-        self.state = Locked(StoreState(savePolicy: configuration.savePolicy, phase: .loading))
+        self.settings = settings
+        self.state = Locked(StoreState(savePolicy: settings.configuration.savePolicy, phase: .loading))
         self.io = StoreExecutor(label: "SceneStore.io.\(id.rawValue)", claimed: true, executor: storage.workExecutor)
         self.watcherKindProvider = watcherKind
     }
@@ -81,7 +79,7 @@ public final class SceneStore: Sendable {
 
     /// All values, as stored.
     public var snapshot: [String: SceneValue] {
-        state.withLock { $0.values }
+        state.withLock { $0.values }.dictionary
     }
 
     /// The generation of the scene file this store last read or wrote
@@ -194,5 +192,20 @@ public final class SceneStore: Sendable {
         guard let action else { return false }
         perform(action)
         return true
+    }
+}
+
+/// The configuration, clock and writer identity of a registry, which each
+/// of its stores reads: one object for all of them rather than a copy in
+/// each (the configuration alone is some 200 bytes).
+final class StoreSettings: Sendable {
+    let configuration: SceneRegistry.Configuration
+    let clock: SceneClock
+    let writer: WriterIdentity
+
+    init(configuration: SceneRegistry.Configuration, clock: SceneClock, writer: WriterIdentity) {
+        self.configuration = configuration
+        self.clock = clock
+        self.writer = writer
     }
 }

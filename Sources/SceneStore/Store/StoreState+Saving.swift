@@ -94,8 +94,7 @@ extension StoreState {
         var set: [(String, SceneValue)] = []
         var removed: [String] = []
         for (key, edit) in pending {
-            let slot = base.values.index(forKey: key)
-            let stored = slot.map { base.values[$0] }
+            let stored = base.values.entry(forKey: key)
             if let value = edit.value {
                 if stored?.value != value { set.append((stored?.key ?? key, value)) }
             } else if let stored {

@@ -49,7 +49,7 @@ struct StoreState: Sendable {
     /// Whether saves may still run: until the close that flushed is done.
     var acceptsSaves: Bool { phase != .closed }
     /// What readers see: the last known disk state with pending edits on top.
-    private(set) var values: [String: SceneValue] = [:]
+    private(set) var values = SceneValues()
     private(set) var byteCount = 0
     private(set) var pending: [String: PendingEdit] = [:]
     private var nextSequence: UInt64 = 0
@@ -211,6 +211,7 @@ struct StoreState: Sendable {
             // Written over the version this store held: memory already is
             // that version plus the edits, so there is nothing to compare.
             diskFile = file
+            shareValuesWithDisk()
         } else {
             adopt(file, origin: .external(writerPID: base?.writer.pid))
         }
@@ -225,12 +226,30 @@ struct StoreState: Sendable {
         clear(edits)
         guard base == disk, var file = diskFile else { return false }
         diskFile = nil  // the only reference to its values, so they change in place
-        for key in record.removed { file.values.removeValue(forKey: key) }
-        for (key, value) in record.set { file.values[key] = value }
+        if pending.isEmpty {
+            file.values = SceneValues()  // taken from memory below
+        } else {
+            for key in record.removed { file.values.removeValue(forKey: key) }
+            for (key, value) in record.set { file.values[key] = value }
+        }
         file.generation = record.generation
         file.writer = record.writer
         diskFile = file
+        shareValuesWithDisk()
         return true
+    }
+
+    /// With nothing pending, memory holds exactly what the file holds:
+    /// the document held as the disk's takes memory's values, one copy of
+    /// the scene rather than two. Only after a save over the version held
+    /// (memory is that version with the saved edits on top). A view of
+    /// the disk that were wrong would cost no write: an edit equal to what
+    /// the held document shows is saved under the lock, over the file read.
+    private mutating func shareValuesWithDisk() {
+        guard pending.isEmpty, var file = diskFile else { return }
+        diskFile = nil
+        file.values = values
+        diskFile = file
     }
 
     /// Applies records another process appended to the log after the
@@ -342,7 +361,7 @@ struct StoreState: Sendable {
     /// `.discarded` event, then the kept sets again as changes; streams go on.
     private mutating func empty(origin: SceneChangeOrigin) {
         let kept = pending.compactMap { key, edit in edit.value.map { (key, $0) } }.sorted { $0.0 < $1.0 }
-        values = Dictionary(uniqueKeysWithValues: kept)
+        values = SceneValues(kept)
         byteCount = kept.reduce(0) { $0 + Self.cost(key: $1.0, value: $1.1) }
         diskFile = nil
         var events: [SceneEvent] = [.discarded(origin: origin)]

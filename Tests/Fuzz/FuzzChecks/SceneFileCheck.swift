@@ -67,15 +67,15 @@ package enum SceneFileCheck {
         }
 
         var relaid = file
-        relaid.values = Dictionary(minimumCapacity: 4 * file.values.count + 16)
+        relaid.values = SceneValues(minimumCapacity: 4 * file.values.count + 16)
         for (key, value) in file.values.reversed() {
             relaid.values[key] = value
         }
         guard relaid.encoded() == encoded else {
-            throw FuzzFailure("the same values in another dictionary layout gave different bytes:\n\(text(encoded))\nthen\n\(text(relaid.encoded()))")
+            throw FuzzFailure("the same values inserted in another order gave different bytes:\n\(text(encoded))\nthen\n\(text(relaid.encoded()))")
         }
         guard Checksum.of(relaid.values) == Checksum.of(file.values) else {
-            throw FuzzFailure("the checksum depends on the dictionary layout")
+            throw FuzzFailure("the checksum depends on the order the values were inserted in")
         }
 
         let header = SceneFile.peekHeader(encoded)

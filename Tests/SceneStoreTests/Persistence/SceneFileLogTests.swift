@@ -176,7 +176,7 @@ import Testing
         let planted = file(4, ["a": .int(1), "b": .string("old")])
         try planted.encoded(.document).write(to: sceneFile(fixture))
         let store = try await fixture.registry.store(for: "main")
-        #expect(store.snapshot == planted.values)
+        #expect(store.snapshot == planted.values.dictionary)
         try store.set(2, forKey: "a")
         try await store.flush()
         var stored = try object(sceneFile(fixture))
