@@ -91,6 +91,10 @@ struct StoreState: Sendable {
         }
     }
 
+    /// The largest values (in ``SceneValues/storedBytes``) that memory and
+    /// the held document share after a save.
+    static let sharedValuesLimit = 16 << 10
+
     static func cost(key: String, value: SceneValue?) -> Int {
         guard let value else { return 0 }
         return key.utf8.count + value.byteCount
@@ -226,8 +230,8 @@ struct StoreState: Sendable {
         clear(edits)
         guard base == disk, var file = diskFile else { return false }
         diskFile = nil  // the only reference to its values, so they change in place
-        if pending.isEmpty {
-            file.values = SceneValues()  // taken from memory below
+        if sharesValues {
+            file.values = values
         } else {
             for key in record.removed { file.values.removeValue(forKey: key) }
             for (key, value) in record.set { file.values[key] = value }
@@ -235,7 +239,6 @@ struct StoreState: Sendable {
         file.generation = record.generation
         file.writer = record.writer
         diskFile = file
-        shareValuesWithDisk()
         return true
     }
 
@@ -245,11 +248,20 @@ struct StoreState: Sendable {
     /// (memory is that version with the saved edits on top). A view of
     /// the disk that were wrong would cost no write: an edit equal to what
     /// the held document shows is saved under the lock, over the file read.
+    ///
+    /// Small scenes only: the next set copies shared values whole (copy on
+    /// write), which costs nothing at 100 keys and a copy of the scene at
+    /// 10 000, where the two copies are kept instead (memory then holds
+    /// about 1.1 times the file).
     private mutating func shareValuesWithDisk() {
-        guard pending.isEmpty, var file = diskFile else { return }
+        guard sharesValues, var file = diskFile else { return }
         diskFile = nil
         file.values = values
         diskFile = file
+    }
+
+    private var sharesValues: Bool {
+        pending.isEmpty && values.storedBytes <= Self.sharedValuesLimit
     }
 
     /// Applies records another process appended to the log after the

@@ -85,7 +85,11 @@ package struct SceneValues: Sendable {
             return found ? value(at: starts[index]) : nil
         }
         set {
-            if let newValue { updateValue(newValue, forKey: key) } else { removeValue(forKey: key) }
+            if let newValue {
+                put(newValue, forKey: key)
+            } else if case (true, let index) = search(key) {
+                remove(at: index)
+            }
         }
     }
 
@@ -101,13 +105,20 @@ package struct SceneValues: Sendable {
     @discardableResult
     package mutating func updateValue(_ value: SceneValue, forKey key: String) -> SceneValue? {
         let (found, index) = search(key)
+        let previous = found ? self.value(at: starts[index]) : nil
+        put(value, forKey: key, at: (found, index))
+        return previous
+    }
+
+    /// Sets `value` for `key`, where ``search(_:)`` found it or its place.
+    private mutating func put(_ value: SceneValue, forKey key: String, at place: (found: Bool, index: Int)? = nil) {
+        let (found, index) = place ?? search(key)
         guard found else {
             let start = append(key: key, value: value)
             starts.insert(start, at: index)
-            return nil
+            return
         }
         let old = starts[index]
-        let previous = self.value(at: old)
         let keyRange = keyBytes(at: old)
         reserve(keyRange.count + 16 + Self.inlineLimit)
         let start = bytes.count
@@ -118,7 +129,6 @@ package struct SceneValues: Sendable {
         append(value)
         starts[index] = start
         retire(at: old)
-        return previous
     }
 
     /// - Returns: the value removed.
@@ -126,11 +136,15 @@ package struct SceneValues: Sendable {
     package mutating func removeValue(forKey key: String) -> SceneValue? {
         let (found, index) = search(key)
         guard found else { return nil }
+        let previous = value(at: starts[index])
+        remove(at: index)
+        return previous
+    }
+
+    private mutating func remove(at index: Int) {
         let old = starts[index]
-        let previous = value(at: old)
         starts.remove(at: index)
         retire(at: old)
-        return previous
     }
 
     /// Gives back the capacity beyond what the entries use: for a scene
@@ -325,19 +339,25 @@ package struct SceneValues: Sendable {
         }
     }
 
-    /// Copies the entries in use together, in order.
+    /// Copies the entries in use together, in order: their bytes as they
+    /// are, but for a value kept whole, which gets its new index.
     private mutating func compact() {
         var copy = SceneValues()
         copy.bytes.reserveCapacity(bytes.count - deadBytes)
         copy.starts.reserveCapacity(starts.count)
         copy.objects.reserveCapacity(objects.count - deadObjects)
         for start in starts {
-            let range = keyBytes(at: start)
+            let (end, object) = end(of: start)
             copy.starts.append(copy.bytes.count)
-            copy.appendLength(range.count)
-            copy.bytes.append(contentsOf: bytes[range])
-            var cursor = range.upperBound
-            copy.append(readValue(&cursor))
+            if object {
+                let range = keyBytes(at: start)
+                copy.appendLength(range.count)
+                copy.bytes.append(contentsOf: bytes[range])
+                var cursor = range.upperBound
+                copy.append(readValue(&cursor))
+            } else {
+                copy.bytes.append(contentsOf: bytes[start..<end])
+            }
         }
         self = copy
     }
