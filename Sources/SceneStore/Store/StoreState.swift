@@ -1,36 +1,5 @@
 import Foundation
 
-/// Which version of the scene file the store's memory reflects.
-package struct DiskVersion: Equatable, Sendable {
-    /// `nil` while no file has been seen or written.
-    package var incarnation: String?
-    package var generation: UInt64
-
-    package init(incarnation: String?, generation: UInt64) {
-        self.incarnation = incarnation
-        self.generation = generation
-    }
-
-    static let none = DiskVersion(incarnation: nil, generation: 0)
-
-    /// Whether `other` is a version this store has not yet applied.
-    func isOlder(than other: DiskVersion) -> Bool {
-        incarnation != other.incarnation || other.generation > generation
-    }
-}
-
-/// A local set (`value` non-nil) or remove (`nil`) not yet saved.
-struct PendingEdit: Sendable {
-    let value: SceneValue?
-    /// Tells an edit apart from a later edit of the same key, so a save
-    /// only clears the edits it actually wrote.
-    let sequence: UInt64
-    /// Whether the edit may replace what the document holds under its key
-    /// when it is saved (`nil`: always). A stored model's write says no to
-    /// a model of a newer schema that another process stored meanwhile.
-    var replaces: (@Sendable (SceneValue?) -> Bool)? = nil
-}
-
 /// Everything a ``SceneStore`` holds in memory, guarded by its lock. Each
 /// transition is a `mutating func` that decides and enqueues events; the
 /// store delivers them and does I/O after releasing the lock.
