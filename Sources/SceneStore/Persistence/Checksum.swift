@@ -19,7 +19,9 @@ package struct Checksum {
     private var hash: UInt64 = 0xcbf2_9ce4_8422_2325
 
     package static func of(_ values: SceneValues) -> String {
-        of(values, sortedKeys: sortedKeys(of: values))
+        var checksum = Checksum()
+        for (key, value) in values.inUTF8Order { checksum.add(key: key, value: value) }
+        return checksum.text
     }
 
     package static func of(_ values: [String: SceneValue]) -> String {
@@ -31,7 +33,6 @@ package struct Checksum {
     /// precomposed `"\u{E9}:"` are unequal yet neither comes first (so
     /// their order would follow the dictionary's per-process hash seed).
     static func sortedKeys(of values: SceneValues) -> [String] {
-        // Already in this order when every key is ASCII.
         values.keys.sorted(by: utf8Precedes)
     }
 

@@ -187,12 +187,7 @@ package struct SceneFileEncoder {
     }
 
     private mutating func rebuild(from values: SceneValues) {
-        var pairs = Array(values)
-        // In this order already when every key is ASCII.
-        if !zip(pairs, pairs.dropFirst()).allSatisfy({ utf8Precedes($0.key, $1.key) }) {
-            pairs.sort { utf8Precedes($0.key, $1.key) }
-        }
-        entries = pairs.map { Self.entry($0.key, $0.value) }
+        entries = values.inUTF8Order.map { Self.entry($0.key, $0.value) }
         entryBytes = entries.reduce(0) { $0 + $1.json.count }
         entryCount = entries.count
     }

@@ -18,8 +18,6 @@ public final class SceneRegistry: Sendable {
 
     let storage: any SceneStorage
     /// `configuration.clock`, read by every store of the registry.
-    private let clock: SceneClock
-    private let writer: WriterIdentity
     /// The configuration, clock and writer, shared by every store.
     private let settings: StoreSettings
     private let watch: (any SceneStorageWatch)?
@@ -62,11 +60,8 @@ public final class SceneRegistry: Sendable {
     /// - Parameter clock: `configuration.clock` as the storage reads it,
     ///   when it does; wrapped anew otherwise.
     package init(storage: any SceneStorage, configuration: Configuration, clock: SceneClock? = nil) {
-        let clock = clock ?? SceneClock(configuration.clock)
-        let writer = WriterIdentity.current()
-        self.clock = clock
-        self.writer = writer
-        self.settings = StoreSettings(configuration: configuration, clock: clock, writer: writer)
+        self.settings = StoreSettings(
+            configuration: configuration, clock: clock ?? SceneClock(configuration.clock), writer: WriterIdentity.current())
         self.configuration = configuration
         self.storage = storage
         let writable = configuration.access == .readWrite

@@ -72,6 +72,17 @@ package struct SceneValues: Sendable {
     /// The keys, in order.
     package var keys: [String] { starts.map { key(at: $0) } }
 
+    /// The entries in the order of their keys' UTF-8 bytes, the file's
+    /// (and the checksum's): the order they are kept in when every key is
+    /// ASCII, sorted otherwise.
+    package var inUTF8Order: [(key: String, value: SceneValue)] {
+        var pairs = Array(self)
+        if !zip(pairs, pairs.dropFirst()).allSatisfy({ utf8Precedes($0.key, $1.key) }) {
+            pairs.sort { utf8Precedes($0.key, $1.key) }
+        }
+        return pairs
+    }
+
     /// The same values as a dictionary.
     package var dictionary: [String: SceneValue] {
         var dictionary = [String: SceneValue](minimumCapacity: count)
