@@ -32,7 +32,7 @@ extension SceneDirectory: SceneStorage {
     }
 
     func append(_ id: SceneID, _ record: [UInt8], ifCurrent version: DiskVersion, sizeLimit: Int) throws(SceneStoreError) -> Bool {
-        let lock = try lock(id)
+        guard let lock = try lockIfFree(id) else { return false }
         defer { lock.unlock() }
         return try append(record, to: id, over: version, sizeLimit: sizeLimit)
     }

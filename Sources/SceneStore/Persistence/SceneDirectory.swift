@@ -129,8 +129,21 @@ struct SceneDirectory: Sendable {
     /// - Throws: ``SceneStoreError/lockTimeout(scene:holderPID:waited:)``
     ///   after `timeout` (the directory's ``lockTimeout`` by default).
     func lock(_ id: SceneID, timeout: Duration? = nil) throws(SceneStoreError) -> SceneLock {
+        try lock(id, waiting: timeout ?? lockTimeout)
+    }
+
+    /// Scene `id`'s lock if nobody holds it now; `nil` without waiting
+    /// when another process does.
+    func lockIfFree(_ id: SceneID) throws(SceneStoreError) -> SceneLock? {
+        do {
+            return try lock(id, waiting: nil)
+        } catch .lockTimeout {
+            return nil
+        }
+    }
+
+    private func lock(_ id: SceneID, waiting timeout: Duration?) throws(SceneStoreError) -> SceneLock {
         let path = lockPath(id)
-        let timeout = timeout ?? lockTimeout
         do {
             return try SceneLock(path: path, scene: id, timeout: timeout, clock: clock)
         } catch .io("open", _, ENOENT) {

@@ -37,8 +37,11 @@ final class SceneLock {
     /// - Throws: ``SceneStoreError/lockTimeout(scene:holderPID:waited:)``
     ///   naming the holder's pid when `/proc/locks` tells it,
     ///   ``SceneStoreError/notARegularFile(path:found:)``, or an I/O error.
+    /// - Parameter timeout: `nil`: never wait; while another process holds
+    ///   the lock, throw ``SceneStoreError/lockTimeout(scene:holderPID:waited:)``
+    ///   at once, without looking for the holder.
     /// - Parameter clock: what the timeout is measured on (the registry's).
-    init(path: String, scene: SceneID, timeout: Duration, clock: SceneClock = .continuous) throws(SceneStoreError) {
+    init(path: String, scene: SceneID, timeout: Duration?, clock: SceneClock = .continuous) throws(SceneStoreError) {
         self.path = path
         var wait = LockWait(scene: scene, timeout: timeout, clock: clock)
         while true {
@@ -293,12 +296,13 @@ struct FileKind: CustomStringConvertible {
 /// How long a lock may still be waited for, and the pause before the next try.
 private struct LockWait {
     let scene: SceneID
-    let timeout: Duration
+    /// `nil`: no waiting at all.
+    let timeout: Duration?
     let clock: SceneClock
     let start: Duration
     var pause = 50
 
-    init(scene: SceneID, timeout: Duration, clock: SceneClock) {
+    init(scene: SceneID, timeout: Duration?, clock: SceneClock) {
         self.scene = scene
         self.timeout = timeout
         self.clock = clock
@@ -311,6 +315,7 @@ private struct LockWait {
     /// `jittered`: a random pause between one and two times the current
     /// one, so that processes that met do not meet again in step.
     mutating func pause(jittered: Bool = false, holder: () -> Int32?) throws(SceneStoreError) {
+        guard let timeout else { throw .lockTimeout(scene: scene.rawValue, holderPID: nil, waited: .zero) }
         guard clock.now - start < timeout else {
             throw .lockTimeout(scene: scene.rawValue, holderPID: holder(), waited: timeout)
         }

@@ -98,7 +98,8 @@ package protocol SceneStorage: Sendable {
     /// one step, only if the stored document names `version`, as
     /// ``SceneStorageTransaction/append(_:over:sizeLimit:)`` does (a
     /// ``SceneFile/Layout/log`` storage): the save of a store whose view of
-    /// the scene is current, without reading the scene first.
+    /// the scene is current, without reading the scene first. Never waits
+    /// for a lock: when the scene is locked, it does nothing.
     /// - Returns: whether it appended. `false` is no failure: the caller
     ///   saves in a transaction, over what is stored.
     func append(_ id: SceneID, _ record: [UInt8], ifCurrent version: DiskVersion, sizeLimit: Int) async throws(SceneStoreError) -> Bool

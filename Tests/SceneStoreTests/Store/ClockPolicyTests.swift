@@ -29,6 +29,11 @@ import Testing
 
         try store.set(1, forKey: "a")  // a quiet store: saved at once
         #expect(await saved.first { $0.key == "a" && $0.newValue == .int(1) } != nil)
+        // Another process sees the record before the save has ended (its
+        // fdatasync, then the clock read that starts the window). A flush
+        // waits for that save, so the window starts at 0 s, not wherever
+        // the clock is when a slow save ends.
+        try await store.flush()
         try store.set(2, forKey: "a")  // within the window of that save
         await clock.advance(by: .milliseconds(9_999))
         #expect(try fixture.stored("a") == .int(1), "saved before the window ended")

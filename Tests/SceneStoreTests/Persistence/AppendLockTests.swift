@@ -1,0 +1,68 @@
+import Foundation
+import SceneStoreTesting
+import Testing
+@testable import SceneStore
+
+/// The save in one step (a record appended over the version a store
+/// holds) never waits for the scene's lock: a flush that is one append
+/// runs on the caller's thread, which must not sit in a lock wait. While
+/// another process holds the lock, it gives way at once, and the save
+/// goes the long way, waiting for the lock as every save does.
+@Suite struct AppendLockTests {
+
+    /// With a lock timeout of a millisecond, a wait would end in
+    /// `lockTimeout`; giving way returns `false`, having written nothing.
+    /// Once the lock is free, the same call appends.
+    @Test func theAppendInOneStepGivesWayToAHeldLock() throws {
+        let fixture = try SceneStoreFixture()
+        let id = try SceneID("main")
+        let directory = SceneDirectory(root: fixture.root, lockTimeout: .milliseconds(1))
+        try SceneDirectory.prepare(root: fixture.root)
+        let v1 = SceneFile(
+            scene: "main", generation: 1, incarnation: "00000000000000aa",
+            writer: WriterIdentity(pid: 42, token: "00000000000000bb"), values: ["a": .int(1)])
+        var v2 = v1
+        v2.generation = 2
+        v2.values["a"] = .int(2)
+        var encoder = SceneFileEncoder(layout: .log)
+        let document = encoder.encode(v1, over: nil, edited: [])
+        encoder.written(v1.version)
+        let record = encoder.record(v2, over: v1, edited: ["a"])
+        let path = URL(fileURLWithPath: directory.scenePath(id))
+        try document.write(to: path)
+
+        let held = try SceneDirectory(root: fixture.root).lock(id)
+        #expect(try directory.append(id, record.line, ifCurrent: v1.version, sizeLimit: 1 << 20) == false)
+        #expect(try Data(contentsOf: path) == document, "written under another's lock")
+        held.unlock()
+
+        #expect(try directory.append(id, record.line, ifCurrent: v1.version, sizeLimit: 1 << 20))
+        #expect(try SceneFile.decode(Data(contentsOf: path)).get() == v2)
+    }
+
+    /// A store whose next save is one append, flushed while another
+    /// process holds the lock past the timeout: the flush waits and fails
+    /// with `lockTimeout` (it did not append on its own), the value stays
+    /// pending, and the next flush writes it.
+    @Test func aFlushThatCouldAppendStillWaitsForTheLock() async throws {
+        var configuration = SceneRegistry.Configuration.testing
+        configuration.lockTimeout = .milliseconds(50)
+        let fixture = try SceneStoreFixture(configuration: configuration)
+        let store = try await fixture.registry.store(for: "main")
+        try store.set(1, forKey: "a")
+        try await store.flush()
+        let path = fixture.root.appendingPathComponent("main.json")
+        let before = try Data(contentsOf: path)
+
+        let held = try SceneDirectory(root: fixture.root).lock(SceneID("main"))
+        try store.set(2, forKey: "a")
+        await #expect(throws: SceneStoreError.self) { try await store.flush() }
+        #expect(try Data(contentsOf: path) == before, "written under another's lock")
+        held.unlock()
+
+        try await store.flush()
+        let relaunched = try await fixture.relaunch().store(for: "main")
+        #expect(relaunched.value(forKey: "a", as: Int.self) == 2)
+        await fixture.tearDown()
+    }
+}
