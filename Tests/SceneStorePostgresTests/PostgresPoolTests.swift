@@ -142,7 +142,9 @@ struct PostgresPoolTests {
     @Test func aKeptConnectionNeverKeepsALeaseWaiting() async throws {
         // One connection, kept by a loop of statements that never pauses:
         // a lease (a transaction's) gets it after the statement in flight.
-        let pool = try await pool(maxConnections: 1, timeout: .seconds(5))
+        // A starved lease would wait out any timeout; 30 s, not 5, because
+        // under the whole suite's load one lease once took longer than 5 s.
+        let pool = try await pool(maxConnections: 1, timeout: .seconds(30))
         defer { pool.close() }
         let stop = Locked(false)
         let statements = Task {
