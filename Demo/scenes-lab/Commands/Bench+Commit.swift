@@ -17,6 +17,7 @@ extension Bench {
         @Option(help: "Runs; variants alternate within each run.") var runs = 5
         @Option(help: "Keys in the scene (values are short strings).") var keys = 100
         @Option(help: "Directory to work in (default: a new one under $TMPDIR).") var directory: String?
+        @Flag(help: "SceneStore alone, no floors (to run under a profiler).") var storeOnly = false
 
         func run() async throws {
             let base = try directory.map { URL(fileURLWithPath: $0) } ?? makeTemporaryDirectory()
@@ -25,8 +26,8 @@ extension Bench {
             var medians: [String: [Double]] = [:]
             var all: [String: [Int]] = [:]
             for run in 1...runs {
-                let plain = try measurePlain(in: base.appendingPathComponent("plain-\(run)"), payload: payload, keepPrevious: false)
-                let linked = try measurePlain(in: base.appendingPathComponent("linked-\(run)"), payload: payload, keepPrevious: true)
+                let plain = storeOnly ? [0] : try measurePlain(in: base.appendingPathComponent("plain-\(run)"), payload: payload, keepPrevious: false)
+                let linked = storeOnly ? [0] : try measurePlain(in: base.appendingPathComponent("linked-\(run)"), payload: payload, keepPrevious: true)
                 let store = try await measureStore(in: base.appendingPathComponent("store-\(run)"))
                 for (name, samples) in [("rename-over", plain), ("keep-previous", linked), ("scenestore", store)] {
                     medians[name, default: []].append(Summary(nanoseconds: samples).p50Ms)
@@ -96,6 +97,8 @@ extension Bench {
 
         /// `set` + `flush` on a store holding `keys` keys.
         private func measureStore(in root: URL) async throws -> [Int] {
+            // A scene left by an earlier run (of other --keys) is not this run's scene.
+            try? FileManager.default.removeItem(at: root)
             let registry = try SceneRegistry(root: root, configuration: .init(savePolicy: .onFlush))
             let store = try await registry.store(for: "bench")
             for key in 0..<keys { try store.set("value number \(key)", forKey: "key\(key)") }

@@ -67,6 +67,22 @@ extension SceneDirectory {
         return offset
     }
 
+    /// Whether scene `id`'s file still ends its log at `position`: its
+    /// first bytes hash as they did then (no whole write since: that makes
+    /// a new header) and the log's end (`"\n]}"`) is still at
+    /// `position.offset` (an append after it writes a `,` there). Reads
+    /// those few bytes; any error or doubt is `false`.
+    func logEnds(_ id: SceneID, at position: LogPosition) -> Bool {
+        guard let (fd, info, path) = try? openScene(id) else { return false }
+        defer { close(fd) }
+        let closing = SceneFile.logEnd.dropLast()
+        guard Int(info.st_size) >= position.offset + closing.count,
+              let head = try? read(fd, at: 0, count: position.headCount, path: path), position.isHead(head),
+              let end = try? read(fd, at: position.offset, count: closing.count, path: path)
+        else { return false }
+        return end.elementsEqual(closing)
+    }
+
     /// The bytes of scene `id`'s file after `position.offset`, when its
     /// first 512 bytes are still the ones `position` read (no whole write since: that
     /// makes a new header) and it reaches past that offset; `nil`

@@ -85,6 +85,13 @@ package struct LogPosition: Sendable, Equatable {
         self.version = version
     }
 
+    /// Where the log of `document`, a file this store wrote whole as
+    /// `version`, ends; `nil` when it is not a log.
+    init?(written document: Data, version: DiskVersion) {
+        guard let end = document.withUnsafeBytes({ SceneFileTail.read($0.bindMemory(to: UInt8.self)) }) else { return nil }
+        self.init(document, offset: end.end, first: end.tail == .noRecords, version: version)
+    }
+
     /// Whether `head`, the file's first ``headCount`` bytes now, are the
     /// ones read then.
     func isHead(_ head: Data) -> Bool {

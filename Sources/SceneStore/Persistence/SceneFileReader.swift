@@ -17,6 +17,12 @@ package struct SceneFileReader: Sendable {
     /// Where the last log read ended, whatever its size; `nil` after
     /// anything else (a version 1 file, a torn tail, damage).
     package private(set) var position: LogPosition?
+    /// Where the log ends once the record this store is appending now is
+    /// written (``appending(_:generation:over:)``): the watcher tells of
+    /// that record before the save has ended, and a store finding the log
+    /// ending there (``SceneStorage/logEnds(_:at:)``) knows it is its own
+    /// and reads nothing.
+    package private(set) var ownAppend: LogPosition?
     /// How many readings took only a log's new records from the storage
     /// (``advance(over:to:)``).
     package private(set) var recordReads = 0
@@ -60,6 +66,45 @@ package struct SceneFileReader: Sendable {
         position.version.generation = last.generation
         self.position = position
         recordReads += 1
+    }
+
+    /// This store appends a record of `generation`, `count` bytes (the
+    /// line, without a separator), over `version`: where the log will end
+    /// (``ownAppend``), when the last reading ended at that version.
+    package mutating func appending(_ count: Int, generation: UInt64, over version: DiskVersion) {
+        ownAppend = nil
+        guard var next = position, next.version == version else { return }
+        // The record goes after the log's last newline, a comma first
+        // unless it is the first (``LogAppend``); the log's end follows it.
+        next.offset += 1 + (next.first ? 0 : 1) + count
+        next.first = false
+        next.version.generation = generation
+        ownAppend = next
+    }
+
+    /// The append of ``appending(_:generation:over:)`` ended: when it was
+    /// written, the reading goes on from after it (a later reading reads
+    /// only what others appended after this store's record).
+    package mutating func appendEnded(written: Bool) {
+        if written, let ownAppend, let position, position.offset < ownAppend.offset,
+           position.version.incarnation == ownAppend.version.incarnation,
+           position.version.generation + 1 == ownAppend.version.generation {
+            self.position = ownAppend
+        }
+        ownAppend = nil
+    }
+
+    /// A save of this store ended: it wrote the whole file, whose log ends
+    /// at `position` (`nil`: not a log), or else it appended the record
+    /// of ``appending(_:generation:over:)``. A later reading goes on from
+    /// there.
+    package mutating func saved(wholeFileAt position: LogPosition?) {
+        if let position {
+            self.position = position
+            ownAppend = nil
+        } else {
+            appendEnded(written: true)
+        }
     }
 
     /// The records in `tail`, the bytes a storage read after ``position``,

@@ -111,6 +111,14 @@ package protocol SceneStorage: Sendable {
     /// then read whole (``readBytes(_:skip:)``).
     func readLog(_ id: SceneID, after position: LogPosition) async throws(SceneStoreError) -> Data?
 
+    /// Whether scene `id`'s log still ends where `position` says, its
+    /// first bytes the ones `position` read: nobody wrote after it. Told
+    /// without suspending, and only by a storage whose reads are local and
+    /// cheap (a few bytes read); `false` when it cannot tell. A store told
+    /// of its own record by the watcher checks this first and reads
+    /// nothing more (``SceneFileReader/ownAppend``).
+    func logEnds(_ id: SceneID, at position: LogPosition) -> Bool
+
     /// The writer token of scene `id`'s latest version (a log's last
     /// record, else the header), read without decoding the values; `nil`
     /// when there is no document or it is not laid out as SceneStore
@@ -281,6 +289,12 @@ extension SceneStorage {
     /// Never: a storage that keeps whole documents.
     package func readLog(_ id: SceneID, after position: LogPosition) async throws(SceneStoreError) -> Data? {
         nil
+    }
+
+    /// Cannot tell: a storage that keeps whole documents, or whose reads
+    /// are not local.
+    package func logEnds(_ id: SceneID, at position: LogPosition) -> Bool {
+        false
     }
 
     /// The stored document read whole, its header peeked.

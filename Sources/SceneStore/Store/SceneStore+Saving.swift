@@ -52,6 +52,7 @@ extension SceneStore {
             }
         } catch {
             failure = error
+            reader.withLock { $0.appendEnded(written: false) }
         }
         let now = clock.now
         let (next, report) = mutate { $0.saveEnded(at: now, failure: failure) }
@@ -82,7 +83,11 @@ extension SceneStore {
             // The file root: the record appended if the file still ends in `base`.
             guard let (base, edits, record) = state.withLock({ $0.planRecordWithoutLock(writer: writer) }) else { return nil }
             let (line, sizeLimit) = encoder.withLock { $0.line(of: record, over: base) }
-            guard try await storage.append(id, line, ifCurrent: base.version, sizeLimit: sizeLimit) else { return nil }
+            reader.withLock { $0.appending(line.count, generation: record.generation, over: base.version) }
+            guard try await storage.append(id, line, ifCurrent: base.version, sizeLimit: sizeLimit) else {
+                reader.withLock { $0.appendEnded(written: false) }
+                return nil
+            }
             return SavedWrite(edits: edits, file: nil, base: nil, appended: (record, base.version))
         }
         guard storage.replacesConditionally,
@@ -124,17 +129,22 @@ extension SceneStore {
         case .write(let edits, let file):
             if let base, storage.layout == .log {
                 let (record, sizeLimit) = encoder.withLock { $0.record(file, over: base, edited: edits.keys) }
+                reader.withLock { $0.appending(record.count, generation: file.generation, over: base.version) }
                 if try await !transaction.append(record, over: base.version, sizeLimit: sizeLimit) {
+                    reader.withLock { $0.appendEnded(written: false) }
                     // Not a log that ends in `base` (a version 1 file, a torn
                     // tail), or grown past its bound: written whole, compacted.
-                    try await transaction.write(encoder.withLock { $0.encodeStaged(file) })
+                    let bytes = encoder.withLock { $0.encodeStaged(file) }
+                    try await transaction.write(bytes)
+                    return SavedWrite(edits: edits, file: file, base: base, position: LogPosition(written: bytes, version: file.version))
                 }
                 return SavedWrite(edits: edits, file: file, base: base)
             }
             let bytes = encoder.withLock { $0.encode(file, over: base, edited: edits.keys) }
             try await transaction.write(bytes)
             if base == nil { try await transaction.removeTombstone() }
-            return SavedWrite(edits: edits, file: file, base: base)
+            let position = storage.layout == .log ? LogPosition(written: bytes, version: file.version) : nil
+            return SavedWrite(edits: edits, file: file, base: base, position: position)
         }
     }
 
@@ -143,9 +153,14 @@ extension SceneStore {
         guard let written else { return }
         if let (record, base) = written.appended {
             encoder.withLock { $0.written(DiskVersion(incarnation: base.incarnation, generation: record.generation)) }
-            if !mutate({ $0.appended(written.edits, record, over: base) }) { scheduleReload() }
+            let applied = mutate { $0.appended(written.edits, record, over: base) }
+            // Read from after this record from now on, once memory holds it.
+            reader.withLock { $0.appendEnded(written: applied) }
+            if !applied { scheduleReload() }
         } else if let file = written.file {
             encoder.withLock { $0.written(file.version) }
+            // Read from after what this save wrote: its record, or the whole file.
+            reader.withLock { $0.saved(wholeFileAt: written.position) }
             mutate { $0.saved(written.edits, as: file, over: written.base) }
         } else {
             mutate { $0.confirmed(written.edits, current: written.base) }
@@ -182,4 +197,6 @@ struct SavedWrite {
     let base: SceneFile?
     /// A record appended over the version memory held, instead of a file.
     var appended: (record: SceneFileRecord, base: DiskVersion)? = nil
+    /// Where the log of the file written whole ends (``SceneFile/Layout/log``).
+    var position: LogPosition? = nil
 }

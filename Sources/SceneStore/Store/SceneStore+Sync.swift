@@ -188,6 +188,7 @@ extension SceneStore {
     func sceneMayHaveChanged() {
         // A document delivered before is not the latest any more: read.
         state.withLock { $0.deliveredDocument = nil }
+        if logEndsWhereThisStoreLeftIt() { return }
         guard storage.readsAreLocal, state.withLock({ $0.phase == .open && $0.byteCount <= Self.inlineReloadBytes })
         else {
             scheduleReload()
@@ -208,6 +209,24 @@ extension SceneStore {
             if let writer = try? await self.storage.latestWriter(of: self.id), writer == self.writer.token { return }
             self.scheduleReload()
         }
+    }
+
+    /// Whether the scene's log ends where this store's own record, being
+    /// appended now, ends it, or where its last reading ended: then the
+    /// event was this store's own save (or nothing new), and the few bytes
+    /// read here (the file's head and its log's end) are all it costs.
+    /// The watcher reports a record before its save has ended, often
+    /// while the store's next save runs; reading it back took a quarter
+    /// of a commit's time.
+    private func logEndsWhereThisStoreLeftIt() -> Bool {
+        guard storage.layout == .log, storage.readsAreLocal else { return false }
+        // Not waited for: the reader is held while a scene is decoded.
+        guard let (own, position) = reader.withLockIfAvailable({ ($0.ownAppend, $0.position) }) else { return false }
+        if let own, storage.logEnds(id, at: own) { return true }
+        // As a reading of nothing after the position would settle it: only
+        // over a document memory holds (``StoreState/adoptRecords(_:limits:)``).
+        guard let position, state.withLock({ $0.diskFile != nil }) else { return false }
+        return storage.logEnds(id, at: position)
     }
 
     /// The watcher's "another writer committed `document`": the next

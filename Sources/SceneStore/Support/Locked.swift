@@ -24,6 +24,16 @@ package final class Locked<State> {
         defer { lock.unlock() }
         return try body(&state)
     }
+
+    /// `body` on the value if the lock is free now; `nil` without waiting
+    /// when another thread holds it. For the file watcher's thread, which
+    /// every registry of the process shares and must never wait for a
+    /// store's long work (decoding a large scene holds its reader).
+    package func withLockIfAvailable<R>(_ body: (inout State) -> R) -> R? {
+        guard lock.try() else { return nil }
+        defer { lock.unlock() }
+        return body(&state)
+    }
 }
 
 extension Locked: @unchecked Sendable where State: Sendable {}
