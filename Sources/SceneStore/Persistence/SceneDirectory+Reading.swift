@@ -68,36 +68,46 @@ extension SceneDirectory {
     }
 
     /// Whether scene `id`'s file still ends its log at `position`: its
-    /// first bytes hash as they did then (no whole write since: that makes
-    /// a new header) and the log's end (`"\n]}"`) is still at
-    /// `position.offset` (an append after it writes a `,` there). Reads
-    /// those few bytes; any error or doubt is `false`.
+    /// first bytes hash as they did then and the log's end (`"\n]}"`) is
+    /// still at `position.offset` (an append after it writes a `,` there).
+    /// Reads those few bytes; any error or doubt is `false`.
     func logEnds(_ id: SceneID, at position: LogPosition) -> Bool {
-        guard let (fd, info, path) = try? openScene(id) else { return false }
+        guard let (fd, size, path) = try? openLog(id, readAt: position) else { return false }
         defer { close(fd) }
-        let closing = SceneFile.logEnd.dropLast()
-        guard Int(info.st_size) >= position.offset + closing.count,
-              let head = try? read(fd, at: 0, count: position.headCount, path: path), position.isHead(head),
+        let closing = SceneFile.logClosing
+        guard size >= position.offset + closing.count,
               let end = try? read(fd, at: position.offset, count: closing.count, path: path)
         else { return false }
         return end.elementsEqual(closing)
     }
 
-    /// The bytes of scene `id`'s file after `position.offset`, when its
-    /// first 512 bytes are still the ones `position` read (no whole write since: that
-    /// makes a new header) and it reaches past that offset; `nil`
-    /// otherwise, and for anything but a regular file within the limits.
-    /// Appends only ever write after a log's end, so the bytes before
-    /// `position` are the ones read then.
+    /// The bytes of scene `id`'s file after `position.offset`, when it
+    /// goes on from `position` (``openLog(_:readAt:)``), reaches past that
+    /// offset and is within the limits; `nil` otherwise. Appends only ever
+    /// write after a log's end, so the bytes before `position` are the ones
+    /// read then.
     func readLog(_ id: SceneID, after position: LogPosition) throws(SceneStoreError) -> Data? {
-        guard let (fd, info, path) = try openScene(id) else { return nil }
+        guard let (fd, size, path) = try openLog(id, readAt: position) else { return nil }
         defer { close(fd) }
-        let size = Int(info.st_size)
-        guard size > position.offset,
-              StoredDocument.tooLarge(size: size, limits: limits) == nil,
-              try position.isHead(read(fd, at: 0, count: position.headCount, path: path))
-        else { return nil }
+        guard size > position.offset, StoredDocument.tooLarge(size: size, limits: limits) == nil else { return nil }
         let tail = try read(fd, at: position.offset, count: size - position.offset, path: path)
         return tail.count == size - position.offset ? tail : nil
+    }
+
+    /// Scene `id`'s file opened to read, with its size, when its first
+    /// bytes are still the ones `position` read (no whole write since:
+    /// that makes a new header); `nil` otherwise. The caller closes it.
+    private func openLog(_ id: SceneID, readAt position: LogPosition) throws(SceneStoreError) -> (fd: Int32, size: Int, path: String)? {
+        guard let (fd, info, path) = try openScene(id) else { return nil }
+        do {
+            if try position.isHead(read(fd, at: 0, count: position.headCount, path: path)) {
+                return (fd, Int(info.st_size), path)
+            }
+        } catch {
+            close(fd)
+            throw error
+        }
+        close(fd)
+        return nil
     }
 }

@@ -53,6 +53,9 @@ extension SceneFile {
     package static let compactionSlack = 16 << 10
     /// How a log ends: written after every record.
     static let logEnd: [UInt8] = Array("\n]}\n".utf8)
+    /// The log's end up to its last newline (`"\n]}"`): where a log ends,
+    /// its offset is the one a ``LogPosition`` keeps.
+    static let logClosing = logEnd.dropLast()
     /// The line that opens the log, the last line of a log without records.
     static let logStart: [UInt8] = Array("  \"log\": [".utf8)
 }
@@ -182,7 +185,7 @@ package enum SceneFileTail: Equatable {
     /// - Returns: the tail, and the offset in `bytes` where the log's end starts.
     package static func read(_ bytes: UnsafeBufferPointer<UInt8>) -> (tail: SceneFileTail, end: Int)? {
         let trimmed = Self.trimmingPadding(bytes)
-        let closing = SceneFile.logEnd.dropLast()  // "\n]}"
+        let closing = SceneFile.logClosing
         guard trimmed > closing.count,
               UnsafeBufferPointer(rebasing: bytes[(trimmed - closing.count)..<trimmed]).elementsEqual(closing)
         else { return nil }

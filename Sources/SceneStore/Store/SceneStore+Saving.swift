@@ -37,6 +37,9 @@ extension SceneStore {
     @discardableResult
     func saveNow(queued: Bool = false, waiting: Bool = true) async throws(SceneStoreError) -> Bool {
         guard state.withLock({ $0.beginSave(queued: queued) }) else { return true }
+        // An append of this save that did not end in record(_:) (refused,
+        // failed, or deferred) is not this store's record: forgotten here.
+        defer { reader.withLock { $0.appendEnded(written: false) } }
         var failure: SceneStoreError?
         do throws(SceneStoreError) {
             if let written = try await replaceIfCurrent() {
@@ -52,7 +55,6 @@ extension SceneStore {
             }
         } catch {
             failure = error
-            reader.withLock { $0.appendEnded(written: false) }
         }
         let now = clock.now
         let (next, report) = mutate { $0.saveEnded(at: now, failure: failure) }
@@ -84,10 +86,7 @@ extension SceneStore {
             guard let (base, edits, record) = state.withLock({ $0.planRecordWithoutLock(writer: writer) }) else { return nil }
             let (line, sizeLimit) = encoder.withLock { $0.line(of: record, over: base) }
             reader.withLock { $0.appending(line.count, generation: record.generation, over: base.version) }
-            guard try await storage.append(id, line, ifCurrent: base.version, sizeLimit: sizeLimit) else {
-                reader.withLock { $0.appendEnded(written: false) }
-                return nil
-            }
+            guard try await storage.append(id, line, ifCurrent: base.version, sizeLimit: sizeLimit) else { return nil }
             return SavedWrite(edits: edits, file: nil, base: nil, appended: (record, base.version))
         }
         guard storage.replacesConditionally,
@@ -131,7 +130,6 @@ extension SceneStore {
                 let (record, sizeLimit) = encoder.withLock { $0.record(file, over: base, edited: edits.keys) }
                 reader.withLock { $0.appending(record.count, generation: file.generation, over: base.version) }
                 if try await !transaction.append(record, over: base.version, sizeLimit: sizeLimit) {
-                    reader.withLock { $0.appendEnded(written: false) }
                     // Not a log that ends in `base` (a version 1 file, a torn
                     // tail), or grown past its bound: written whole, compacted.
                     let bytes = encoder.withLock { $0.encodeStaged(file) }
