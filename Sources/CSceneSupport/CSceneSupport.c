@@ -1,8 +1,12 @@
 #define _GNU_SOURCE
 #include "CSceneSupport.h"
 
+#include <errno.h>
 #include <fcntl.h>
+#include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -36,4 +40,30 @@ int scenestore_ofd_is_locked(int fd) {
     struct flock lock = scenestore_whole_file_write_lock();
     if (fcntl(fd, F_OFD_GETLK, &lock) != 0) return -1;
     return lock.l_type != F_UNLCK;
+}
+
+int scenestore_fstat_untimed(int fd, struct stat *info) {
+    struct statx extended;
+    unsigned int mask = STATX_TYPE | STATX_MODE | STATX_NLINK | STATX_UID | STATX_GID | STATX_INO | STATX_SIZE;
+    if (statx(fd, "", AT_EMPTY_PATH, mask, &extended) != 0) {
+        return errno == ENOSYS ? fstat(fd, info) : -1;
+    }
+    memset(info, 0, sizeof *info);
+    info->st_mode = extended.stx_mode;
+    info->st_nlink = extended.stx_nlink;
+    info->st_uid = extended.stx_uid;
+    info->st_gid = extended.stx_gid;
+    info->st_ino = extended.stx_ino;
+    info->st_size = (off_t)extended.stx_size;
+    info->st_dev = makedev(extended.stx_dev_major, extended.stx_dev_minor);
+    info->st_rdev = makedev(extended.stx_rdev_major, extended.stx_rdev_minor);
+    info->st_blksize = extended.stx_blksize;
+    return 0;
+}
+
+int scenestore_open_to_read(const char *path) {
+    int flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC;
+    int fd = open(path, flags | O_NOATIME);
+    if (fd == -1 && errno == EPERM) fd = open(path, flags);
+    return fd;
 }

@@ -30,4 +30,21 @@ int scenestore_ofd_unlock(int fd);
 /// taking it: 1 held, 0 free, -1 with errno.
 int scenestore_ofd_is_locked(int fd);
 
+/// `fstat` without the file's times: type and mode, inode, device, links,
+/// owner and size; the times are left zero. Asking for a file's change
+/// time marks it as seen (multigrain timestamps, Linux 6.13+), so the
+/// next write to it must record a distinct, fine-grained time: a dirty
+/// inode that the next `fdatasync` writes too, an extra I/O. `statx`
+/// with a mask that leaves the times out does not mark it. Falls back
+/// to `fstat` where there is no `statx` (ENOSYS).
+struct stat;
+int scenestore_fstat_untimed(int fd, struct stat *info);
+
+/// Opens `path` to read, never following a symbolic link, not blocking,
+/// closed on exec, and without updating its access time (`O_NOATIME`)
+/// where the caller may ask that (it owns the file: otherwise EPERM, and
+/// it opens it as usual). An access time updated after each write is a
+/// dirty inode that the writer's next `fdatasync` writes too.
+int scenestore_open_to_read(const char *path);
+
 #endif

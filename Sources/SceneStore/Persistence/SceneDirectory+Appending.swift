@@ -1,4 +1,5 @@
 import Foundation
+internal import CSceneSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -43,7 +44,7 @@ extension SceneDirectory {
         // The same file (under the lock nobody replaces it), checked by its inode.
         let writer = try syscall("open", path: path) { open(path, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) }
         var written = stat()
-        guard fstat(writer, &written) == 0, written.st_ino == info.st_ino, written.st_dev == info.st_dev else {
+        guard scenestore_fstat_untimed(writer, &written) == 0, written.st_ino == info.st_ino, written.st_dev == info.st_dev else {
             close(writer)
             return false
         }
@@ -71,21 +72,23 @@ extension SceneDirectory {
         return try peekVersion(of: fd, size: Int(info.st_size), path: path)?.writer
     }
 
-    /// Scene `id`'s file opened to read, and its `fstat`; `nil` when there
+    /// Scene `id`'s file opened to read, and its `fstat` without times
+    /// (`scenestore_fstat_untimed`: asking for them would make the next
+    /// write's `fdatasync` write the inode too); `nil` when there
     /// is none, a symbolic link (never followed) or anything but a regular
     /// file. The caller closes it.
     func openScene(_ id: SceneID) throws(SceneStoreError) -> (fd: Int32, info: stat, path: String)? {
         let path = scenePath(id)
-        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        let fd = scenestore_open_to_read(path)
         guard fd != -1 else {
             if errno == ENOENT || errno == ELOOP { return nil }
             throw .io(syscall: "open", path: path, errno: errno)
         }
         var info = stat()
-        guard fstat(fd, &info) == 0 else {
+        guard scenestore_fstat_untimed(fd, &info) == 0 else {
             let code = errno
             close(fd)
-            throw .io(syscall: "fstat", path: path, errno: code)
+            throw .io(syscall: "statx", path: path, errno: code)
         }
         guard info.st_mode & S_IFMT == S_IFREG else {
             close(fd)

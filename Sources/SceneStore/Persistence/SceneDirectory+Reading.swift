@@ -1,4 +1,5 @@
 import Foundation
+internal import CSceneSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -17,7 +18,7 @@ extension SceneDirectory {
     ///   descriptor, so it is the same file either way.
     func readBytes(_ id: SceneID, skip: ((DiskVersion) -> Bool)? = nil) throws(SceneStoreError) -> StoredDocument {
         let path = scenePath(id)
-        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        let fd = scenestore_open_to_read(path)
         if fd == -1 {
             switch errno {
             case ENOENT: return .missing
@@ -27,7 +28,7 @@ extension SceneDirectory {
         }
         defer { close(fd) }
         var info = stat()
-        try syscall("fstat", path: path) { fstat(fd, &info) }
+        try syscall("statx", path: path) { scenestore_fstat_untimed(fd, &info) }
         guard info.st_mode & S_IFMT == S_IFREG else {
             return .notADocument("not a regular file")
         }
