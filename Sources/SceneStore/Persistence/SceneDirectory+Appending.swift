@@ -25,6 +25,14 @@ extension SceneDirectory {
     /// record while it is synced, as they read a replaced file once it is
     /// renamed, before its directory's sync.
     ///
+    /// `position`, where this process's last reading or record left the
+    /// log at `version`, spares finding the log's end: when the file's
+    /// head is the one read then and the log's closing `\n]}` is still
+    /// at that offset, the log ends there, at that version (an append
+    /// after it writes over the `]`, a whole write makes a new head). The
+    /// bytes the record will cover are read back first, for the full-disk
+    /// case below. Otherwise the file's last record tells, as without it.
+    ///
     /// - Returns: whether it appended; `false`: nothing was written.
     /// - Throws: when the write or the sync fails. A record cut short (a
     ///   full disk) is taken back, the file's bytes as they were: nobody can
@@ -32,13 +40,22 @@ extension SceneDirectory {
     ///   stays, even when its sync failed: another process may have read
     ///   it, so its generation is never written again with other values
     ///   (the next save reads it and writes after it).
-    func append(_ record: [UInt8], to id: SceneID, over version: DiskVersion, sizeLimit: Int) throws(SceneStoreError) -> Bool {
+    func append(
+        _ record: [UInt8], to id: SceneID, over version: DiskVersion, from position: LogPosition? = nil, sizeLimit: Int
+    ) throws(SceneStoreError) -> Bool {
         guard let (fd, info, path) = try openScene(id) else { return false }
         defer { close(fd) }
         let size = Int(info.st_size)
-        guard let peeked = try peekVersion(of: fd, size: size, path: path), peeked.version == version,
-              let end = peeked.logEnd
-        else { return false }
+        let end: (offset: Int, first: Bool, after: Data)
+        if let position, position.version == version,
+           let known = try logEnd(of: fd, size: size, at: position, covering: record.count, path: path) {
+            end = known
+        } else if let peeked = try peekVersion(of: fd, size: size, path: path), peeked.version == version,
+                  let found = peeked.logEnd {
+            end = found
+        } else {
+            return false
+        }
         let append = LogAppend(record: record, first: end.first, end: end.offset, size: size)
         guard append.size <= sizeLimit else { return false }
         // The same file (under the lock nobody replaces it), checked by its inode.
@@ -60,6 +77,25 @@ extension SceneDirectory {
         if let failure { throw .io(syscall: "pwrite", path: path, errno: failure) }
         try syscall("fdatasync", path: path) { fdatasync(fd) }
         return true
+    }
+
+    /// The log's end of the file open as `fd` (`size` bytes) when it is
+    /// still where `position` left it (the head as it was, `\n]}` at its
+    /// offset), with the bytes from its `]` that an append of a
+    /// `recordCount`-byte record writes over (within the file); `nil`
+    /// otherwise.
+    private func logEnd(
+        of fd: Int32, size: Int, at position: LogPosition, covering recordCount: Int, path: String
+    ) throws(SceneStoreError) -> (offset: Int, first: Bool, after: Data)? {
+        let closing = SceneFile.logClosing
+        // A separator, the record, the log's end (LogAppend), and the newline before them.
+        let covered = min(size, position.offset + 1 + 1 + recordCount + SceneFile.logEnd.count) - position.offset
+        guard covered >= closing.count,
+              position.isHead(try read(fd, at: 0, count: position.headCount, path: path))
+        else { return nil }
+        let bytes = try read(fd, at: position.offset, count: covered, path: path)
+        guard bytes.count == covered, bytes.starts(with: closing) else { return nil }
+        return (position.offset, position.first, bytes.dropFirst())
     }
 
     /// The writer token of scene `id`'s latest version, from the file's

@@ -31,10 +31,12 @@ extension SceneDirectory: SceneStorage {
         return try await body(FileTransaction(directory: self, id: id))
     }
 
-    func append(_ id: SceneID, _ record: [UInt8], ifCurrent version: DiskVersion, sizeLimit: Int) throws(SceneStoreError) -> Bool {
+    func append(
+        _ id: SceneID, _ record: [UInt8], ifCurrent version: DiskVersion, from position: LogPosition? = nil, sizeLimit: Int
+    ) throws(SceneStoreError) -> Bool {
         guard let lock = try lockIfFree(id) else { return false }
         defer { lock.unlock() }
-        return try append(record, to: id, over: version, sizeLimit: sizeLimit)
+        return try append(record, to: id, over: version, from: position, sizeLimit: sizeLimit)
     }
 
     func watch(

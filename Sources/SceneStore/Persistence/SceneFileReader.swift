@@ -71,15 +71,20 @@ package struct SceneFileReader: Sendable {
     /// This store appends a record of `generation`, `count` bytes (the
     /// line, without a separator), over `version`: where the log will end
     /// (``ownAppend``), when the last reading ended at that version.
-    package mutating func appending(_ count: Int, generation: UInt64, over version: DiskVersion) {
+    /// - Returns: that reading's end, where the record goes; `nil` when
+    ///   the last reading ended at another version.
+    @discardableResult
+    package mutating func appending(_ count: Int, generation: UInt64, over version: DiskVersion) -> LogPosition? {
         ownAppend = nil
-        guard var next = position, next.version == version else { return }
+        guard let position, position.version == version else { return nil }
+        var next = position
         // The record goes after the log's last newline, a comma first
         // unless it is the first (``LogAppend``); the log's end follows it.
         next.offset += 1 + (next.first ? 0 : 1) + count
         next.first = false
         next.version.generation = generation
         ownAppend = next
+        return position
     }
 
     /// The append of ``appending(_:generation:over:)`` ended: when it was

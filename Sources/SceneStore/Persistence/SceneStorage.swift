@@ -100,9 +100,15 @@ package protocol SceneStorage: Sendable {
     /// ``SceneFile/Layout/log`` storage): the save of a store whose view of
     /// the scene is current, without reading the scene first. Never waits
     /// for a lock: when the scene is locked, it does nothing.
+    /// `position`, where the caller's last reading (or its own last
+    /// record) left the log at `version`, spares finding the log's end:
+    /// a storage that can check the log still ends there (its head as it
+    /// was, the log's closing right at that offset) appends there.
     /// - Returns: whether it appended. `false` is no failure: the caller
     ///   saves in a transaction, over what is stored.
-    func append(_ id: SceneID, _ record: [UInt8], ifCurrent version: DiskVersion, sizeLimit: Int) async throws(SceneStoreError) -> Bool
+    func append(
+        _ id: SceneID, _ record: [UInt8], ifCurrent version: DiskVersion, from position: LogPosition?, sizeLimit: Int
+    ) async throws(SceneStoreError) -> Bool
 
     /// The bytes of scene `id`'s log after `position`, where an earlier
     /// reading ended: only when the document's first bytes are still
@@ -282,7 +288,9 @@ extension SceneStorage {
     package var layout: SceneFile.Layout { .document }
 
     /// Never appends: a storage that keeps whole documents.
-    package func append(_ id: SceneID, _ record: [UInt8], ifCurrent version: DiskVersion, sizeLimit: Int) async throws(SceneStoreError) -> Bool {
+    package func append(
+        _ id: SceneID, _ record: [UInt8], ifCurrent version: DiskVersion, from position: LogPosition?, sizeLimit: Int
+    ) async throws(SceneStoreError) -> Bool {
         false
     }
 

@@ -65,7 +65,8 @@ extension SceneStore {
     }
 
     private func log(_ report: StoreState.SaveReport, _ failure: SceneStoreError?) {
-        let metadata: Logger.Metadata = ["scene": "\(id)", "error": "\(failure.map { "\($0)" } ?? "")"]
+        // Built only for a report: most saves make none.
+        var metadata: Logger.Metadata { ["scene": "\(id)", "error": "\(failure.map { "\($0)" } ?? "")"] }
         switch report {
         case .none: break
         case .failed: logger.warning("save failed; the values stay in memory and are retried", metadata: metadata)
@@ -85,8 +86,8 @@ extension SceneStore {
             // The file root: the record appended if the file still ends in `base`.
             guard let (base, edits, record) = state.withLock({ $0.planRecordWithoutLock(writer: writer) }) else { return nil }
             let (line, sizeLimit) = encoder.withLock { $0.line(of: record, over: base) }
-            reader.withLock { $0.appending(line.count, generation: record.generation, over: base.version) }
-            guard try await storage.append(id, line, ifCurrent: base.version, sizeLimit: sizeLimit) else { return nil }
+            let position = reader.withLock { $0.appending(line.count, generation: record.generation, over: base.version) }
+            guard try await storage.append(id, line, ifCurrent: base.version, from: position, sizeLimit: sizeLimit) else { return nil }
             return SavedWrite(edits: edits, file: nil, base: nil, appended: (record, base.version))
         }
         guard storage.replacesConditionally,
@@ -128,7 +129,7 @@ extension SceneStore {
         case .write(let edits, let file):
             if let base, storage.layout == .log {
                 let (record, sizeLimit) = encoder.withLock { $0.record(file, over: base, edited: edits.keys) }
-                reader.withLock { $0.appending(record.count, generation: file.generation, over: base.version) }
+                _ = reader.withLock { $0.appending(record.count, generation: file.generation, over: base.version) }
                 if try await !transaction.append(record, over: base.version, sizeLimit: sizeLimit) {
                     // Not a log that ends in `base` (a version 1 file, a torn
                     // tail), or grown past its bound: written whole, compacted.
