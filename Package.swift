@@ -125,6 +125,8 @@ let package = Package(
                 "SceneStoreTesting",
                 "ScenesCLIKit",
                 "CSQLite",
+                // bench compare's look at a scene file's inode, without its times.
+                "CSceneSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 // bench load's floor: plain connections, one statement per commit.

@@ -1,4 +1,5 @@
 import CSQLite
+import CSceneSupport
 import Foundation
 import SceneStore
 import ScenesCLIKit
@@ -57,8 +58,10 @@ struct SceneStoreAlternative: CommitAlternative {
     /// new file, an appended record keeps it.
     private var inode: ino_t = 0
 
-    /// Saves only on `flush` (one commit, one write) unless told otherwise.
-    init(configuration: SceneRegistry.Configuration = .init(savePolicy: .onFlush, watcher: .polling(interval: .seconds(3600)))) {
+    /// Saves only on `flush` (one commit, one write) unless told otherwise,
+    /// watched as by default (inotify): what the store's own watcher does
+    /// with its records is part of what a commit costs.
+    init(configuration: SceneRegistry.Configuration = .init(savePolicy: .onFlush)) {
         self.configuration = configuration
     }
 
@@ -74,9 +77,15 @@ struct SceneStoreAlternative: CommitAlternative {
         _ = committedWhole()
     }
 
+    /// Looks at the inode without asking for the file's times: asking
+    /// would make the next commit's sync write the inode as well
+    /// (`scenestore_fstat_untimed`), a cost of this look, not of the store.
     mutating func committedWhole() -> Bool {
+        let fd = open(file, O_RDONLY | O_CLOEXEC)
+        guard fd != -1 else { return false }
+        defer { close(fd) }
         var info = stat()
-        guard stat(file, &info) == 0 else { return false }
+        guard scenestore_fstat_untimed(fd, &info) == 0 else { return false }
         defer { inode = info.st_ino }
         return info.st_ino != inode
     }

@@ -18,6 +18,7 @@ extension Bench {
         @Option(help: "Keys in the scene (values are short strings).") var keys = 100
         @Option(help: "Directory to work in (default: a new one under $TMPDIR).") var directory: String?
         @Flag(help: "SceneStore alone, no floors (to run under a profiler).") var storeOnly = false
+        @OptionGroup var watcher: WatcherOption
 
         func run() async throws {
             let base = try directory.map { URL(fileURLWithPath: $0) } ?? makeTemporaryDirectory()
@@ -99,7 +100,7 @@ extension Bench {
         private func measureStore(in root: URL) async throws -> [Int] {
             // A scene left by an earlier run (of other --keys) is not this run's scene.
             try? FileManager.default.removeItem(at: root)
-            let registry = try SceneRegistry(root: root, configuration: .init(savePolicy: .onFlush))
+            let registry = try SceneRegistry(root: root, configuration: .init(savePolicy: .onFlush, watcher: watcher.preference))
             let store = try await registry.store(for: "bench")
             for key in 0..<keys { try store.set("value number \(key)", forKey: "key\(key)") }
             try await store.flush()
