@@ -90,11 +90,9 @@ extension SceneDirectory {
         let closing = SceneFile.logClosing
         // A separator, the record, the log's end (LogAppend), and the newline before them.
         let covered = min(size, position.offset + 1 + 1 + recordCount + SceneFile.logEnd.count) - position.offset
-        guard covered >= closing.count,
-              position.isHead(try read(fd, at: 0, count: position.headCount, path: path))
-        else { return nil }
+        guard covered >= closing.count, try startsWithHead(fd, of: position, path: path) else { return nil }
         let bytes = try read(fd, at: position.offset, count: covered, path: path)
-        guard bytes.count == covered, bytes.starts(with: closing) else { return nil }
+        guard bytes.count == covered, bytes.withUnsafeBytes({ $0.starts(with: closing) }) else { return nil }
         return (position.offset, position.first, bytes.dropFirst())
     }
 

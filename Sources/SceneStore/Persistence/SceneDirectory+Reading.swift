@@ -71,15 +71,45 @@ extension SceneDirectory {
     /// Whether scene `id`'s file still ends its log at `position`: its
     /// first bytes hash as they did then and the log's end (`"\n]}"`) is
     /// still at `position.offset` (an append after it writes a `,` there).
-    /// Reads those few bytes; any error or doubt is `false`.
+    /// Reads those few bytes, into buffers on the stack (the file watcher's
+    /// thread runs this on every event of the scene); any error or doubt
+    /// is `false`. A FIFO or a directory at the path fails the reads.
     func logEnds(_ id: SceneID, at position: LogPosition) -> Bool {
-        guard let (fd, size, path) = try? openLog(id, readAt: position) else { return false }
+        let fd = scenestore_open_to_read(scenePath(id))
+        guard fd != -1 else { return false }
         defer { close(fd) }
+        guard (try? startsWithHead(fd, of: position, path: "")) == true else { return false }
         let closing = SceneFile.logClosing
-        guard size >= position.offset + closing.count,
-              let end = try? read(fd, at: position.offset, count: closing.count, path: path)
-        else { return false }
-        return end.elementsEqual(closing)
+        return withUnsafeTemporaryAllocation(byteCount: closing.count, alignment: 1) { end in
+            Self.preadFully(fd, into: end, at: position.offset) == closing.count && end.elementsEqual(closing)
+        }
+    }
+
+    /// Whether the file open as `fd` starts with the head `position` read.
+    func startsWithHead(_ fd: Int32, of position: LogPosition, path: String) throws(SceneStoreError) -> Bool {
+        let (matches, failure) = withUnsafeTemporaryAllocation(byteCount: position.headCount, alignment: 8) { head -> (Bool, Int32?) in
+            let count = Self.preadFully(fd, into: head, at: 0)
+            guard count >= 0 else { return (false, Int32(-count)) }
+            return (position.isHead(UnsafeRawBufferPointer(rebasing: head[..<count])), nil)
+        }
+        if let failure { throw .io(syscall: "pread", path: path, errno: failure) }
+        return matches
+    }
+
+    /// Fills `buffer` from `offset` of the file open as `fd`: how many
+    /// bytes it read (fewer at the file's end), or minus `errno`.
+    static func preadFully(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: Int) -> Int {
+        var filled = 0
+        while filled < buffer.count {
+            let count = pread(fd, buffer.baseAddress.map { $0 + filled }, buffer.count - filled, off_t(offset + filled))
+            if count == -1 {
+                if errno == EINTR { continue }
+                return -Int(errno)
+            }
+            if count == 0 { break }
+            filled += count
+        }
+        return filled
     }
 
     /// The bytes of scene `id`'s file after `position.offset`, when it
@@ -101,7 +131,7 @@ extension SceneDirectory {
     private func openLog(_ id: SceneID, readAt position: LogPosition) throws(SceneStoreError) -> (fd: Int32, size: Int, path: String)? {
         guard let (fd, info, path) = try openScene(id) else { return nil }
         do {
-            if try position.isHead(read(fd, at: 0, count: position.headCount, path: path)) {
+            if try startsWithHead(fd, of: position, path: path) {
                 return (fd, Int(info.st_size), path)
             }
         } catch {

@@ -186,9 +186,12 @@ extension SceneStore {
     /// of the store can run); anything else, or anything that needs the
     /// lock, is re-read on the store's queue.
     func sceneMayHaveChanged() {
+        // First, and without the store's state lock, which its saves take:
+        // most events of a scene a store saves are its own records. (Only
+        // a storage that reads elsewhere delivers documents: none to drop.)
+        if logEndsWhereThisStoreLeftIt() { return }
         // A document delivered before is not the latest any more: read.
         state.withLock { $0.deliveredDocument = nil }
-        if logEndsWhereThisStoreLeftIt() { return }
         guard storage.readsAreLocal, state.withLock({ $0.phase == .open && $0.byteCount <= Self.inlineReloadBytes })
         else {
             scheduleReload()
