@@ -113,6 +113,16 @@ package struct Checksum {
         return Self.prefix + String(decoding: digits, as: UTF8.self)
     }
 
+    /// ``text``'s bytes appended to `bytes`, without a `String` between.
+    func appendText(to bytes: inout [UInt8]) {
+        bytes.append(contentsOf: Self.prefix.utf8)
+        var shift = 60
+        while shift >= 0 {
+            bytes.append(Self.hexDigits[Int((hash >> UInt64(shift)) & 0xF)])
+            shift -= 4
+        }
+    }
+
     private static let hexDigits = Array("0123456789abcdef".utf8)
 
     private static func word(_ word: UInt64, into sink: inout some CanonicalSink) {

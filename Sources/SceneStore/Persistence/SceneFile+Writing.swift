@@ -96,16 +96,16 @@ package struct SceneFileEncoder {
         if version != base.version { measure(base.values) }
         for key in record.removed {
             guard let old = base.values[key] else { continue }
-            entryBytes -= Self.entry(key, old).json.count
+            entryBytes -= JSONText.memberByteCount(key, old)
             entryCount -= 1
         }
         for (key, value) in record.set {
             if let old = base.values[key] {
-                entryBytes -= Self.entry(key, old).json.count
+                entryBytes -= JSONText.memberByteCount(key, old)
             } else {
                 entryCount += 1
             }
-            entryBytes += Self.entry(key, value).json.count
+            entryBytes += JSONText.memberByteCount(key, value)
         }
         version = nil
         return (record.line(), sizeLimit)
@@ -114,7 +114,7 @@ package struct SceneFileEncoder {
     /// The size and count of `values`' entries, without keeping them.
     private mutating func measure(_ values: SceneValues) {
         entries = []
-        entryBytes = values.reduce(0) { $0 + Self.entry($1.key, $1.value).json.count }
+        entryBytes = values.reduce(0) { $0 + JSONText.memberByteCount($1.key, $1.value) }
         entryCount = values.count
     }
 

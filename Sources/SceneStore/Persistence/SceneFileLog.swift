@@ -163,10 +163,11 @@ package struct SceneFileRecord: Equatable {
             out.raw("]")
         }
         out.raw(", ")
-        let checksum = Self.checksum(out.bytes[...])
-        out.raw("\"checksum\": ")
-        out.string(checksum)
-        out.raw("}")
+        var checksum = Checksum()
+        out.bytes.withUnsafeBytes { checksum.add(bytes: $0) }
+        out.raw("\"checksum\": \"")
+        checksum.appendText(to: &out.bytes)
+        out.raw("\"}")
         return out.bytes
     }
 
