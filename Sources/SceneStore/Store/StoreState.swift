@@ -301,6 +301,12 @@ struct StoreState: Sendable {
     /// Clears the pending edits a save took care of, unless the key was
     /// edited again since.
     private mutating func clear(_ edits: [String: PendingEdit]) {
+        // Most often nothing was edited since the save took its edits: all
+        // go, without a copy of the dictionary the save still shares.
+        if pending.count == edits.count, edits.allSatisfy({ pending[$0.key]?.sequence == $0.value.sequence }) {
+            pending = [:]
+            return
+        }
         for (key, edit) in edits where pending[key]?.sequence == edit.sequence {
             pending[key] = nil
         }
