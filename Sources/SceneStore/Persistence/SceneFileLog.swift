@@ -80,9 +80,13 @@ package struct LogPosition: Sendable, Equatable {
     /// to the values (the generation among them), whatever the scene id.
     static let headBytes = 512
 
+    /// The head stops at the log's end (`offset`) in a small scene, whose
+    /// first 512 bytes reach into the log: the bytes from there on are
+    /// what its appends write, and a head that took them in would no
+    /// longer match after the store's own next record.
     init(_ document: Data, offset: Int, first: Bool, version: DiskVersion) {
-        headCount = min(document.count, Self.headBytes)
-        headHash = document.prefix(Self.headBytes).withUnsafeBytes { Self.hash($0) }
+        headCount = max(0, min(document.count, Self.headBytes, offset))
+        headHash = document.prefix(headCount).withUnsafeBytes { Self.hash($0) }
         self.offset = offset
         self.first = first
         self.version = version

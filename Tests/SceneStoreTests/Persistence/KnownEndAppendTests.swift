@@ -64,6 +64,30 @@ import Testing
         }
     }
 
+    /// In a scene of one key the file's first 512 bytes reach into the
+    /// log: the head a position checks stops where the log ends, so the
+    /// store's own appends leave it matching, and its position still
+    /// tells that the log ends there after each of them (with the head
+    /// taking in the log, every check after the first append failed and
+    /// fell back to reading and parsing the last record).
+    @Test func aSmallScenesPositionOutlivesItsOwnAppends() throws {
+        let fixture = try SceneStoreFixture()
+        var scene = try Scene(fixture)
+        var reader = SceneFileReader()
+        let written = try scene.writeWhole()
+        #expect(written.offset < LogPosition.headBytes, "not a scene whose head reaches into the log")
+        reader.saved(wholeFileAt: written)
+        for value in 2...30 {
+            let (record, base) = scene.next(value)
+            let planned = reader.appending(record.count, generation: scene.file.generation, over: base.version)
+            let position = try #require(planned)
+            #expect(scene.directory.logEnds(scene.id, at: position), "the log no longer ends at \(value - 1)'s position")
+            #expect(try scene.directory.append(record, to: scene.id, over: base.version, from: position, sizeLimit: 1 << 20))
+            reader.appendEnded(written: true)
+        }
+        #expect(try scene.stored() == scene.file)
+    }
+
     /// Another writer appended after the position: the log's closing is
     /// gone from its offset, and the version there is no longer the one
     /// named. Nothing is written.
