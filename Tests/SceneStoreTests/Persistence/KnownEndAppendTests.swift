@@ -44,48 +44,43 @@ import Testing
         func stored() throws -> SceneFile {
             try SceneFile.decode(Data(contentsOf: path)).get()
         }
+
+        /// A stale store's append over `base` from `position`, where the
+        /// file has moved on: refused, the file's bytes as they were.
+        func expectStaleAppendRefused(over base: SceneFile, from position: LogPosition) throws {
+            let before = try Data(contentsOf: path)
+            var stale = self
+            stale.file = base
+            let (mine, _) = stale.next(99)
+            #expect(try directory.append(mine, to: id, over: base.version, from: position, sizeLimit: 1 << 20) == false)
+            #expect(try Data(contentsOf: path) == before)
+        }
     }
 
     /// The store's own position after each of its appends (as its reader
     /// keeps it) is the log's end: each append lands, the file decodes to
-    /// every value in turn.
-    @Test func appendsFromTheKnownEndLand() throws {
-        let fixture = try SceneStoreFixture()
-        var scene = try Scene(fixture)
-        var reader = SceneFileReader()
-        reader.saved(wholeFileAt: try scene.writeWhole())
-        for value in 2...40 {
-            let (record, base) = scene.next(value)
-            let planned = reader.appending(record.count, generation: scene.file.generation, over: base.version)
-            let position = try #require(planned)
-            #expect(try scene.directory.append(record, to: scene.id, over: base.version, from: position, sizeLimit: 1 << 20))
-            reader.appendEnded(written: true)
-            #expect(try scene.stored() == scene.file)
-        }
-    }
-
-    /// In a scene of one key the file's first 512 bytes reach into the
-    /// log: the head a position checks stops where the log ends, so the
-    /// store's own appends leave it matching, and its position still
-    /// tells that the log ends there after each of them (with the head
-    /// taking in the log, every check after the first append failed and
-    /// fell back to reading and parsing the last record).
-    @Test func aSmallScenesPositionOutlivesItsOwnAppends() throws {
+    /// every value in turn. In this scene of one key the file's first 512
+    /// bytes reach into the log: the head a position checks stops where
+    /// the log ends, so the store's own appends leave it matching, and its
+    /// position still tells that the log ends there after each of them
+    /// (with the head taking in the log, every check after the first
+    /// append failed and fell back to reading and parsing the last record).
+    @Test func appendsFromTheKnownEndLandAndTheLogEndsThere() throws {
         let fixture = try SceneStoreFixture()
         var scene = try Scene(fixture)
         var reader = SceneFileReader()
         let written = try scene.writeWhole()
         #expect(written.offset < LogPosition.headBytes, "not a scene whose head reaches into the log")
         reader.saved(wholeFileAt: written)
-        for value in 2...30 {
+        for value in 2...40 {
             let (record, base) = scene.next(value)
             let planned = reader.appending(record.count, generation: scene.file.generation, over: base.version)
             let position = try #require(planned)
             #expect(scene.directory.logEnds(scene.id, at: position), "the log no longer ends at \(value - 1)'s position")
             #expect(try scene.directory.append(record, to: scene.id, over: base.version, from: position, sizeLimit: 1 << 20))
             reader.appendEnded(written: true)
+            #expect(try scene.stored() == scene.file)
         }
-        #expect(try scene.stored() == scene.file)
     }
 
     /// Another writer appended after the position: the log's closing is
@@ -97,14 +92,8 @@ import Testing
         let position = try scene.writeWhole()
         let (theirs, base) = scene.next(2)
         #expect(try scene.directory.append(theirs, to: scene.id, over: base.version, sizeLimit: 1 << 20))
-        let after = try Data(contentsOf: scene.path)
-
         // The stale store: the same version, the same position, a record of its own.
-        var stale = scene
-        stale.file = base
-        let (mine, _) = stale.next(99)
-        #expect(try scene.directory.append(mine, to: scene.id, over: base.version, from: position, sizeLimit: 1 << 20) == false)
-        #expect(try Data(contentsOf: scene.path) == after)
+        try scene.expectStaleAppendRefused(over: base, from: position)
         #expect(try scene.stored().values["a"] == .int(2))
     }
 
@@ -118,13 +107,7 @@ import Testing
         let base = scene.file
         _ = scene.next(2)
         _ = try scene.writeWhole()
-        let after = try Data(contentsOf: scene.path)
-
-        var stale = scene
-        stale.file = base
-        let (mine, _) = stale.next(99)
-        #expect(try scene.directory.append(mine, to: scene.id, over: base.version, from: position, sizeLimit: 1 << 20) == false)
-        #expect(try Data(contentsOf: scene.path) == after)
+        try scene.expectStaleAppendRefused(over: base, from: position)
     }
 
     /// A position of the right version whose offset is off (or past the
