@@ -103,14 +103,12 @@ package struct Checksum {
         }
     }
 
+    /// `fnv1a64:` and the hash as 16 hex digits.
     var text: String {
-        var digits = [UInt8](repeating: UInt8(ascii: "0"), count: 16)
-        var rest = hash
-        for index in stride(from: 15, through: 0, by: -1) {
-            digits[index] = Self.hexDigits[Int(rest & 0xF)]
-            rest >>= 4
-        }
-        return Self.prefix + String(decoding: digits, as: UTF8.self)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(Self.prefix.utf8.count + 16)
+        appendText(to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// ``text``'s bytes appended to `bytes`, without a `String` between.

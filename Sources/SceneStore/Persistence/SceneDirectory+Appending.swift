@@ -174,20 +174,26 @@ extension SceneDirectory {
     /// Up to `count` bytes from `offset` (fewer at the file's end).
     func read(_ fd: Int32, at offset: Int, count: Int, path: String) throws(SceneStoreError) -> Data {
         var data = Data(count: count)
-        var filled = 0
-        while filled < count {
-            let got = data.withUnsafeMutableBytes { raw in
-                pread(fd, raw.baseAddress.map { $0 + filled }, count - filled, off_t(offset + filled))
-            }
-            if got == -1 {
-                if errno == EINTR { continue }
-                throw .io(syscall: "pread", path: path, errno: errno)
-            }
-            if got == 0 { break }
-            filled += got
-        }
+        let filled = data.withUnsafeMutableBytes { Self.preadFully(fd, into: $0, at: offset) }
+        if filled < 0 { throw .io(syscall: "pread", path: path, errno: Int32(-filled)) }
         if filled < count { data.removeSubrange(filled...) }
         return data
+    }
+
+    /// Fills `buffer` from `offset` of the file open as `fd`: how many
+    /// bytes it read (fewer at the file's end), or minus `errno`.
+    static func preadFully(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: Int) -> Int {
+        var filled = 0
+        while filled < buffer.count {
+            let count = pread(fd, buffer.baseAddress.map { $0 + filled }, buffer.count - filled, off_t(offset + filled))
+            if count == -1 {
+                if errno == EINTR { continue }
+                return -Int(errno)
+            }
+            if count == 0 { break }
+            filled += count
+        }
+        return filled
     }
 
     /// - Returns: how many bytes were written, and the `errno` of a failed write.

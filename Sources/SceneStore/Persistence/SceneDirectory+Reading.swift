@@ -75,10 +75,11 @@ extension SceneDirectory {
     /// thread runs this on every event of the scene); any error or doubt
     /// is `false`. A FIFO or a directory at the path fails the reads.
     func logEnds(_ id: SceneID, at position: LogPosition) -> Bool {
-        let fd = scenestore_open_to_read(scenePath(id))
+        let path = scenePath(id)
+        let fd = scenestore_open_to_read(path)
         guard fd != -1 else { return false }
         defer { close(fd) }
-        guard (try? startsWithHead(fd, of: position, path: "")) == true else { return false }
+        guard (try? startsWithHead(fd, of: position, path: path)) == true else { return false }
         let closing = SceneFile.logClosing
         return withUnsafeTemporaryAllocation(byteCount: closing.count, alignment: 1) { end in
             Self.preadFully(fd, into: end, at: position.offset) == closing.count && end.elementsEqual(closing)
@@ -94,22 +95,6 @@ extension SceneDirectory {
         }
         if let failure { throw .io(syscall: "pread", path: path, errno: failure) }
         return matches
-    }
-
-    /// Fills `buffer` from `offset` of the file open as `fd`: how many
-    /// bytes it read (fewer at the file's end), or minus `errno`.
-    static func preadFully(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: Int) -> Int {
-        var filled = 0
-        while filled < buffer.count {
-            let count = pread(fd, buffer.baseAddress.map { $0 + filled }, buffer.count - filled, off_t(offset + filled))
-            if count == -1 {
-                if errno == EINTR { continue }
-                return -Int(errno)
-            }
-            if count == 0 { break }
-            filled += count
-        }
-        return filled
     }
 
     /// The bytes of scene `id`'s file after `position.offset`, when it

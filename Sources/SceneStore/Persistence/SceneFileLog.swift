@@ -85,7 +85,7 @@ package struct LogPosition: Sendable, Equatable {
     /// what its appends write, and a head that took them in would no
     /// longer match after the store's own next record.
     init(_ document: Data, offset: Int, first: Bool, version: DiskVersion) {
-        headCount = max(0, min(document.count, Self.headBytes, offset))
+        headCount = min(document.count, Self.headBytes, offset)
         headHash = document.prefix(headCount).withUnsafeBytes { Self.hash($0) }
         self.offset = offset
         self.first = first
@@ -101,11 +101,6 @@ package struct LogPosition: Sendable, Equatable {
 
     /// Whether `head`, the file's first ``headCount`` bytes now, are the
     /// ones read then.
-    func isHead(_ head: Data) -> Bool {
-        head.count == headCount && head.withUnsafeBytes { Self.hash($0) } == headHash
-    }
-
-    /// The same over bytes read into a buffer.
     func isHead(_ head: UnsafeRawBufferPointer) -> Bool {
         head.count == headCount && Self.hash(head) == headHash
     }
@@ -176,12 +171,6 @@ package struct SceneFileRecord: Equatable {
     }
 
     /// The checksum of a record whose bytes up to its `"checksum"` field are `covered`.
-    static func checksum(_ covered: ArraySlice<UInt8>) -> String {
-        var checksum = Checksum()
-        covered.withUnsafeBytes { checksum.add(bytes: $0) }
-        return checksum.text
-    }
-
     static func checksum(_ covered: UnsafeBufferPointer<UInt8>) -> String {
         var checksum = Checksum()
         checksum.add(bytes: UnsafeRawBufferPointer(covered))
