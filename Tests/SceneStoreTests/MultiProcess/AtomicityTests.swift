@@ -11,7 +11,7 @@ import Testing
     /// three keys of one save always agree). Each kill lands while the
     /// writer is in its loop, whatever the machine's speed: after its
     /// first save is on disk, a random 0-4 ms later.
-    @Test(.timeLimit(.minutes(5)))
+    @Test(.timeLimit(.minutes(10)))
     func killedWriterAlwaysLeavesALoadableCompleteScene() async throws {
         let fixture = try SceneStoreFixture()
         let scene = fixture.root.appendingPathComponent("s.json").path

@@ -8,7 +8,7 @@ import Testing
 /// processes: on memory (SceneStoreTesting's `InMemoryScenes`, what apps
 /// use in their own tests), on the file root and on PostgreSQL. Whatever
 /// holds on one holds on the others.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(5)))
 struct InProcessContractTests {
     enum Medium: String, Sendable, CustomTestStringConvertible {
         case memory, files, postgres

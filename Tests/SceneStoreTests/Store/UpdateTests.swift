@@ -5,7 +5,7 @@ import Testing
 
 /// `update` is a read-modify-write under the scene lock: concurrent
 /// increments never lose one another.
-@Suite(.timeLimit(.minutes(2))) struct UpdateTests {
+@Suite(.timeLimit(.minutes(5))) struct UpdateTests {
     @Test func thousandTasksTimesTenIncrementsEndAtTenThousand() async throws {
         let fixture = try SceneStoreFixture()
         let store = try await fixture.registry.store(for: "main")
