@@ -116,23 +116,6 @@ package func decodeJSON<T: Decodable>(_ type: T.Type, from text: some StringProt
     try? JSONDecoder().decode(T.self, from: Data(text.utf8))
 }
 
-extension RunningScenes {
-    /// The exit status, or `nil` if the process did not exit within
-    /// `timeout` (it is killed then).
-    package func exitStatus(within timeout: Duration) async -> Int32? {
-        let timedOut = Locked(false)
-        let watchdog = Task {
-            try? await Task.sleep(for: timeout)
-            guard !Task.isCancelled else { return }
-            timedOut.withLock { $0 = true }
-            self.kill()
-        }
-        let status = await exitStatus()
-        watchdog.cancel()
-        return timedOut.withLock { $0 } ? nil : status
-    }
-}
-
 /// `stress --converge`: one writer's view of the scene (`view <json>`).
 package struct StressView: Decodable {
     /// `CLOCK_MONOTONIC` nanoseconds when the writer saw this view.

@@ -38,21 +38,9 @@ package struct ScenesResult: Sendable {
     package let stderr: String
 }
 
-/// A `scenes` process (not started yet) with `SCENES_ROOT` set to `root`,
-/// and `environment` added to the test's own.
-package func scenesProcess(
-    _ arguments: [String], root: URL, program: ScenesProgram = .scenes, environment extra: [String: String] = [:]
-) -> Process {
-    let process = Process()
-    process.executableURL = program.url
-    process.arguments = arguments
-    process.environment = scenesEnvironment(root: root, program: program, extra: extra)
-    return process
-}
-
 /// The test's own environment with `extra` added, `SCENES_ROOT` set to
 /// `root` and, for the shell, `$SCENES` naming the `scenes` executable.
-private func scenesEnvironment(root: URL, program: ScenesProgram, extra: [String: String]) -> [String: String] {
+package func scenesEnvironment(root: URL, program: ScenesProgram, extra: [String: String]) -> [String: String] {
     var environment = ProcessInfo.processInfo.environment.merging(extra) { _, new in new }
     environment["SCENES_ROOT"] = root.path
     if program == .shell { environment["SCENES"] = scenesExecutable.path }
@@ -128,9 +116,7 @@ package final class RunningScenes: Sendable {
     private let output: FileHandle
     /// Where the process's stderr goes (removed with this object).
     private let errorFile: String
-    /// The exit status once the reaper thread saw the process end, and the
-    /// callers of ``exitStatus()`` waiting for it meanwhile.
-    private let exit = Locked<(status: Int32?, waiters: [CheckedContinuation<Int32, Never>])>((nil, []))
+    private let reaper: ChildReaper
 
     package init(_ arguments: [String], root: URL, program: ScenesProgram = .scenes) throws {
         let out = try cloexecPipe()
@@ -170,19 +156,7 @@ package final class RunningScenes: Sendable {
         self.input = inputPipe.write
         self.output = out.read
         self.errorFile = errorFile
-        // Reaps the process on a thread of its own (not a global dispatch
-        // queue, whose few threads run every test's tasks).
-        let pid = pid
-        let exit = exit
-        Thread.detachNewThread {
-            let status = waitForExit(pid)
-            let waiters = exit.withLock { exit in
-                exit.status = status
-                defer { exit.waiters = [] }
-                return exit.waiters
-            }
-            for waiter in waiters { waiter.resume(returning: status) }
-        }
+        reaper = ChildReaper(pid: pid)
     }
 
     /// What the process wrote to stderr so far: for failure messages.
@@ -200,23 +174,21 @@ package final class RunningScenes: Sendable {
         try? input.close()
     }
 
+    /// Sends `signal` while the process has not been reaped.
     package func kill(_ signal: Int32 = SIGKILL) {
-        // Only while it has not been reaped: its pid may be another's then.
-        exit.withLock { exit in
-            if exit.status == nil { _ = Foundation.kill(pid, signal) }
-        }
+        reaper.kill(signal)
     }
 
     /// Waits for the process to exit: its status, or 128 + the signal
     /// that ended it.
     package func exitStatus() async -> Int32 {
-        await withCheckedContinuation { continuation in
-            let status = exit.withLock { exit -> Int32? in
-                if exit.status == nil { exit.waiters.append(continuation) }
-                return exit.status
-            }
-            if let status { continuation.resume(returning: status) }
-        }
+        await reaper.end().shellStatus
+    }
+
+    /// The exit status, or `nil` if the process did not exit within
+    /// `timeout` (it is killed then).
+    package func exitStatus(within timeout: Duration) async -> Int32? {
+        await reaper.end(within: timeout)?.shellStatus
     }
 
     deinit {

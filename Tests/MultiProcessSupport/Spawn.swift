@@ -18,7 +18,7 @@ import Glibc
 /// - Parameters:
 ///   - descriptors: what the child gets as 0, 1 and 2 (`nil`: `/dev/null`).
 ///   - workingDirectory: where the child starts (`nil`: here).
-/// - Returns: the child's pid, for ``waitForExit(_:)``.
+/// - Returns: the child's pid, for ``waitForExit(_:)`` or a ``ChildReaper``.
 package func spawnChild(
     _ executable: String, _ arguments: [String], environment: [String: String],
     descriptors: (stdin: Int32?, stdout: Int32?, stderr: Int32?), workingDirectory: String? = nil,
@@ -72,8 +72,7 @@ package func waitForExit(_ pid: pid_t) -> Int32 {
     while waitpid(pid, &status, 0) < 0 {
         guard errno == EINTR else { return -1 }
     }
-    let signal = status & 0x7F
-    return signal == 0 ? (status >> 8) & 0xFF : 128 + signal
+    return ChildEnd(waitStatus: status).shellStatus
 }
 
 package struct SpawnFailure: Error, CustomStringConvertible {

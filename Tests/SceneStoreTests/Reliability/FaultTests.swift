@@ -1,6 +1,7 @@
 import Foundation
 import SceneStore
 import SceneStoreTesting
+import MultiProcessSupport
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -21,15 +22,16 @@ import Glibc
         // util-linux flock, started in the background by a shell that exits
         // at once, takes the scene's lock and (-o: without it) starts a
         // shell that prints the holder's pid and its own, then sleeps. The
-        // holder is not our child: Foundation's Process loses track of a
-        // child that stops.
-        let shell = Process()
-        shell.executableURL = URL(fileURLWithPath: "/bin/sh")
-        shell.arguments = ["-c", #"flock -o "$0" sh -c 'echo $PPID $$; exec sleep 600' &"#,
-                           fixture.root.appendingPathComponent(".main~lock").path]
-        let output = Pipe()
-        shell.standardOutput = output
-        try shell.run()
+        // holder is not our child, so nothing here waits for it while it is
+        // stopped. Started by `spawnChild`: the holder left behind inherits
+        // no descriptor of another test's child.
+        let output = try cloexecPipe()
+        let shell = try spawnChild(
+            "/bin/sh", ["-c", #"flock -o "$0" sh -c 'echo $PPID $$; exec sleep 600' &"#,
+                        fixture.root.appendingPathComponent(".main~lock").path],
+            environment: ProcessInfo.processInfo.environment, descriptors: (nil, output.write.fileDescriptor, nil))
+        try output.write.close()
+        _ = waitForExit(shell)
         let pids = try #require(firstLine(of: output)).split(separator: " ").compactMap { Int32($0) }
         try #require(pids.count == 2)
         let (holder, sleeper) = (pids[0], pids[1])
@@ -92,10 +94,10 @@ import Glibc
         await fixture.tearDown()
     }
 
-    private func firstLine(of pipe: Pipe) -> String? {
+    private func firstLine(of output: (read: FileHandle, write: FileHandle)) -> String? {
         var bytes: [UInt8] = []
         while true {
-            let chunk = pipe.fileHandleForReading.readData(ofLength: 1)
+            let chunk = output.read.readData(ofLength: 1)
             guard let byte = chunk.first else { break }
             if byte == UInt8(ascii: "\n") { break }
             bytes.append(byte)

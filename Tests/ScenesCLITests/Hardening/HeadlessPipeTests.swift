@@ -13,15 +13,14 @@ import Glibc
 struct HeadlessPipeTests {
     @Test func closedStdoutFlushesAndExits141() async throws {
         let fixture = try SceneStoreFixture()
-        let process = scenesProcess(["run", "--headless", "--scene", "p"], root: fixture.root)
         // Only this process and the child hold the pipes: closing the read
         // end here is the reader going away.
         let output = try cloexecPipe()
         let input = try cloexecPipe()
-        process.standardOutput = output.write
-        process.standardInput = input.read
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let child = ChildReaper(pid: try spawnChild(
+            scenesExecutable.path, ["run", "--headless", "--scene", "p"],
+            environment: scenesEnvironment(root: fixture.root, program: .scenes, extra: [:]),
+            descriptors: (input.read.fileDescriptor, output.write.fileDescriptor, nil)))
         try output.write.close()
         try input.read.close()
 
@@ -34,15 +33,9 @@ struct HeadlessPipeTests {
 
         // Second command: accepted (saved in memory), its line hits EPIPE.
         input.write.write(Data("tab library\n".utf8))
-        let status = await withCheckedContinuation { continuation in
-            Thread.detachNewThread {  // not a global queue: see RunningScenes.exitStatus()
-                process.waitUntilExit()
-                continuation.resume(returning: (process.terminationReason, process.terminationStatus))
-            }
-        }
+        let end = await child.end(within: .seconds(60))
         try? input.write.close()
-        #expect(status.0 == .exit, "killed by signal \(status.1) before flushing")
-        #expect(status.1 == 141)
+        #expect(end == .exited(141), "\(end.map { "\($0)" } ?? "still running after 60 s (killed)")")
 
         let get = try await scenes(["get", "--scene", "p", "tab"], root: fixture.root)
         #expect(get.stdout == "library\n", "on disk: \(get.stdout) \(get.stderr)")

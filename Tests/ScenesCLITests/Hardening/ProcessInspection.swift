@@ -10,7 +10,7 @@ import MultiProcessSupport
 /// /proc: either blocked writing to a full stdout pipe (commands that print)
 /// or waiting for a scene lock another process holds (commands that write).
 final class HeldScenes {
-    let process: Process
+    private let child: ChildReaper
     private let stdoutRead: FileHandle?
 
     /// Starts `scenes <arguments>` with stdout on a pipe that is already
@@ -24,31 +24,29 @@ final class HeldScenes {
         while chunk.withUnsafeBytes({ write(writeFD, $0.baseAddress, $0.count) }) > 0 {}
         // Flag of the shared open file description: blocking again for the child.
         _ = fcntl(writeFD, F_SETFL, flags)
-        let process = scenesProcess(arguments, root: root)
-        process.standardOutput = pipe.write
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+        let child = try spawnScenes(arguments, root: root, stdout: pipe.write.fileDescriptor)
         try pipe.write.close()
-        return HeldScenes(process: process, stdoutRead: pipe.read)
+        return HeldScenes(child: child, stdoutRead: pipe.read)
     }
 
     /// Starts `scenes <arguments>`; the caller holds a lock it will wait for.
     static func waitingForLock(_ arguments: [String], root: URL) throws -> HeldScenes {
-        let process = scenesProcess(arguments, root: root)
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        return HeldScenes(process: process, stdoutRead: nil)
+        HeldScenes(child: try spawnScenes(arguments, root: root, stdout: nil), stdoutRead: nil)
     }
 
-    private init(process: Process, stdoutRead: FileHandle?) {
-        self.process = process
+    /// Started by `spawnChild`, not `Foundation.Process` (see ``ChildReaper``).
+    private static func spawnScenes(_ arguments: [String], root: URL, stdout: Int32?) throws -> ChildReaper {
+        ChildReaper(pid: try spawnChild(
+            scenesExecutable.path, arguments, environment: scenesEnvironment(root: root, program: .scenes, extra: [:]),
+            descriptors: (nil, stdout, nil)))
+    }
+
+    private init(child: ChildReaper, stdoutRead: FileHandle?) {
+        self.child = child
         self.stdoutRead = stdoutRead
     }
 
-    var pid: Int32 { process.processIdentifier }
+    var pid: Int32 { child.pid }
 
     /// Waits until `condition` holds, checking every few milliseconds.
     /// - Returns: false if it did not hold within `timeout`.
@@ -56,7 +54,7 @@ final class HeldScenes {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if condition() { return true }
-            if !process.isRunning { return condition() }
+            if !child.isRunning { return condition() }
             try? await Task.sleep(for: .milliseconds(5))
         }
         return false
@@ -122,23 +120,18 @@ final class HeldScenes {
             // Until the process exits, not until an end of file.
             let fd = stdoutRead.fileDescriptor
             var buffer = [UInt8](repeating: 0, count: 65536)
-            while process.isRunning {
+            while child.isRunning {
                 var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
                 if poll(&poller, 1, 20) > 0 {
                     if buffer.withUnsafeMutableBytes({ read(fd, $0.baseAddress, $0.count) }) <= 0 { break }
                 }
             }
         }
-        return await withCheckedContinuation { [process] continuation in
-            Thread.detachNewThread {  // not a global queue: see RunningScenes.exitStatus()
-                process.waitUntilExit()
-                continuation.resume(returning: process.terminationStatus)
-            }
-        }
+        return await child.end().shellStatus
     }
 
     deinit {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        child.kill()
     }
 
     private func entries(_ directory: String) -> [String] {
@@ -158,43 +151,44 @@ private let writeSyscallNumber = 1
 /// test wants. Both are ended by pid (nothing waits for an end of file
 /// that a descriptor inherited by a parallel test's child could delay).
 final class LockHolder {
-    let process = Process()
+    /// flock's pid.
+    let pid: Int32
     /// The `sleep` that flock runs (it holds the lock too).
     private let sleeperPID: Int32
+    private var running = true
 
     /// Returns once the lock is held.
     init(scene: String, root: URL) throws {
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
-        process.arguments = [root.appendingPathComponent(".\(scene)~lock").path, "sh", "-c", "echo $$; exec sleep 3600"]
         let output = try cloexecPipe()
-        process.standardOutput = output.write
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+        // Started by `spawnChild`, not `Foundation.Process` (see ``ChildReaper``).
+        pid = try spawnChild(
+            "/usr/bin/flock", [root.appendingPathComponent(".\(scene)~lock").path, "sh", "-c", "echo $$; exec sleep 3600"],
+            environment: ProcessInfo.processInfo.environment, descriptors: (nil, output.write.fileDescriptor, nil))
         try output.write.close()
         var line = Data()
         while let byte = try output.read.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) {
             line.append(byte)
         }
-        guard let pid = Int32(String(decoding: line, as: UTF8.self)) else {
-            kill(process.processIdentifier, SIGKILL)
+        guard let sleeper = Int32(String(decoding: line, as: UTF8.self)) else {
+            kill(pid, SIGKILL)
+            _ = waitForExit(pid)
             throw LockHolderFailure(description: "flock printed \(String(decoding: line, as: UTF8.self).debugDescription)")
         }
-        sleeperPID = pid
+        sleeperPID = sleeper
     }
 
     static var isAvailable: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/flock") }
-
-    var pid: Int32 { process.processIdentifier }
 
     func stop() { kill(pid, SIGSTOP) }
 
     /// Lets go of the lock: `sleep` is killed, flock resumes and exits.
     func release() {
-        guard process.isRunning else { return }
+        guard running else { return }
+        running = false
         kill(sleeperPID, SIGKILL)
         kill(pid, SIGCONT)
-        process.waitUntilExit()
+        _ = waitForExit(pid)
     }
 
     deinit { release() }
