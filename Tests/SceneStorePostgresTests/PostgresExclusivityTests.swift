@@ -8,7 +8,7 @@ import Testing
 
 /// A scene's lock excludes every other connection, and is waited for
 /// only as long as the lock timeout.
-@Suite(.requiresPostgres, .postgresServer, .timeLimit(.minutes(3)))
+@Suite(.requiresPostgres, .postgresServer, .timeLimit(.minutes(10)))
 struct PostgresExclusivityTests {
     /// Read, increment, write: a lost update shows as a short count.
     @Test(arguments: [2, 4])

@@ -8,7 +8,7 @@ import Testing
 /// Database URLs as libpq takes them: the common query parameters and
 /// Unix-socket hosts; and no error or description ever shows a password
 /// or a query value.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(10)))
 struct PostgresLocationTests {
     @Test func queryParametersAreTaken() throws {
         let location = try PostgresLocation(

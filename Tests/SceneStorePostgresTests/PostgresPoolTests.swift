@@ -10,7 +10,7 @@ import Testing
 /// The pool (postgres-nio's `PostgresClient`) opens at most
 /// `maxConnections` connections; callers beyond wait for one to come back,
 /// at most the timeout, and are told why they got none.
-@Suite(.requiresPostgres, .postgresServer, .timeLimit(.minutes(2)))
+@Suite(.requiresPostgres, .postgresServer, .timeLimit(.minutes(10)))
 struct PostgresPoolTests {
     /// A pool whose client holds a connection already (the first lease
     /// of a new pool connects on its own).

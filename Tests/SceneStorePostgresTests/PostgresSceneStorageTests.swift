@@ -5,7 +5,7 @@ import SceneStore
 import Testing
 
 /// Documents, tombstones and quarantine through a real server.
-@Suite(.requiresPostgres, .postgresServer, .timeLimit(.minutes(2)))
+@Suite(.requiresPostgres, .postgresServer, .timeLimit(.minutes(10)))
 struct PostgresSceneStorageTests {
     @Test func documentRoundTripsThroughTransactionAndRead() async throws {
         let storage = try PostgresSceneStorage(testing: try await PostgresServer.current().newDatabase())

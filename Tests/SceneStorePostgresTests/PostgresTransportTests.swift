@@ -10,7 +10,7 @@ import Testing
 /// How a storage reaches its server: TLS as `sslmode` and `sslrootcert`
 /// ask, checked against what the server itself reports (`pg_stat_ssl`),
 /// and Unix-socket hosts, against real servers.
-@Suite(.requiresPostgres, .timeLimit(.minutes(3)))
+@Suite(.requiresPostgres, .timeLimit(.minutes(10)))
 struct PostgresTransportTests {
     /// `url` with `127.0.0.1` replaced by `host` and `query` appended.
     private func url(_ url: String, host: String = "127.0.0.1", _ query: String = "") -> String {

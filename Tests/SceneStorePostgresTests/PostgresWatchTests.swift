@@ -8,7 +8,7 @@ import Testing
 
 /// Changes committed by other connections arrive through `LISTEN`, and a
 /// dropped connection is followed by a reconnection and a rescan.
-@Suite(.requiresPostgres, .timeLimit(.minutes(2)))
+@Suite(.requiresPostgres, .timeLimit(.minutes(10)))
 struct PostgresWatchTests {
     @Test(.postgresServer) func changeByAnotherStorageArrivesAsChanged() async throws {
         let url = try await PostgresServer.current().newDatabase()

@@ -7,7 +7,7 @@ import ServiceLifecycle
 import Testing
 
 /// The registry in a service group: a graceful shutdown is a quit.
-@Suite(.timeLimit(.minutes(3))) struct SceneRegistryServiceTests {
+@Suite(.timeLimit(.minutes(10))) struct SceneRegistryServiceTests {
     @Test func aGracefulShutdownSavesTheEditAndKeepsTheWindowForTheNextLaunch() async throws {
         let fixture = try SceneStoreFixture(configuration: .init(watcher: .none))
         let scenes = fixture.registry

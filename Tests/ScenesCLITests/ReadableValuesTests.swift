@@ -6,7 +6,7 @@ import Testing
 
 /// `show`, `get` and `watch` print a stored model and a navigation path as
 /// the JSON they are stored as; `--raw` keeps base64, the form `set` takes.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(10)))
 struct ReadableValuesTests {
     static let model = #"{"format":"scenestore.model","tag":"layout","value":{"columns":2},"version":1}"#
 

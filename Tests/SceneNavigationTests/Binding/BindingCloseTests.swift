@@ -9,7 +9,7 @@ import Testing
 /// then `close()`) is on disk after relaunch, every round. `close()` runs
 /// in the same main-actor turn as the edit, so nothing but the close
 /// itself can hand the edit over.
-@MainActor @Suite(.timeLimit(.minutes(5)))
+@MainActor @Suite(.timeLimit(.minutes(10)))
 struct BindingCloseTests {
     static let rounds = 30
     private let key = "mixed.path"

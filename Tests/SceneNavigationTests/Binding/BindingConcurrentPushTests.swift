@@ -11,7 +11,7 @@ import Glibc
 /// as the store can tell) pushing at the same moment both keep their
 /// element: a bound model's edit is committed under the scene lock against
 /// the path on disk, never saved over it from a stale copy in memory.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct BindingConcurrentPushTests {
     private let key = "mixed.path"
 

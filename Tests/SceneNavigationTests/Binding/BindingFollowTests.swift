@@ -6,7 +6,7 @@ import Testing
 
 /// A bound model follows what the store holds: through discards, removals
 /// and bursts, always to the latest value, never writing it back.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.timeLimit(.minutes(10)))
 struct BindingFollowTests {
     private let key = "mixed.path"
 

@@ -7,7 +7,7 @@ import Testing
 /// A binding never erases what another process stored: not by writing back
 /// a path it just applied, not by writing back a decode that left elements
 /// out, not by replacing a path another process pushed onto meanwhile.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.timeLimit(.minutes(10)))
 struct BindingLosslessTests {
     private let key = "mixed.path"
 

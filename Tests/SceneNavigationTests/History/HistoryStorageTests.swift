@@ -7,7 +7,7 @@ import Testing
 
 /// A history in a scene key: restored from older paths, kept aside when
 /// this process cannot read an entry, merged with another window's edits.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.timeLimit(.minutes(10)))
 struct HistoryStorageTests {
     private let key = "mixed.path"
     private let codec = PathCodec.history(.scenePath(types: testTypes))

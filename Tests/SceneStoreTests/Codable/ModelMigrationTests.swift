@@ -51,7 +51,7 @@ extension SceneCodableKey where Model == WindowV3 {
 
 /// `SceneCodableKey` migrations: older models read through the chain and
 /// written back once; newer models never read, migrated down or written over.
-@Suite(.timeLimit(.minutes(2))) struct ModelMigrationTests {
+@Suite(.timeLimit(.minutes(10))) struct ModelMigrationTests {
     /// The schema version the key's stored document says.
     private static func storedVersion(_ store: SceneStore) throws -> Int? {
         guard let data = store.value(forKey: "window", as: Data.self) else { return nil }

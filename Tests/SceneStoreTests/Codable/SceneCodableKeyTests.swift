@@ -33,10 +33,10 @@ extension SceneCodableKey where Model == Bookmark {
 }
 
 /// Codable models kept as JSON `Data` under a registered tag and version.
-// Three minutes: two registries make 100 durable updates, and in the
-// first minute of a full CI run, beside 450 other tests, that took more
-// than 60 s once.
-@Suite(.timeLimit(.minutes(3))) struct SceneCodableKeyTests {
+// Ten minutes, as every suite: a guard against a hang. Two registries
+// make 100 durable updates, and in the first minute of a full CI run,
+// beside 450 other tests, that took more than 60 s once.
+@Suite(.timeLimit(.minutes(10))) struct SceneCodableKeyTests {
     @Test func aModelRoundTripsThroughRelaunchAsTaggedJSONData() async throws {
         let fixture = try SceneStoreFixture()
         let store = try await fixture.registry.store(for: "main")

@@ -7,7 +7,7 @@ import Testing
 /// `close()`) is on disk after relaunch, every round: `close()` runs in
 /// the same main-actor turn as the edit, so nothing but the close itself
 /// can hand the edit over.
-@MainActor @Suite(.timeLimit(.minutes(5)))
+@MainActor @Suite(.timeLimit(.minutes(10)))
 struct ModelBindingCloseTests {
     static let rounds = 30
 

@@ -13,7 +13,7 @@ extension SceneKey where Value == Int {
 }
 
 /// `@SceneStored` reads and writes one key like a variable.
-@Suite(.timeLimit(.minutes(3))) struct SceneStoredTests {
+@Suite(.timeLimit(.minutes(10))) struct SceneStoredTests {
     @Test func readsTheDefaultThenWhatWasAssignedAndItSurvivesRelaunch() async throws {
         let fixture = try SceneStoreFixture()
         do {

@@ -12,7 +12,7 @@ extension MultiProcess {
             savePolicy: .onFlush, watcher: .polling(interval: .milliseconds(50)))
         static let pollingArguments = ["--watcher", "polling", "--poll-interval-ms", "50"]
 
-        @Test(.timeLimit(.minutes(3)))
+        @Test(.timeLimit(.minutes(10)))
         func pollingPropagatesASet() async throws {
             let fixture = try SceneStoreFixture(configuration: Self.polling)
             #expect(fixture.registry.watcherKind == .polling(interval: .milliseconds(50)))
@@ -42,7 +42,7 @@ extension MultiProcess {
             try await checkDistinctKeysSurvive(watcherArguments: Self.pollingArguments, observer: Self.polling)
         }
 
-        @Test(.timeLimit(.minutes(3)))
+        @Test(.timeLimit(.minutes(10)))
         func pollingConvergesOnOneKey() async throws {
             try await checkSameKeyConverges(watcherArguments: Self.pollingArguments, observer: Self.polling)
         }
@@ -50,7 +50,7 @@ extension MultiProcess {
         /// With every descriptor below 1024 taken, libinotifytools' would
         /// land where its `select()` aborts: inotify is refused and the
         /// automatic watcher polls (checked in a fresh process).
-        @Test(.timeLimit(.minutes(3)))
+        @Test(.timeLimit(.minutes(10)))
         func descriptorAbove1023FallsBackToPolling() async throws {
             struct Report: Decodable {
                 let filledUpTo: Int32

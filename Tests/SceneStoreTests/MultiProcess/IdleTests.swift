@@ -16,7 +16,7 @@ extension MultiProcess {
             let changesSeen: Int
         }
 
-        @Test(.timeLimit(.minutes(3)))
+        @Test(.timeLimit(.minutes(10)))
         func tenOpenScenesIdleForTenSecondsUseNoCPU() async throws {
             let report = try await probe(Report.self, ["idle", "--scenes", "10", "--seconds", "10"])
             #expect(report.watcher == "inotify")

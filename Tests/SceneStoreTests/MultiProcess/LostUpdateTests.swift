@@ -14,7 +14,7 @@ extension MultiProcess {
                 watcherArguments: [], observer: .init(savePolicy: .onFlush, watcher: .automatic))
         }
 
-        @Test(.timeLimit(.minutes(3)))
+        @Test(.timeLimit(.minutes(10)))
         func fourWritersOfOneKeyConvergeToTheDiskWithinASecond() async throws {
             try await checkSameKeyConverges(
                 watcherArguments: [], observer: .init(savePolicy: .onFlush, watcher: .automatic))

@@ -11,7 +11,7 @@ extension MultiProcess {
     /// More events than the kernel queues (`IN_Q_OVERFLOW`): every open
     /// scene of the process that missed them still ends equal to the disk.
     @Suite struct OverflowTests {
-        @Test(.timeLimit(.minutes(3)))
+        @Test(.timeLimit(.minutes(10)))
         func overflowedQueueStillEndsEqualToDisk() async throws {
             let fixture = try SceneStoreFixture()
             let scenes = (0..<5).map { "open-\($0)" }

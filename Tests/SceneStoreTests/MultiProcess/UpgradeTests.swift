@@ -9,7 +9,7 @@ extension MultiProcess {
     /// one scene: a model stored by an older release is migrated once and
     /// every later release sees the newest; an older release never writes
     /// over a newer one's model.
-    @Suite(.timeLimit(.minutes(5))) struct UpgradeTests {
+    @Suite(.timeLimit(.minutes(10))) struct UpgradeTests {
         private static let key = "window.layout"
 
         /// The schema version of the stored layout, read from the disk.

@@ -39,7 +39,7 @@ extension MultiProcess {
             let seconds: Double
         }
 
-        @Test(.timeLimit(.minutes(2)))
+        @Test(.timeLimit(.minutes(10)))
         func thousandOpenCloseCyclesLeakNothing() async throws {
             let cycles = Soak.count(quick: 300, full: 1000)
             let report = try await probe(Report.self, ["lifecycle", "--cycles", "\(cycles)"])

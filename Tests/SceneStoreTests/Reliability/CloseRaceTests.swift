@@ -5,9 +5,10 @@ import Testing
 
 /// `close()` racing `set`: every set that returned normally is on disk once
 /// `close()` returns; every set after the closing point throws `.closed`.
-// Five minutes: a guard against a hang, not a speed check. Alone the 450
-// rounds take 5 s; in the whole suite on 2 cores, 85-91 s.
-@Suite(.timeLimit(.minutes(5))) struct CloseRaceTests {
+// Ten minutes, as every suite: a guard against a hang, not a speed
+// check. Alone the 450 rounds take 5 s; in the whole suite on 2 cores,
+// 85-91 s.
+@Suite(.timeLimit(.minutes(10))) struct CloseRaceTests {
     @Test(arguments: [SceneRegistry.SavePolicy.writeThrough, .coalesced(.milliseconds(1)), .onFlush])
     func closeKeepsEverySetThatReturned(policy: SceneRegistry.SavePolicy) async throws {
         let rounds = 150

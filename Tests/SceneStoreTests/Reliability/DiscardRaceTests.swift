@@ -6,7 +6,7 @@ import Testing
 /// Discards and quarantines seen from another process: a discard drops
 /// only what was written before it, a quarantine is never taken for a
 /// discard, and streams go on after a discard.
-@Suite(.timeLimit(.minutes(5))) struct DiscardRaceTests {
+@Suite(.timeLimit(.minutes(10))) struct DiscardRaceTests {
     static let watchers: [FileWatcherPreference] = [.inotify, .polling(interval: .milliseconds(40))]
 
     @Test(arguments: watchers)

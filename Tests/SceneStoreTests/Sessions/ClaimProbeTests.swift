@@ -7,7 +7,7 @@ import Testing
 /// machine goes on: other processes' locks coming and going, this process
 /// spawning children. Both once made a window's state wrong (a held
 /// window offered for restoring; a quit one still seen held).
-@Suite(.timeLimit(.minutes(3))) struct ClaimProbeTests {
+@Suite(.timeLimit(.minutes(10))) struct ClaimProbeTests {
     /// Runs `body` on a thread of its own until the returned stop is called.
     final class Background: Sendable {
         private let stopped = Locked(false)

@@ -7,7 +7,7 @@ import Testing
 /// The window lifecycle on each storage that keeps it (the file root and
 /// PostgreSQL), registries standing in for launches: what holds on one
 /// holds on the other.
-@Suite(.timeLimit(.minutes(3))) struct WindowLifecycleContractTests {
+@Suite(.timeLimit(.minutes(10))) struct WindowLifecycleContractTests {
     static let backends = StorageBackend.allCases
 
     private static func launch(_ place: StoragePlace) throws -> SceneRegistry {

@@ -6,7 +6,7 @@ import Testing
 /// Window scenes in one process, each registry standing in for a launch:
 /// quit and relaunch, a crash, two launches at once, closing for good,
 /// expiry on an injected calendar clock.
-@Suite(.timeLimit(.minutes(2))) struct WindowLifecycleTests {
+@Suite(.timeLimit(.minutes(10))) struct WindowLifecycleTests {
     /// A calendar clock the test moves.
     final class Calendar: Sendable {
         private let date = Locked(Date(timeIntervalSince1970: 1_800_000_000))

@@ -8,7 +8,7 @@ import Testing
 /// processes: on memory (SceneStoreTesting's `InMemoryScenes`, what apps
 /// use in their own tests), on the file root and on PostgreSQL. Whatever
 /// holds on one holds on the others.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct InProcessContractTests {
     enum Medium: String, Sendable, CustomTestStringConvertible {
         case memory, files, postgres
@@ -175,7 +175,7 @@ struct InProcessContractTests {
 }
 
 /// What only memory lets a test do by hand: damage and delete a document.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.timeLimit(.minutes(10)))
 struct InMemoryScenesTests {
     /// A damaged document is moved aside and the open store writes the
     /// scene again from its memory; a reopened one starts from that.

@@ -17,7 +17,7 @@ import Testing
 ///
 /// `SCENESTORE_HISTORY_PHASES` and `SCENESTORE_HISTORY_OPERATIONS` make a
 /// long run.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct InProcessHistoryTests {
     enum Medium: String, Sendable, CustomTestStringConvertible {
         case memory, files

@@ -5,7 +5,7 @@ import Testing
 
 /// Opening one scene from several threads at once reads it once: every
 /// caller gets the store of that one reading, with what it found.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(10)))
 struct OpenRaceTests {
     /// A damaged file opened by two threads at once: one reading moves it
     /// to quarantine, and both callers get the store that knows it

@@ -5,7 +5,7 @@ import Testing
 
 /// `update` is a read-modify-write under the scene lock: concurrent
 /// increments never lose one another.
-@Suite(.timeLimit(.minutes(5))) struct UpdateTests {
+@Suite(.timeLimit(.minutes(10))) struct UpdateTests {
     @Test func thousandTasksTimesTenIncrementsEndAtTenThousand() async throws {
         let fixture = try SceneStoreFixture()
         let store = try await fixture.registry.store(for: "main")
@@ -74,7 +74,7 @@ import Testing
 
 /// A local `set` made while an update's transform runs is not lost: the
 /// transform runs again on the value that set made.
-@Suite(.timeLimit(.minutes(2))) struct UpdateAndLocalSetTests {
+@Suite(.timeLimit(.minutes(10))) struct UpdateAndLocalSetTests {
     @Test func aSetMadeDuringAnUpdatesTransformIsNotOverwrittenByItsResult() async throws {
         let fixture = try SceneStoreFixture()
         let store = try await fixture.registry.store(for: "main")

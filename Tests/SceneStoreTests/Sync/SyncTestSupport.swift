@@ -13,7 +13,7 @@ import Glibc
 /// descriptor, thread, watch and CPU counts, the descriptor-above-1023
 /// fallback and queue overflow are checked in a child process by
 /// `Tests/ScenesCLITests/Sync` (`scenes-lab probe ...`).
-@Suite(.serialized, .timeLimit(.minutes(2)))
+@Suite(.serialized, .timeLimit(.minutes(10)))
 enum SyncWatcherTests {}
 
 /// A fresh directory from `mkdtemp`, removed by ``remove()``.

@@ -5,9 +5,9 @@ import Testing
 
 /// The watcher only says "this scene may have changed"; the store re-reads
 /// it on its own queue.
-// Three minutes: 100 durable saves, each an fsync that takes up to 2 s
-// while the disk writes back a build.
-@Suite(.timeLimit(.minutes(3))) struct WatcherReloadTests {
+// Ten minutes, as every suite: 100 durable saves, each an fsync that
+// takes up to 2 s while the disk writes back a build.
+@Suite(.timeLimit(.minutes(10))) struct WatcherReloadTests {
     /// A store hears of its own saves too; it never takes them for another
     /// process's (they carry its writer token).
     @Test func ownSavesAreNeverTakenForAnotherProcesss() async throws {

@@ -3,7 +3,7 @@ import SceneStoreTesting
 import MultiProcessSupport
 import Testing
 
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(10)))
 struct DemoCatalogTests {
     @Test func itemRemovedFromTheCatalogIsDroppedAtRestoreAndTheRestStays() async throws {
         let fixture = try SceneStoreFixture()

@@ -4,7 +4,7 @@ import Testing
 
 /// The full-screen demo shows stored strings escaped: a Mixed element
 /// holding an escape sequence is printed as text, not obeyed.
-@Suite(.serialized, .enabled(if: TmuxPane.isAvailable, "needs tmux"), .timeLimit(.minutes(2)))
+@Suite(.serialized, .enabled(if: TmuxPane.isAvailable, "needs tmux"), .timeLimit(.minutes(10)))
 struct DemoEscapingTests {
     @Test func storedEscapeSequencesArePrintedNotObeyed() async throws {
         let fixture = try SceneStoreFixture()

@@ -2,7 +2,7 @@ import Foundation
 import SceneStoreTesting
 import Testing
 
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(10)))
 struct DemoHeadlessTests {
     /// Pushes on every tab, deep-links settings, ends on the Books tab.
     static let script = [

@@ -5,7 +5,7 @@ import Testing
 
 /// Back and forward survive a quit, a crash and another window, as a
 /// browser tab's do.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(10)))
 struct DemoHistoryTests {
     @Test func backTwiceQuitRelaunchForwardTwiceIsWhereItWas() async throws {
         let fixture = try SceneStoreFixture()

@@ -4,7 +4,7 @@ import MultiProcessSupport
 import Testing
 
 /// Drives the full-screen `scenes run` inside tmux.
-@Suite(.serialized, .enabled(if: TmuxPane.isAvailable, "needs tmux"), .timeLimit(.minutes(3)))
+@Suite(.serialized, .enabled(if: TmuxPane.isAvailable, "needs tmux"), .timeLimit(.minutes(10)))
 struct DemoInteractiveTests {
     /// Prints the terminal's icanon and echo flags after a marker.
     static let sttyProbe = #"echo "STTY:$(stty -a | tr ' ;' '\n\n' | grep -x -e icanon -e -icanon -e echo -e -echo | tr '\n' ,)""#

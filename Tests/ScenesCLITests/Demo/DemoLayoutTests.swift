@@ -4,7 +4,7 @@ import SceneStoreTesting
 import Testing
 
 /// The full-screen demo's layout on narrow and short terminals, in tmux.
-@Suite(.serialized, .enabled(if: TmuxPane.isAvailable, "needs tmux"), .timeLimit(.minutes(3)))
+@Suite(.serialized, .enabled(if: TmuxPane.isAvailable, "needs tmux"), .timeLimit(.minutes(10)))
 struct DemoLayoutTests {
     private static func lines(_ screen: String) -> [String] {
         screen.split(separator: "\n", omittingEmptySubsequences: false).map {

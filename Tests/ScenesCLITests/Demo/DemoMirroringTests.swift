@@ -3,7 +3,7 @@ import SceneStoreTesting
 import MultiProcessSupport
 import Testing
 
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(10)))
 struct DemoMirroringTests {
     @Test func commandsInOneProcessArriveInTheOtherAsExternalLines() async throws {
         let fixture = try SceneStoreFixture()

@@ -6,7 +6,7 @@ import Testing
 
 /// The demo keeps its stacks losslessly: an element another (newer) demo
 /// stored that this one cannot show stays in the scene.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.timeLimit(.minutes(10)))
 struct DemoNavigationPersistenceTests {
     @Test func theDemoKeepsAnElementOfTheMixedPathItCannotShow() async throws {
         let fixture = try SceneStoreFixture()

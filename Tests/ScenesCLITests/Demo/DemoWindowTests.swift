@@ -7,7 +7,7 @@ import Testing
 /// the latest window nobody has open or makes one; `--new` makes one; `x`
 /// closes a window for good; a crashed window comes back with a note; the
 /// highlight belongs to its window.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.timeLimit(.minutes(10)))
 struct DemoWindowTests {
     /// A headless launch with `arguments`, fed `commands`, to its end.
     private static func launch(_ arguments: [String], _ commands: [String], root: URL) async throws -> [DemoLine] {
@@ -66,7 +66,7 @@ struct DemoWindowTests {
 }
 
 /// The same on a terminal, in tmux.
-@Suite(.serialized, .enabled(if: TmuxPane.isAvailable, "needs tmux"), .timeLimit(.minutes(3)))
+@Suite(.serialized, .enabled(if: TmuxPane.isAvailable, "needs tmux"), .timeLimit(.minutes(10)))
 struct DemoWindowScreenTests {
     private static func launch(in pane: TmuxPane, root: URL, arguments: String = "") throws {
         try pane.typeLine("SCENES_ROOT='\(root.path)' '\(scenesExecutable.path)' run \(arguments)")
@@ -146,7 +146,7 @@ struct DemoWindowScreenTests {
     }
 }
 
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(10)))
 struct PruneCommandTests {
     @Test func pruneClosesOnlyTheWindowsOlderThanTheAgeAndLeavesScenesByID() async throws {
         let fixture = try SceneStoreFixture()

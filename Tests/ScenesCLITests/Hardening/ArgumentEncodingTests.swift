@@ -8,7 +8,7 @@ import Testing
 /// opened, instead of being stored with U+FFFD in place of their bytes.
 /// The arguments are made by `/bin/sh` and `printf`: a Swift string cannot
 /// hold them.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(10)))
 struct ArgumentEncodingTests {
     @Test(arguments: [
         (#"set --scene a k --string "$(printf '\377\376')""#, "argument 6 (after --string) is not valid UTF-8"),

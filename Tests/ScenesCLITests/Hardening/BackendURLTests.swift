@@ -6,7 +6,7 @@ import Testing
 
 /// `--backend URL`: no message shows a password, wherever the URL carries
 /// it; libpq's common query parameters and Unix-socket hosts work.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.timeLimit(.minutes(10)))
 struct BackendURLTests {
     /// Every secret below starts with this.
     static let secret = "S3cret"

@@ -4,7 +4,7 @@ import MultiProcessSupport
 import Testing
 
 /// The demo's catalog file keeps the rules of scene files.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(10)))
 struct CatalogFileTests {
     static func mode(_ url: URL) -> mode_t? {
         var info = stat()

@@ -9,7 +9,7 @@ import Glibc
 
 /// `scenes run --headless | head -c1`: the reader goes away, and what the
 /// demo accepted still lands on disk.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(10)))
 struct HeadlessPipeTests {
     @Test func closedStdoutFlushesAndExits141() async throws {
         let fixture = try SceneStoreFixture()

@@ -15,7 +15,7 @@ import Glibc
 /// processes, and together with the others they would crowd the start of
 /// the suite on a 2-core machine.
 extension CrossProcessSync {
-@Suite(.timeLimit(.minutes(4)))
+@Suite(.timeLimit(.minutes(10)))
 struct LockFileTests {
     /// A FIFO would block `open` forever, whatever `--lock-timeout` says;
     /// a directory could be locked but is not ours.

@@ -5,7 +5,7 @@ import Testing
 
 /// `--lock-timeout`: a stopped lock holder makes `scenes set` give up,
 /// name the holder and exit 75 (EX_TEMPFAIL) with nothing written.
-@Suite(.timeLimit(.minutes(2)), .enabled(if: LockHolder.isAvailable, "needs util-linux flock"))
+@Suite(.timeLimit(.minutes(10)), .enabled(if: LockHolder.isAvailable, "needs util-linux flock"))
 struct LockTimeoutTests {
     @Test func setGivesUpOnAStoppedHolder() async throws {
         let fixture = try SceneStoreFixture()

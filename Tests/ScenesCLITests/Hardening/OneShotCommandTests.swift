@@ -5,7 +5,7 @@ import Testing
 
 /// `get`, `show` and `list` only read: they create nothing. No one-shot
 /// command starts a file watcher.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(10)))
 struct OneShotCommandTests {
     @Test(arguments: [
         ["get", "--scene", "a", "k"],

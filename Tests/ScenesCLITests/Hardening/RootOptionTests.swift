@@ -3,7 +3,7 @@ import SceneStoreTesting
 import MultiProcessSupport
 import Testing
 
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(10)))
 struct RootOptionTests {
     /// `--root ''` would be the current directory: refused as a usage
     /// error (64) before anything is opened.

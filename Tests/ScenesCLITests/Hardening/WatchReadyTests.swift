@@ -6,7 +6,7 @@ import Testing
 
 /// `scenes watch` subscribes before it says "ready": a change made while
 /// the ready line is still being written is printed.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(10)))
 struct WatchReadyTests {
     @Test(arguments: [[], ["--json"]])
     func aChangeRightAfterReadyIsPrinted(format: [String]) async throws {

@@ -20,7 +20,7 @@ import Testing
 extension CrossProcessSync {
     /// An `@Observable` model bound with `SceneStore.bind(_:on:)` and a real
     /// `scenes` process on the same scene.
-    @MainActor @Suite(.timeLimit(.minutes(3))) struct ModelBindingProcessTests {
+    @MainActor @Suite(.timeLimit(.minutes(10))) struct ModelBindingProcessTests {
         @Test func aValueSetByAnotherProcessReachesTheModelAndItsObservers() async throws {
             let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .onFlush, watcher: .automatic))
             let store = try await fixture.registry.store(for: "S")

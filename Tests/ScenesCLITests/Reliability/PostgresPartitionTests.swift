@@ -15,7 +15,7 @@ import Testing
 @Suite(
     .enabled(if: TemporaryPostgresServer.isAvailable, "PostgreSQL is not installed (.ci/deps --test installs it)"),
     .enabled(if: PartitionedNetwork.isAvailable, "network namespaces need root and iproute2 (ip): not run here"),
-    .timeLimit(.minutes(5)))
+    .timeLimit(.minutes(10)))
 struct PostgresPartitionTests {
     @Test func writesOnBothSidesOfACutLinkAreKeptAndTheSidesConverge() async throws {
         try await withServer { network, urls in try await run(on: network, urls: urls) }

@@ -8,7 +8,7 @@ extension CrossProcessSync {
     /// Four real processes each add 1 to one key 250 times with `update`:
     /// the counter ends at exactly 1000.
     @Suite struct UpdateCounterTests {
-        @Test(.timeLimit(.minutes(2)))
+        @Test(.timeLimit(.minutes(10)))
         func fourProcessesTimes250IncrementsEndAtThousand() async throws {
             let fixture = try SceneStoreFixture()
             let writers = try (0..<4).map { _ in

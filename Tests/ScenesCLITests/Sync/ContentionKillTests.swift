@@ -12,7 +12,7 @@ extension CrossProcessSync {
     /// (one holds it, the others wait in `flock`): the scene always loads,
     /// complete, and the lock never wedges.
     @Suite struct ContentionKillTests {
-        @Test(.timeLimit(.minutes(3)))
+        @Test(.timeLimit(.minutes(10)))
         func killedContendersNeverWedgeTheLockOrDamageTheScene() async throws {
             let fixture = try SceneStoreFixture()
             let rounds = 30

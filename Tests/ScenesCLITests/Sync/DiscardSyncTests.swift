@@ -8,7 +8,7 @@ extension CrossProcessSync {
     /// A discard by one process is seen by the others: a `.discarded`
     /// event, the store is empty, its streams go on (they finish only on
     /// close), and a later write creates the scene again.
-    @Suite(.timeLimit(.minutes(3))) struct DiscardSyncTests {
+    @Suite(.timeLimit(.minutes(10))) struct DiscardSyncTests {
         @Test func discardInAnotherProcessEmptiesTheStoreAndStreamsGoOn() async throws {
             let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .onFlush, watcher: .automatic))
             let store = try await fixture.registry.store(for: "d")

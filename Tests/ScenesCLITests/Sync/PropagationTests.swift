@@ -6,7 +6,7 @@ import Testing
 
 extension CrossProcessSync {
     /// A value set and flushed by one process reaches another's streams.
-    @Suite(.timeLimit(.minutes(3))) struct PropagationTests {
+    @Suite(.timeLimit(.minutes(10))) struct PropagationTests {
         @Test func setInAnotherProcessReachesTheChangeStream() async throws {
             try await checkSetReachesChangeStream(configuration: .init(savePolicy: .onFlush, watcher: .automatic))
         }

@@ -140,7 +140,7 @@ struct StorageContractTests {
 #if Postgres
 /// What a database that cannot be used looks like from the command line:
 /// a typed error and an exit status at once, never a hang.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.timeLimit(.minutes(10)))
 struct DatabaseLocationTests {
     @Test(arguments: ["mysql://db/x", "postgres://", "postgres://host:notaport/db", "not a url"])
     func aURLThatCannotBeUsedExits64(_ url: String) async throws {

@@ -7,7 +7,7 @@ import Testing
 extension CrossProcessSync {
     /// `scenes watch --json` in one process shows a `scenes set` made by
     /// another within a second.
-    @Suite(.timeLimit(.minutes(3))) struct WatchCommandTests {
+    @Suite(.timeLimit(.minutes(10))) struct WatchCommandTests {
         @Test func watchShowsASetFromAnotherProcessWithinASecond() async throws {
             try await checkWatchShowsSet(watcherArguments: [], expectedWatcher: "inotify")
         }
