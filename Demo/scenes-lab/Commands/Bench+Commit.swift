@@ -48,14 +48,16 @@ extension Bench {
                 let bench = "commit"
                 let runMediansMs: [String: [Double]]
                 let p50Ms: [String: Double]
-                let keepPreviousOverRenameOver: Double
-                let sceneStoreOverRenameOver: Double
+                /// `nil` with `--store-only` (no floor was measured).
+                let keepPreviousOverRenameOver: Double?
+                let sceneStoreOverRenameOver: Double?
             }
+            let floor = storeOnly ? nil : median("rename-over")
             let report = Report(
                 runMediansMs: medians,
                 p50Ms: ["rename-over": median("rename-over"), "keep-previous": median("keep-previous"), "scenestore": median("scenestore")],
-                keepPreviousOverRenameOver: median("keep-previous") / median("rename-over"),
-                sceneStoreOverRenameOver: median("scenestore") / median("rename-over"))
+                keepPreviousOverRenameOver: floor.map { median("keep-previous") / $0 },
+                sceneStoreOverRenameOver: floor.map { median("scenestore") / $0 })
             emit(try jsonLine(report))
         }
 

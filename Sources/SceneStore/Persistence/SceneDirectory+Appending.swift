@@ -59,7 +59,9 @@ extension SceneDirectory {
         let append = LogAppend(record: record, first: end.first, end: end.offset, size: size)
         guard append.size <= sizeLimit else { return false }
         // The same file (under the lock nobody replaces it), checked by its inode.
-        let writer = try syscall("open", path: path) { open(path, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) }
+        let writer = try syscall("open", path: path) {
+            path.withCString { open($0, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) }
+        }
         var written = stat()
         guard scenestore_fstat_untimed(writer, &written) == 0, written.st_ino == info.st_ino, written.st_dev == info.st_dev else {
             close(writer)
@@ -113,7 +115,7 @@ extension SceneDirectory {
     /// file. The caller closes it.
     func openScene(_ id: SceneID) throws(SceneStoreError) -> (fd: Int32, info: stat, path: String)? {
         let path = scenePath(id)
-        let fd = scenestore_open_to_read(path)
+        let fd = path.withCString { scenestore_open_to_read($0) }
         guard fd != -1 else {
             if errno == ENOENT || errno == ELOOP { return nil }
             throw .io(syscall: "open", path: path, errno: errno)

@@ -18,7 +18,7 @@ extension SceneDirectory {
     ///   descriptor, so it is the same file either way.
     func readBytes(_ id: SceneID, skip: ((DiskVersion) -> Bool)? = nil) throws(SceneStoreError) -> StoredDocument {
         let path = scenePath(id)
-        let fd = scenestore_open_to_read(path)
+        let fd = path.withCString { scenestore_open_to_read($0) }
         if fd == -1 {
             switch errno {
             case ENOENT: return .missing
@@ -76,7 +76,7 @@ extension SceneDirectory {
     /// is `false`. A FIFO or a directory at the path fails the reads.
     func logEnds(_ id: SceneID, at position: LogPosition) -> Bool {
         let path = scenePath(id)
-        let fd = scenestore_open_to_read(path)
+        let fd = path.withCString { scenestore_open_to_read($0) }
         guard fd != -1 else { return false }
         defer { close(fd) }
         guard (try? startsWithHead(fd, of: position, path: path)) == true else { return false }

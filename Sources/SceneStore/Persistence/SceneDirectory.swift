@@ -50,11 +50,23 @@ struct SceneDirectory: Sendable {
     }
 
     func scenePath(_ id: SceneID) -> String {
-        rootPath + "/" + id.rawValue + Self.sceneSuffix
+        path(id, prefix: "/", suffix: Self.sceneSuffix)
     }
 
     private func sidePath(_ id: SceneID, _ suffix: String) -> String {
-        rootPath + "/." + id.rawValue + Self.separator + suffix
+        path(id, prefix: "/.", suffix: Self.separator + suffix)
+    }
+
+    /// `<root><prefix><id><suffix>`, built in one allocation (the paths of
+    /// every save are; a chain of `+` allocates once per piece).
+    private func path(_ id: SceneID, prefix: String, suffix: String) -> String {
+        var path = ""
+        path.reserveCapacity(rootPath.utf8.count + prefix.utf8.count + id.rawValue.utf8.count + suffix.utf8.count)
+        path += rootPath
+        path += prefix
+        path += id.rawValue
+        path += suffix
+        return path
     }
 
     func lockPath(_ id: SceneID) -> String { sidePath(id, "lock") }

@@ -46,20 +46,19 @@ final class SceneLock {
         var wait = LockWait(scene: scene, timeout: timeout, clock: clock)
         while true {
             let fd: Int32
+            let identity: FileIdentity
             let created: Bool
             switch try Self.open(path) {
             case .again:
                 continue
-            case .existing(let opened):
-                fd = opened
-                created = false
+            case .existing(let opened, let opening):
+                (fd, identity, created) = (opened, opening, false)
                 try Self.lock(fd, path: path, wait: &wait)
-            case .created(let opened, let locked):
-                fd = opened
-                created = true
+            case .created(let opened, let opening, let locked):
+                (fd, identity, created) = (opened, opening, true)
                 if !locked { try Self.lock(fd, path: path, wait: &wait) }
             }
-            guard Self.isAtPath(fd, path) else {
+            guard Self.isAtPath(identity, path) else {
                 close(fd)  // the file was unlinked while we waited
                 continue
             }
@@ -68,7 +67,7 @@ final class SceneLock {
                 // creator that lost the race or gave way, and has not let
                 // go yet): give way, after a random pause so that creators
                 // do not meet again.
-                if Self.isAtPath(fd, path) { unlink(path) }
+                if Self.isAtPath(identity, path) { unlink(path) }
                 close(fd)
                 try wait.pause(jittered: true) { holder }
                 continue
@@ -80,10 +79,12 @@ final class SceneLock {
 
     /// What opening the lock file found.
     private enum Opened {
-        case existing(Int32)
+        /// The descriptor and the file's identity (an open file's inode
+        /// never changes: the check after `flock` only looks at the path).
+        case existing(Int32, FileIdentity)
         /// This call made the file; `locked` when it was locked before
         /// it appeared at the path.
-        case created(Int32, locked: Bool)
+        case created(Int32, FileIdentity, locked: Bool)
         /// The file vanished or appeared in between: try again.
         case again
     }
@@ -94,7 +95,7 @@ final class SceneLock {
         // Read-only: flock needs no write access, so a scene on a
         // read-only file system still loads (its saves fail with EROFS).
         let flags = O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK
-        let fd = Glibc.open(path, flags)
+        let fd = path.withCString { Glibc.open($0, flags) }
         if fd == -1 && errno == ENOENT { return try create(path) }
         if fd == -1 { throw .io(syscall: "open", path: path, errno: errno) }
         var info = stat()
@@ -107,7 +108,7 @@ final class SceneLock {
             close(fd)
             throw .notARegularFile(path: path, found: FileKind(mode: info.st_mode).description)
         }
-        return .existing(fd)
+        return .existing(fd, FileIdentity(info))
     }
 
     /// Creates the missing lock file: an unnamed file, locked, then linked
@@ -124,7 +125,7 @@ final class SceneLock {
                 if code == EEXIST { return .again }
                 throw .io(syscall: "linkat", path: path, errno: code)
             }
-            return .created(unnamed, locked: true)
+            return try created(unnamed, path: path, locked: true)
         }
         guard errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL else {
             throw .io(syscall: "open", path: path, errno: errno)
@@ -132,7 +133,16 @@ final class SceneLock {
         let fd = Glibc.open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_CREAT | O_EXCL, 0o600)
         if fd == -1 && errno == EEXIST { return .again }
         if fd == -1 { throw .io(syscall: "open", path: path, errno: errno) }
-        return .created(fd, locked: false)
+        return try created(fd, path: path, locked: false)
+    }
+
+    private static func created(_ fd: Int32, path: String, locked: Bool) throws(SceneStoreError) -> Opened {
+        guard let identity = FileIdentity(of: fd) else {
+            let code = errno
+            close(fd)
+            throw .io(syscall: "fstat", path: path, errno: code)
+        }
+        return .created(fd, identity, locked: locked)
     }
 
     /// Takes the `flock` on `fd`, waiting as `wait` says; closes `fd` when
@@ -167,10 +177,13 @@ final class SceneLock {
 
     /// Whether `path` still names the file open as `fd`.
     static func isAtPath(_ fd: Int32, _ path: String) -> Bool {
-        var held = stat()
+        FileIdentity(of: fd).map { isAtPath($0, path) } ?? false
+    }
+
+    /// Whether `path` still names the file `identity` (held open by the caller).
+    static func isAtPath(_ identity: FileIdentity, _ path: String) -> Bool {
         var current = stat()
-        return fstat(fd, &held) == 0 && lstat(path, &current) == 0
-            && held.st_ino == current.st_ino && held.st_dev == current.st_dev
+        return path.withCString { lstat($0, &current) } == 0 && FileIdentity(current) == identity
     }
 
     /// Unlinks the lock file; the lock stays held until ``unlock()``.
@@ -299,14 +312,14 @@ private struct LockWait {
     /// `nil`: no waiting at all.
     let timeout: Duration?
     let clock: SceneClock
-    let start: Duration
+    /// When the first try failed: an uncontended lock reads no clock.
+    var start: Duration?
     var pause = 50
 
     init(scene: SceneID, timeout: Duration?, clock: SceneClock) {
         self.scene = scene
         self.timeout = timeout
         self.clock = clock
-        start = clock.now
     }
 
     /// Pauses before the next try (50 µs, doubling up to 2 ms), or throws
@@ -316,11 +329,32 @@ private struct LockWait {
     /// one, so that processes that met do not meet again in step.
     mutating func pause(jittered: Bool = false, holder: () -> Int32?) throws(SceneStoreError) {
         guard let timeout else { throw .lockTimeout(scene: scene.rawValue, holderPID: nil, waited: .zero) }
-        guard clock.now - start < timeout else {
+        let now = clock.now
+        let start = self.start ?? now
+        self.start = start
+        guard now - start < timeout else {
             throw .lockTimeout(scene: scene.rawValue, holderPID: holder(), waited: timeout)
         }
         usleep(UInt32(jittered ? Int.random(in: pause...(2 * pause)) : pause))
         pause = min(pause * 2, 2000)
+    }
+}
+
+/// A file's device and inode: which file a descriptor or a path names.
+struct FileIdentity: Equatable {
+    let device: UInt64
+    let inode: UInt64
+
+    init(_ info: stat) {
+        device = UInt64(info.st_dev)
+        inode = UInt64(info.st_ino)
+    }
+
+    /// The identity of the file open as `fd`; `nil` (errno set) when `fstat` fails.
+    init?(of fd: Int32) {
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { return nil }
+        self.init(info)
     }
 }
 

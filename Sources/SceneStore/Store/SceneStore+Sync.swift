@@ -11,8 +11,15 @@ extension SceneStore {
     /// the lock: no transition can forget to tell the streams.
     @discardableResult
     func mutate<Result, Failure: Error>(_ body: (inout StoreState) throws(Failure) -> Result) throws(Failure) -> Result {
-        defer { state.deliver(\.broadcast) }
-        return try state.withLock(body)
+        // Most changes have nobody to tell: then the lock is not taken a
+        // second time. (A body that throws delivers what it enqueued.)
+        var waiting = true
+        defer { if waiting { state.deliver(\.broadcast) } }
+        return try state.withLock { (state) throws(Failure) in
+            let result = try body(&state)
+            waiting = state.broadcast.hasDeliveries
+            return result
+        }
     }
 
     /// How a ``synchronize(_:in:)`` ended.

@@ -82,7 +82,8 @@ struct StoreState: Sendable {
     ) throws(SceneStoreError) -> Bool {
         guard phase == .open else { throw .closed(scene: scene.rawValue) }
         let value = value?.canonical
-        let old = values[key]
+        let place = values.place(of: key)
+        let old = values.value(at: place)
         if old == value {
             guard pending[key] == nil else { return false }
         } else {
@@ -90,7 +91,7 @@ struct StoreState: Sendable {
             if value != nil && newCount > sceneLimit {
                 throw .sceneTooLarge(scene: scene.rawValue, key: key, size: newCount, limit: sceneLimit)
             }
-            values[key] = value
+            values.set(value, forKey: key, at: place)
             byteCount = newCount
             broadcast.enqueue([.changed(SceneChange(
                 key: key, oldValue: old, newValue: value, origin: .local, generation: nil))])

@@ -44,8 +44,14 @@ struct Broadcast: Sendable {
     /// Whether nobody is subscribed (enqueued events would go nowhere).
     var isEmpty: Bool { subscribers.isEmpty }
 
-    mutating func enqueue(_ events: [SceneEvent]) {
-        guard !subscribers.isEmpty, !events.isEmpty else { return }
+    /// Whether events or ends wait to be delivered (``Locked/deliver(_:)``).
+    var hasDeliveries: Bool { !outbox.isEmpty }
+
+    mutating func enqueue(_ events: @autoclosure () -> [SceneEvent]) {
+        // Built only for someone to tell: a set with no stream open makes no event.
+        guard !subscribers.isEmpty else { return }
+        let events = events()
+        guard !events.isEmpty else { return }
         outbox.append(.events(events, to: Array(subscribers.values)))
     }
 

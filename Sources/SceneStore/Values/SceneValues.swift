@@ -104,6 +104,31 @@ package struct SceneValues: Sendable {
         }
     }
 
+    /// Where `key` is kept, or would go: for a read and a write of one key
+    /// with one search. Valid until the values change.
+    package struct Place {
+        fileprivate let found: Bool
+        fileprivate let index: Int
+    }
+
+    package func place(of key: String) -> Place {
+        let (found, index) = search(key)
+        return Place(found: found, index: index)
+    }
+
+    package func value(at place: Place) -> SceneValue? {
+        place.found ? value(at: starts[place.index]) : nil
+    }
+
+    /// Sets or (with `nil`) removes the value of `key`, found at `place`.
+    package mutating func set(_ value: SceneValue?, forKey key: String, at place: Place) {
+        if let value {
+            put(value, forKey: key, at: (place.found, place.index))
+        } else if place.found {
+            remove(at: place.index)
+        }
+    }
+
     /// The entry of `key` as it is kept: its key in the spelling first set.
     package func entry(forKey key: String) -> (key: String, value: SceneValue)? {
         let (found, index) = search(key)
