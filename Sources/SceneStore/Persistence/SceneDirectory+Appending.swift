@@ -63,7 +63,7 @@ extension SceneDirectory {
             path.withCString { open($0, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) }
         }
         var written = stat()
-        guard scenestore_fstat_untimed(writer, &written) == 0, written.st_ino == info.st_ino, written.st_dev == info.st_dev else {
+        guard scenestore_fstat_untimed(writer, &written) == 0, FileIdentity(written) == FileIdentity(info) else {
             close(writer)
             return false
         }

@@ -91,17 +91,8 @@ package struct SceneValues: Sendable {
     }
 
     package subscript(key: String) -> SceneValue? {
-        get {
-            let (found, index) = search(key)
-            return found ? value(at: starts[index]) : nil
-        }
-        set {
-            if let newValue {
-                put(newValue, forKey: key)
-            } else if case (true, let index) = search(key) {
-                remove(at: index)
-            }
-        }
+        get { value(at: place(of: key)) }
+        set { set(newValue, forKey: key, at: place(of: key)) }
     }
 
     /// Where `key` is kept, or would go: for a read and a write of one key
@@ -123,7 +114,7 @@ package struct SceneValues: Sendable {
     /// Sets or (with `nil`) removes the value of `key`, found at `place`.
     package mutating func set(_ value: SceneValue?, forKey key: String, at place: Place) {
         if let value {
-            put(value, forKey: key, at: (place.found, place.index))
+            put(value, forKey: key, at: place)
         } else if place.found {
             remove(at: place.index)
         }
@@ -140,15 +131,15 @@ package struct SceneValues: Sendable {
     /// - Returns: the value it replaced.
     @discardableResult
     package mutating func updateValue(_ value: SceneValue, forKey key: String) -> SceneValue? {
-        let (found, index) = search(key)
-        let previous = found ? self.value(at: starts[index]) : nil
-        put(value, forKey: key, at: (found, index))
+        let place = place(of: key)
+        let previous = self.value(at: place)
+        put(value, forKey: key, at: place)
         return previous
     }
 
-    /// Sets `value` for `key`, where ``search(_:)`` found it or its place.
-    private mutating func put(_ value: SceneValue, forKey key: String, at place: (found: Bool, index: Int)? = nil) {
-        let (found, index) = place ?? search(key)
+    /// Sets `value` for `key`, where ``place(of:)`` found it or its place.
+    private mutating func put(_ value: SceneValue, forKey key: String, at place: Place) {
+        let (found, index) = (place.found, place.index)
         guard found else {
             let start = append(key: key, value: value)
             starts.insert(start, at: index)
