@@ -42,11 +42,12 @@ int scenestore_ofd_is_locked(int fd) {
     return lock.l_type != F_UNLCK;
 }
 
-int scenestore_fstat_untimed(int fd, struct stat *info) {
+static int stat_untimed(int dirfd, const char *path, int flags, struct stat *info) {
     struct statx extended;
     unsigned int mask = STATX_TYPE | STATX_MODE | STATX_NLINK | STATX_UID | STATX_GID | STATX_INO | STATX_SIZE;
-    if (statx(fd, "", AT_EMPTY_PATH, mask, &extended) != 0) {
-        return errno == ENOSYS ? fstat(fd, info) : -1;
+    if (statx(dirfd, path, flags, mask, &extended) != 0) {
+        if (errno != ENOSYS) return -1;
+        return dirfd == AT_FDCWD ? lstat(path, info) : fstat(dirfd, info);
     }
     memset(info, 0, sizeof *info);
     info->st_mode = extended.stx_mode;
@@ -59,6 +60,14 @@ int scenestore_fstat_untimed(int fd, struct stat *info) {
     info->st_rdev = makedev(extended.stx_rdev_major, extended.stx_rdev_minor);
     info->st_blksize = extended.stx_blksize;
     return 0;
+}
+
+int scenestore_fstat_untimed(int fd, struct stat *info) {
+    return stat_untimed(fd, "", AT_EMPTY_PATH, info);
+}
+
+int scenestore_lstat_untimed(const char *path, struct stat *info) {
+    return stat_untimed(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW, info);
 }
 
 int scenestore_open_to_read(const char *path) {

@@ -37,6 +37,10 @@ struct SceneDirectory: Sendable {
     let lockTimeout: Duration
     /// What ``lockTimeout`` is measured on.
     let clock: SceneClock
+    /// The scenes' lock files kept open between saves.
+    let lockDescriptors = KeptDescriptors()
+    /// The scene files kept open between appends (``append(_:to:over:from:sizeLimit:)``).
+    let sceneDescriptors = KeptDescriptors()
 
     init(
         root: URL, limits: SceneRegistry.Limits = .init(), lockTimeout: Duration = .seconds(10),
@@ -157,10 +161,10 @@ struct SceneDirectory: Sendable {
     private func lock(_ id: SceneID, waiting timeout: Duration?) throws(SceneStoreError) -> SceneLock {
         let path = lockPath(id)
         do {
-            return try SceneLock(path: path, scene: id, timeout: timeout, clock: clock)
+            return try SceneLock(path: path, scene: id, timeout: timeout, clock: clock, descriptors: lockDescriptors)
         } catch .io("open", _, ENOENT) {
             try Self.prepare(root: root)
-            return try SceneLock(path: path, scene: id, timeout: timeout, clock: clock)
+            return try SceneLock(path: path, scene: id, timeout: timeout, clock: clock, descriptors: lockDescriptors)
         }
     }
 
@@ -196,7 +200,10 @@ struct SceneDirectory: Sendable {
     /// - Returns: the name now holding the previous version, for the caller
     ///   to unlink after releasing the lock (``discardPrevious(_:)``).
     func write(_ bytes: Data, for id: SceneID) throws(SceneStoreError) -> String? {
-        try write(bytes, to: scenePath(id), of: id)
+        let path = scenePath(id)
+        // The version replaced here is unlinked soon: nothing keeps its blocks.
+        sceneDescriptors.forget(path)
+        return try write(bytes, to: path, of: id)
     }
 
     /// Replaces `target` (the scene's file or one of its side files) the same way.
@@ -281,6 +288,7 @@ struct SceneDirectory: Sendable {
     /// Removes the scene file (a discard). Call with the scene lock held.
     func removeScene(_ id: SceneID) throws(SceneStoreError) {
         let path = scenePath(id)
+        sceneDescriptors.forget(path)
         if unlink(path) == -1 && errno != ENOENT {
             throw .io(syscall: "unlink", path: path, errno: errno)
         }
@@ -294,6 +302,7 @@ struct SceneDirectory: Sendable {
     /// directory): the move fails with `ELOOP`/`ENOTDIR` and the damaged
     /// file stays where it is.
     func quarantine(_ id: SceneID, reason: String) throws(SceneStoreError) -> URL {
+        sceneDescriptors.forget(scenePath(id))
         let folder = root.appendingPathComponent(Self.quarantineFolder, isDirectory: true)
         let rootFD = try syscall("open", path: root.path) { open(root.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
         defer { close(rootFD) }

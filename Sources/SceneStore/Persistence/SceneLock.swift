@@ -27,6 +27,10 @@ import Glibc
 final class SceneLock {
     private var fd: Int32
     let path: String
+    /// The locked file's identity, for ``KeptDescriptors``.
+    private var identity: FileIdentity
+    /// Where the descriptor goes back, unlocked, at ``unlock()``; `nil`: closed.
+    private var descriptors: KeptDescriptors?
 
     /// Waits until this process holds the scene's lock, at most `timeout`.
     ///
@@ -41,14 +45,29 @@ final class SceneLock {
     ///   the lock, throw ``SceneStoreError/lockTimeout(scene:holderPID:waited:)``
     ///   at once, without looking for the holder.
     /// - Parameter clock: what the timeout is measured on (the registry's).
-    init(path: String, scene: SceneID, timeout: Duration?, clock: SceneClock = .continuous) throws(SceneStoreError) {
+    /// - Parameter descriptors: where a descriptor of the lock file kept
+    ///   since an earlier lock is taken from (checked like a new one: it
+    ///   is used only while the path names its file), and where this
+    ///   one's goes back at ``unlock()``.
+    init(
+        path: String, scene: SceneID, timeout: Duration?, clock: SceneClock = .continuous,
+        descriptors: KeptDescriptors? = nil
+    ) throws(SceneStoreError) {
         self.path = path
+        self.descriptors = descriptors
         var wait = LockWait(scene: scene, timeout: timeout, clock: clock)
+        var kept = descriptors?.take(path)
         while true {
             let fd: Int32
             let identity: FileIdentity
             let created: Bool
-            switch try Self.open(path) {
+            let opened: Opened
+            if let (keptFD, keptIdentity) = kept {
+                (opened, kept) = (.existing(keptFD, keptIdentity), nil)
+            } else {
+                opened = try Self.open(path)
+            }
+            switch opened {
             case .again:
                 continue
             case .existing(let opened, let opening):
@@ -73,6 +92,7 @@ final class SceneLock {
                 continue
             }
             self.fd = fd
+            self.identity = identity
             return
         }
     }
@@ -186,17 +206,25 @@ final class SceneLock {
         return path.withCString { lstat($0, &current) } == 0 && FileIdentity(current) == identity
     }
 
-    /// Unlinks the lock file; the lock stays held until ``unlock()``.
+    /// Unlinks the lock file; the lock stays held until ``unlock()``,
+    /// which then closes the descriptor.
     func removeFile() {
         unlink(path)
+        descriptors = nil
     }
 
+    /// Lets go of the lock; the descriptor is kept for the next lock of
+    /// the scene (``KeptDescriptors``) or closed.
     func unlock() {
         guard fd >= 0 else { return }
         // Unlocked before the close: a child this process is spawning may
         // share the descriptor until its exec, and would hold the lock.
         flock(fd, LOCK_UN)
-        close(fd)
+        if let descriptors {
+            descriptors.keep(fd, identity: identity, for: path)
+        } else {
+            close(fd)
+        }
         fd = -1
     }
 
@@ -212,9 +240,13 @@ final class SceneLock {
 
     /// A process holding a `flock` on a deleted file that was at `path`
     /// (`fd` is open on the file there now), or `nil`. Its
-    /// `/proc/<pid>/fd` shows `PATH (deleted)`, or `DIR/#INODE (deleted)`
-    /// when its creator made it unnamed (any such file of the directory
-    /// counts: waiting too long is safe, entering too early is not).
+    /// `/proc/<pid>/fd` shows the very file it locked as `PATH (deleted)`
+    /// (its inode the one `/proc/locks` names), or as `DIR/#INODE
+    /// (deleted)` when its creator made it unnamed (any such file of the
+    /// directory counts: waiting too long is safe, entering too early is
+    /// not). A process that only has a deleted version open, unlocked
+    /// (``KeptDescriptors`` keeps one between saves), while it locks
+    /// another file is no holder.
     /// Only processes whose `/proc/<pid>/fd` this one may read are seen:
     /// those of the same user, which is who writes a scene root.
     static func holderOfDeletedVersion(of path: String, fd: Int32) -> Int32? {
@@ -232,9 +264,17 @@ final class SceneLock {
             let unnamed = canonical + "/#\(holder.inode) (deleted)"
             let fds = "/proc/\(holder.pid)/fd"
             guard let entries = try? FileManager.default.contentsOfDirectory(atPath: fds) else { continue }
-            if entries.contains(where: { link(fds + "/" + $0).map { $0 == deleted || $0 == unnamed } ?? false }) {
-                return holder.pid
+            let locked = entries.contains { entry in
+                switch link(fds + "/" + entry) {
+                case unnamed: return true
+                case deleted:
+                    var info = stat()
+                    return stat(fds + "/" + entry, &info) == 0
+                        && UInt64(info.st_dev) == holder.device && UInt64(info.st_ino) == holder.inode
+                default: return false
+                }
             }
+            if locked { return holder.pid }
         }
         return nil
     }
