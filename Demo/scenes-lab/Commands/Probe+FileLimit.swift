@@ -10,12 +10,18 @@ extension Probe {
     /// Runs out of file descriptors (EMFILE) with a set pending, tries to
     /// flush, gives the descriptors back and flushes again: the first flush
     /// must fail with a typed error and the second must save everything.
+    /// With `--other-scenes N`, N other scenes saved twice before keep
+    /// their lock and scene files open: the flush during the shortage
+    /// closes those and saves.
     struct FileLimit: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "file-limit",
             abstract: "Flush with no descriptor left, then again; print what happened as JSON.")
 
         @OptionGroup var rootOptions: RootOptions
+
+        @Option(help: "Other scenes to save twice before the shortage.")
+        var otherScenes = 0
 
         struct Report: Encodable {
             var probe = "file-limit"
@@ -35,6 +41,13 @@ extension Probe {
             let store = try await registry.store(for: "main")
             try store.set("before", forKey: "before")
             try await store.flush()
+            for index in 0..<otherScenes {
+                let other = try await registry.store(for: SceneID("other-\(index)"))
+                for value in 1...2 {
+                    try other.set(value, forKey: "a")
+                    try await other.flush()
+                }
+            }
 
             var fillers: [Int32] = []
             while true {

@@ -27,7 +27,9 @@ import Glibc
 ///   close; this process's own whole writes let go of theirs first.
 ///
 /// At most ``limit`` descriptors each; a registry's close closes them
-/// all, and so does the end of the last reference.
+/// all, and so does the end of the last reference. A save that finds the
+/// process out of descriptors closes them and tries again
+/// (``SceneDirectory/freeingKeptDescriptors(_:)``).
 final class KeptDescriptors: Sendable {
     /// Enough for the scenes an app saves in turn; beyond it a save opens its files.
     static let limit = 64
@@ -64,12 +66,15 @@ final class KeptDescriptors: Sendable {
     }
 
     /// Closes every kept descriptor.
-    func closeAll() {
+    /// - Returns: how many it closed.
+    @discardableResult
+    func closeAll() -> Int {
         let all = entries.withLock { entries in
             defer { entries.removeAll() }
             return Array(entries.values)
         }
         for entry in all { close(entry.fd) }
+        return all.count
     }
 
     deinit { closeAll() }

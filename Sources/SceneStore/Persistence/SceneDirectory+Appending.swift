@@ -59,8 +59,8 @@ extension SceneDirectory {
         let append = LogAppend(record: record, first: end.first, end: end.offset, size: size)
         guard append.size <= sizeLimit else { return false }
         // The same file (under the lock nobody replaces it), checked by its inode.
-        let writer = try syscall("open", path: path) {
-            path.withCString { open($0, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) }
+        let writer = try freeingKeptDescriptors { () throws(SceneStoreError) in
+            try syscall("open", path: path) { path.withCString { open($0, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) } }
         }
         var written = stat()
         guard scenestore_fstat_untimed(writer, &written) == 0, FileIdentity(written) == FileIdentity(info) else {
@@ -122,7 +122,7 @@ extension SceneDirectory {
             }
             close(fd)
         }
-        return try openScene(id)
+        return try freeingKeptDescriptors { () throws(SceneStoreError) in try openScene(id) }
     }
 
     /// Scene `id`'s file opened to read, and its `fstat` without times

@@ -161,10 +161,26 @@ struct SceneDirectory: Sendable {
     private func lock(_ id: SceneID, waiting timeout: Duration?) throws(SceneStoreError) -> SceneLock {
         let path = lockPath(id)
         do {
-            return try SceneLock(path: path, scene: id, timeout: timeout, clock: clock, descriptors: lockDescriptors)
+            return try freeingKeptDescriptors { () throws(SceneStoreError) in
+                try SceneLock(path: path, scene: id, timeout: timeout, clock: clock, descriptors: lockDescriptors)
+            }
         } catch .io("open", _, ENOENT) {
             try Self.prepare(root: root)
             return try SceneLock(path: path, scene: id, timeout: timeout, clock: clock, descriptors: lockDescriptors)
+        }
+    }
+
+    /// `open`, tried again once after closing every descriptor kept
+    /// between saves when the process has none left (`EMFILE`, `ENFILE`):
+    /// what this root keeps open never makes a save fail for want of one.
+    func freeingKeptDescriptors<Result>(_ open: () throws(SceneStoreError) -> Result) throws(SceneStoreError) -> Result {
+        do {
+            return try open()
+        } catch .io(let call, let path, let code) where code == EMFILE || code == ENFILE {
+            guard lockDescriptors.closeAll() + sceneDescriptors.closeAll() > 0 else {
+                throw .io(syscall: call, path: path, errno: code)
+            }
+            return try open()
         }
     }
 

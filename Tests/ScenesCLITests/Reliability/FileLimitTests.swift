@@ -27,4 +27,20 @@ import Testing
         #expect(disk.values == ["before": .string("before"), "during": .string("during")])
         await fixture.tearDown()
     }
+
+    /// Other scenes saved before keep their files open between saves
+    /// (two descriptors each): with none left, the flush closes those and
+    /// saves instead of failing.
+    @Test func descriptorsKeptBetweenSavesAreGivenBackWhenNoneAreLeft() async throws {
+        let fixture = try SceneStoreFixture()
+        let result = try await scenes(["probe", "file-limit", "--other-scenes", "2"], root: fixture.root, program: .lab)
+        #expect(result.status == 0, "\(result.stderr)")
+        let line = result.stdout.split(separator: "\n").last.map(String.init) ?? ""
+        let report = try #require(decodeJSON(Report.self, from: line), "\(result.stdout)")
+        #expect(report.error == nil, "the flush failed with descriptors kept: \(report.error ?? "")")
+        #expect(report.keptInMemory && report.savedAfter)
+        let disk = try onDisk("main", root: fixture.root)
+        #expect(disk.values == ["before": .string("before"), "during": .string("during")])
+        await fixture.tearDown()
+    }
 }
