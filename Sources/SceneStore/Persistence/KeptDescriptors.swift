@@ -4,12 +4,14 @@ import Glibc
 
 /// Descriptors of a root's files kept open between saves, one per path,
 /// with the identity of the file each was opened on. A save that finds
-/// one checks that the path still names that file (an `lstat` or a
-/// `flock` it makes anyway) instead of opening and closing the file: of
-/// the sixteen system calls a commit made, the lock file's `open`,
-/// `fstat` and `close` and the scene file's `open` and `close` (two of
-/// them path walks). An open file's inode is never reused, so the
-/// identity check cannot be fooled.
+/// one checks that the path still names that file instead of opening and
+/// closing the file: for the lock file, with the `lstat` it makes after
+/// `flock` anyway; for the scene file, with an `lstat` of its path in
+/// place of the `fstat` of a new descriptor. Of the sixteen system calls
+/// a commit made, that spares the lock file's `open`, `fstat` and `close`
+/// and the scene file's `open` and `close` (two of them path walks). An
+/// open file's inode is never reused, so the identity check cannot be
+/// fooled.
 ///
 /// A descriptor is taken out while it is used (``take(_:)``) and given
 /// back after (``keep(_:identity:for:)``): two saves of one scene in this
