@@ -12,7 +12,9 @@ extension Probe {
     /// must fail with a typed error and the second must save everything.
     /// With `--other-scenes N`, N other scenes saved twice before keep
     /// their lock and scene files open: the flush during the shortage
-    /// closes those and saves.
+    /// closes those and saves. With `--fresh-scene`, the value set during
+    /// the shortage goes to a scene without a file, whose save writes it
+    /// whole (a new lock file, a temporary file, the directory's sync).
     struct FileLimit: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "file-limit",
@@ -22,6 +24,9 @@ extension Probe {
 
         @Option(help: "Other scenes to save twice before the shortage.")
         var otherScenes = 0
+
+        @Flag(help: "Set the value during the shortage in a scene with no file yet (written whole) instead of main.")
+        var freshScene = false
 
         struct Report: Encodable {
             var probe = "file-limit"
@@ -49,24 +54,26 @@ extension Probe {
                 }
             }
 
+            let target = freshScene ? try await registry.store(for: "fresh") : store
+
             var fillers: [Int32] = []
             while true {
                 let fd = open("/dev/null", O_RDONLY | O_CLOEXEC)
                 guard fd >= 0 else { break }
                 fillers.append(fd)
             }
-            try store.set("during", forKey: "during")
+            try target.set("during", forKey: "during")
             var report = Report(keptInMemory: false, savedAfter: false)
             do {
-                try await store.flush()
+                try await target.flush()
             } catch {
                 report.error = "\(error)"
                 if case .io(_, _, let code) = error as? SceneStoreError { report.errno = code }
             }
             fillers.forEach { _ = close($0) }
-            report.keptInMemory = store.value(forKey: "during", as: String.self) == "during"
+            report.keptInMemory = target.value(forKey: "during", as: String.self) == "during"
             do {
-                try await store.flush()
+                try await target.flush()
                 report.savedAfter = true
             } catch {}
             emit(try jsonLine(report))

@@ -122,7 +122,7 @@ extension SceneDirectory {
             }
             close(fd)
         }
-        return try freeingKeptDescriptors { () throws(SceneStoreError) in try openScene(id) }
+        return try openScene(id)
     }
 
     /// Scene `id`'s file opened to read, and its `fstat` without times
@@ -132,11 +132,15 @@ extension SceneDirectory {
     /// file. The caller closes it.
     func openScene(_ id: SceneID) throws(SceneStoreError) -> (fd: Int32, info: stat, path: String)? {
         let path = scenePath(id)
-        let fd = path.withCString { scenestore_open_to_read($0) }
-        guard fd != -1 else {
-            if errno == ENOENT || errno == ELOOP { return nil }
-            throw .io(syscall: "open", path: path, errno: errno)
+        let opened = try freeingKeptDescriptors { () throws(SceneStoreError) -> Int32? in
+            let fd = path.withCString { scenestore_open_to_read($0) }
+            guard fd != -1 else {
+                if errno == ENOENT || errno == ELOOP { return nil }
+                throw .io(syscall: "open", path: path, errno: errno)
+            }
+            return fd
         }
+        guard let fd = opened else { return nil }
         var info = stat()
         guard scenestore_fstat_untimed(fd, &info) == 0 else {
             let code = errno

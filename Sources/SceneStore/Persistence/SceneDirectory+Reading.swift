@@ -18,13 +18,17 @@ extension SceneDirectory {
     ///   descriptor, so it is the same file either way.
     func readBytes(_ id: SceneID, skip: ((DiskVersion) -> Bool)? = nil) throws(SceneStoreError) -> StoredDocument {
         let path = scenePath(id)
-        let fd = path.withCString { scenestore_open_to_read($0) }
-        if fd == -1 {
-            switch errno {
-            case ENOENT: return .missing
-            case ELOOP: return .notADocument("a symbolic link, not followed")
-            default: throw .io(syscall: "open", path: path, errno: errno)
-            }
+        // A descriptor, or minus the errno of a file that is not there to read.
+        let fd = try freeingKeptDescriptors { () throws(SceneStoreError) -> Int32 in
+            let fd = path.withCString { scenestore_open_to_read($0) }
+            guard fd == -1 else { return fd }
+            guard errno == ENOENT || errno == ELOOP else { throw .io(syscall: "open", path: path, errno: errno) }
+            return -errno
+        }
+        switch fd {
+        case -ENOENT: return .missing
+        case -ELOOP: return .notADocument("a symbolic link, not followed")
+        default: break
         }
         defer { close(fd) }
         var info = stat()

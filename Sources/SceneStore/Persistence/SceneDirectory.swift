@@ -172,7 +172,9 @@ struct SceneDirectory: Sendable {
 
     /// `open`, tried again once after closing every descriptor kept
     /// between saves when the process has none left (`EMFILE`, `ENFILE`):
-    /// what this root keeps open never makes a save fail for want of one.
+    /// what this root keeps open never makes a save or a reading fail for
+    /// want of one. Every `open` of a save and of a scene's reading goes
+    /// through it.
     func freeingKeptDescriptors<Result>(_ open: () throws(SceneStoreError) -> Result) throws(SceneStoreError) -> Result {
         do {
             return try open()
@@ -226,8 +228,8 @@ struct SceneDirectory: Sendable {
     private func write(_ bytes: Data, to target: String, of id: SceneID) throws(SceneStoreError) -> String? {
         let token = randomToken()
         let temp = tempPath(id, token: token)
-        let fd = try syscall("open", path: temp) {
-            open(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        let fd = try freeingKeptDescriptors { () throws(SceneStoreError) in
+            try syscall("open", path: temp) { open(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600) }
         }
         do {
             try writeAll(bytes, to: fd, path: temp)
@@ -296,7 +298,9 @@ struct SceneDirectory: Sendable {
     }
 
     func syncDirectory() throws(SceneStoreError) {
-        let fd = try syscall("open", path: rootPath) { open(rootPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+        let fd = try freeingKeptDescriptors { () throws(SceneStoreError) in
+            try syscall("open", path: rootPath) { open(rootPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+        }
         defer { close(fd) }
         try syscall("fsync", path: rootPath) { fsync(fd) }
     }

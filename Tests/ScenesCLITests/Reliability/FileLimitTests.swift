@@ -31,16 +31,25 @@ import Testing
     /// Other scenes saved before keep their files open between saves
     /// (two descriptors each): with none left, the flush closes those and
     /// saves instead of failing.
-    @Test func descriptorsKeptBetweenSavesAreGivenBackWhenNoneAreLeft() async throws {
+    /// The same for a save that writes a new scene whole (its lock file
+    /// created, a temporary file, the directory synced) as for an append.
+    @Test(arguments: [false, true])
+    func descriptorsKeptBetweenSavesAreGivenBackWhenNoneAreLeft(freshScene: Bool) async throws {
         let fixture = try SceneStoreFixture()
-        let result = try await scenes(["probe", "file-limit", "--other-scenes", "2"], root: fixture.root, program: .lab)
+        let arguments = ["probe", "file-limit", "--other-scenes", "2"] + (freshScene ? ["--fresh-scene"] : [])
+        let result = try await scenes(arguments, root: fixture.root, program: .lab)
         #expect(result.status == 0, "\(result.stderr)")
         let line = result.stdout.split(separator: "\n").last.map(String.init) ?? ""
         let report = try #require(decodeJSON(Report.self, from: line), "\(result.stdout)")
         #expect(report.error == nil, "the flush failed with descriptors kept: \(report.error ?? "")")
         #expect(report.keptInMemory && report.savedAfter)
-        let disk = try onDisk("main", root: fixture.root)
-        #expect(disk.values == ["before": .string("before"), "during": .string("during")])
+        if freshScene {
+            #expect(try onDisk("fresh", root: fixture.root).values == ["during": .string("during")])
+            #expect(try onDisk("main", root: fixture.root).values == ["before": .string("before")])
+        } else {
+            let disk = try onDisk("main", root: fixture.root)
+            #expect(disk.values == ["before": .string("before"), "during": .string("during")])
+        }
         await fixture.tearDown()
     }
 }
