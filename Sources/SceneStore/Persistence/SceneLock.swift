@@ -29,7 +29,10 @@ final class SceneLock {
     let path: String
     /// The locked file's identity, for ``KeptDescriptors``.
     private var identity: FileIdentity
-    /// Where the descriptor goes back, unlocked, at ``unlock()``; `nil`: closed.
+    /// Where the descriptor goes back, unlocked, at ``unlock()``; `nil`:
+    /// closed. Never a descriptor open for writing (the creator's of an
+    /// unnamed lock file): a file kept open for writing keeps its file
+    /// system from being remounted read-only.
     private var descriptors: KeptDescriptors?
 
     /// Waits until this process holds the scene's lock, at most `timeout`.
@@ -75,6 +78,8 @@ final class SceneLock {
                 try Self.lock(fd, path: path, wait: &wait)
             case .created(let opened, let opening, let locked):
                 (fd, identity, created) = (opened, opening, true)
+                // Locked at its creation: made unnamed, so open for writing.
+                if locked { self.descriptors = nil }
                 if !locked { try Self.lock(fd, path: path, wait: &wait) }
             }
             guard Self.isAtPath(identity, path) else {

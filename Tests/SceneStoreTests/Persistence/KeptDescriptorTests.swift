@@ -45,8 +45,11 @@ import Glibc
         let directory = SceneDirectory(root: fixture.root)
         let id = try SceneID("main")
         let path = directory.lockPath(id)
+        // The creator's descriptor is open for writing and never kept: the next one is.
         try directory.lock(id).unlock()
         let deleted = try identity(of: path)
+        #expect(descriptors(of: deleted) == 0, "the creator's descriptor is kept")
+        try directory.lock(id).unlock()
         #expect(descriptors(of: deleted) == 1, "the lock file's descriptor is kept")
 
         // Held open here too, so that the new lock file cannot get its inode.
@@ -57,7 +60,8 @@ import Glibc
         #expect(descriptors(of: deleted) == 1, "the deleted lock file is still kept open")
         #expect(try heldByOther(path), "the file at the path is not the one locked")
         lock.unlock()
-        #expect(try descriptors(of: identity(of: path)) == 1)
+        // It made the new file, open for writing: not kept.
+        #expect(try descriptors(of: identity(of: path)) == 0)
     }
 
     /// A scene file replaced by another writer (here by hand, with the same
@@ -92,7 +96,9 @@ import Glibc
         await fixture.tearDown()
     }
 
-    /// After saves that keep both files open, closing the registry closes them.
+    /// After saves that keep both files open (read-only: a file open for
+    /// writing would keep its file system from being remounted read-only),
+    /// closing the registry closes them.
     @Test func closingTheRegistryClosesTheKeptDescriptors() async throws {
         let fixture = try SceneStoreFixture()
         let registry = fixture.registry
@@ -105,6 +111,8 @@ import Glibc
         let scene = try identity(of: fixture.root.path + "/main.json")
         #expect(descriptors(of: lock) == 1)
         #expect(descriptors(of: scene) == 1)
+        #expect(descriptors(of: lock, accessMode: O_RDONLY) == 1)
+        #expect(descriptors(of: scene, accessMode: O_RDONLY) == 1)
 
         try await registry.close()
         #expect(descriptors(of: lock) == 0)
@@ -129,11 +137,13 @@ import Glibc
     /// How many of this process's descriptors are open on the file `identity`
     /// (a lock file its creator made unnamed reads `#INODE (deleted)` in
     /// `/proc/self/fd` even once linked, so the links' text cannot tell).
-    private func descriptors(of identity: FileIdentity) -> Int {
+    private func descriptors(of identity: FileIdentity, accessMode: Int32? = nil) -> Int {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
         return names.filter { name in
             var info = stat()
-            return stat("/proc/self/fd/" + name, &info) == 0 && FileIdentity(info) == identity
+            guard stat("/proc/self/fd/" + name, &info) == 0, FileIdentity(info) == identity else { return false }
+            guard let accessMode, let fd = Int32(name) else { return true }
+            return fcntl(fd, F_GETFL) & O_ACCMODE == accessMode
         }.count
     }
 
