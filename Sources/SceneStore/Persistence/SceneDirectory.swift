@@ -170,22 +170,6 @@ struct SceneDirectory: Sendable {
         }
     }
 
-    /// `open`, tried again once after closing every descriptor kept
-    /// between saves when the process has none left (`EMFILE`, `ENFILE`):
-    /// what this root keeps open never makes a save or a reading fail for
-    /// want of one. Every `open` of a save and of a scene's reading goes
-    /// through it.
-    func freeingKeptDescriptors<Result>(_ open: () throws(SceneStoreError) -> Result) throws(SceneStoreError) -> Result {
-        do {
-            return try open()
-        } catch .io(let call, let path, let code) where code == EMFILE || code == ENFILE {
-            guard lockDescriptors.closeAll() + sceneDescriptors.closeAll() > 0 else {
-                throw .io(syscall: call, path: path, errno: code)
-            }
-            return try open()
-        }
-    }
-
     /// The scenes that have a file in the root.
     func sceneIDs() throws(SceneStoreError) -> [SceneID] {
         guard let directory = opendir(root.path) else {
