@@ -36,10 +36,35 @@ struct HeadlessPipeTests {
         try output.read.close()
 
         // Second command: accepted (saved in memory), its line hits EPIPE.
-        input.write.write(Data("tab library\n".utf8))
+        // Sent again until the child ends: a child another test spawns at
+        // that moment holds a copy of every descriptor of this process
+        // until its exec, the pipe's read end too, and a line written then
+        // fits in the pipe without EPIPE (seen in full runs: the child then
+        // waited for its next command). The command is the same each time,
+        // so whichever line hits EPIPE, the scene ends on `library`.
+        // A descriptor of the thread's own, closed by it when it stops.
+        let stdin = fcntl(input.write.fileDescriptor, F_DUPFD_CLOEXEC, 0)
+        #expect(stdin >= 0)
+        let resend = Locked(true)
+        Thread.detachNewThread {
+            defer { close(stdin) }
+            // A write to a child that has exited raises SIGPIPE in the
+            // writing thread: blocked in this one, it fails with EPIPE (the
+            // pending signal goes with the thread).
+            var pipe = sigset_t()
+            sigemptyset(&pipe)
+            sigaddset(&pipe, SIGPIPE)
+            pthread_sigmask(SIG_BLOCK, &pipe, nil)
+            let command = Array("tab library\n".utf8)
+            while resend.withLock({ $0 }) {
+                guard command.withUnsafeBytes({ Glibc.write(stdin, $0.baseAddress, $0.count) }) == command.count else { return }
+                usleep(200_000)
+            }
+        }
         // Bounded, so that a child that never exits fails this test alone
         // (in a full run on 2 cores the whole test took up to 50 s).
         let end = await child.end(within: .seconds(300))
+        resend.withLock { $0 = false }
         try? input.write.close()
         #expect(end == .exited(141), "\(end.map { "\($0)" } ?? "still running after 300 s (killed)")")
 
