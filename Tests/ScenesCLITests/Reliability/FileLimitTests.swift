@@ -17,10 +17,7 @@ import Testing
 
     @Test func runningOutOfDescriptorsFailsTypedAndLosesNothing() async throws {
         let fixture = try SceneStoreFixture()
-        let result = try await scenes(["probe", "file-limit"], root: fixture.root, program: .lab)
-        #expect(result.status == 0, "\(result.stderr)")
-        let line = result.stdout.split(separator: "\n").last.map(String.init) ?? ""
-        let report = try #require(decodeJSON(Report.self, from: line), "\(result.stdout)")
+        let report = try await probe([], root: fixture.root)
         #expect(report.errno == EMFILE, "\(report.error ?? "the flush did not fail")")
         #expect(report.keptInMemory && report.savedAfter)
         let disk = try onDisk("main", root: fixture.root)
@@ -36,11 +33,7 @@ import Testing
     @Test(arguments: [false, true])
     func descriptorsKeptBetweenSavesAreGivenBackWhenNoneAreLeft(freshScene: Bool) async throws {
         let fixture = try SceneStoreFixture()
-        let arguments = ["probe", "file-limit", "--other-scenes", "2"] + (freshScene ? ["--fresh-scene"] : [])
-        let result = try await scenes(arguments, root: fixture.root, program: .lab)
-        #expect(result.status == 0, "\(result.stderr)")
-        let line = result.stdout.split(separator: "\n").last.map(String.init) ?? ""
-        let report = try #require(decodeJSON(Report.self, from: line), "\(result.stdout)")
+        let report = try await probe(["--other-scenes", "2"] + (freshScene ? ["--fresh-scene"] : []), root: fixture.root)
         #expect(report.error == nil, "the flush failed with descriptors kept: \(report.error ?? "")")
         #expect(report.keptInMemory && report.savedAfter)
         if freshScene {
@@ -51,5 +44,13 @@ import Testing
             #expect(disk.values == ["before": .string("before"), "during": .string("during")])
         }
         await fixture.tearDown()
+    }
+
+    /// Runs `scenes-lab probe file-limit` with `options` and reads its report.
+    private func probe(_ options: [String], root: URL) async throws -> Report {
+        let result = try await scenes(["probe", "file-limit"] + options, root: root, program: .lab)
+        #expect(result.status == 0, "\(result.stderr)")
+        let line = result.stdout.split(separator: "\n").last.map(String.init) ?? ""
+        return try #require(decodeJSON(Report.self, from: line), "\(result.stdout)")
     }
 }
