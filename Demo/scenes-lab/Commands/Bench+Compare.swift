@@ -20,11 +20,12 @@ extension Bench {
             abstract: "SceneStore next to the floor, UserDefaults, PathStore and SQLite: commit, burst, cold restore, propagation, memory.")
 
         @Option(help: "Commits per alternative, scene size and run.") var commits = 200
-        @Option(help: "Runs; each measures every alternative once, in a shuffled order.") var runs = 3
+        @Option(help: "Runs; in each, the alternatives take turns, ten commits at a time in a shuffled order.") var runs = 3
         @Option(help: "Pushes of the navigation burst.") var pushes = 1000
         @Option(help: "Fresh processes per alternative and size (cold restore) and runs of `scenes get`.") var spawns = 15
         @Flag(help: "A smoke test: few commits, one run, small scenes (well under 30 s).") var quick = false
         @Flag(help: "Print one JSON line instead of the table.") var json = false
+        @Flag(help: "Only the durable-commit table (about a minute).") var commitsOnly = false
         @Option(help: "Where to create the benchmark's temporary directory.") var directory: String?
 
         struct Report: Encodable {
@@ -35,15 +36,20 @@ extension Bench {
             var p50Microseconds: [String: [String: Double]]
             /// Alternative -> scene size -> p50 over SceneStore's p50.
             var overSceneStore: [String: [String: Double]]
+            /// Alternative -> scene size -> each run's p50 commit, in microseconds
+            /// (the runs' spread; each run's alternatives took turns, so a run's
+            /// figures share one disk).
+            var runP50Microseconds: [String: [String: [Double]]]
             var durable: [String: Bool]
             /// SceneStore's commits that wrote the scene whole (compacted its log), by scene size.
             var compaction: [String: CompactionFigures]
             /// SceneStore `set` in memory (no disk), nanoseconds per set.
-            var setInMemoryNanoseconds: Double
-            var burst: BurstFigures
-            var coldRestore: ColdRestoreFigures
-            var propagation: PropagationRun.Figures
-            var memory: MemoryFigures
+            /// The rest is `nil` with `--commits-only`.
+            var setInMemoryNanoseconds: Double?
+            var burst: BurstFigures?
+            var coldRestore: ColdRestoreFigures?
+            var propagation: PropagationRun.Figures?
+            var memory: MemoryFigures?
             /// nil when the `scenes` executable was not built next to this one.
             var scenesGet: ScenesGetFigures?
         }
@@ -75,13 +81,12 @@ extension Bench {
                     // The block floor commits only (a burst or a cold restore of it says nothing).
                     var alternatives = commitAlternatives() + [BlockFloorAlternative(), AppendFloorAlternative()]
                     alternatives.shuffle()
-                    for index in alternatives.indices {
-                        let place = scratch.appendingPathComponent("r\(run)-k\(keys)-\(index)")
-                        let (samples, whole) = try await measure(&alternatives[index], keys: keys, commits: commits, in: place)
-                        let name = alternatives[index].name
-                        if name == "scenestore" { compaction[keys, default: CompactionFigures()].add(samples, whole: whole) }
-                        runMedians[name, default: [:]][keys, default: []].append(Summary(nanoseconds: samples).p50Ms * 1000)
-                        durable[name] = alternatives[index].durable
+                    let measured = try await measureInterleaved(&alternatives, keys: keys, commits: commits, in: scratch.appendingPathComponent("r\(run)-k\(keys)"))
+                    for (index, alternative) in alternatives.enumerated() {
+                        let (samples, whole) = measured[index]
+                        if alternative.name == "scenestore" { compaction[keys, default: CompactionFigures()].add(samples, whole: whole) }
+                        runMedians[alternative.name, default: [:]][keys, default: []].append(Summary(nanoseconds: samples).p50Ms * 1000)
+                        durable[alternative.name] = alternative.durable
                     }
                 }
             }
@@ -94,54 +99,90 @@ extension Bench {
                     if let base = sceneStore[entry.key], base > 0 { result[entry.key] = entry.value / base }
                 }
             }
-            let restoreSizes = quick ? [10, 1000] : [10, 1000, 100_000]
-            let spawns = quick ? 3 : self.spawns
-            let report = Report(
-                commits: commits, runs: runs, p50Microseconds: p50, overSceneStore: ratios, durable: durable,
-                compaction: Dictionary(uniqueKeysWithValues: compaction.map { (String($0.key), $0.value) }),
-                setInMemoryNanoseconds: try await setInMemory(in: scratch.appendingPathComponent("memory")),
-                burst: try await BurstFigures.measure(pushes: quick ? 200 : pushes, runs: runs, in: scratch),
-                coldRestore: try await ColdRestoreFigures.measure(sizes: restoreSizes, spawns: spawns, in: scratch),
-                propagation: try await PropagationRun(changes: quick ? 20 : 300, keys: 100, warmup: quick ? 2 : 30)
-                    .figures(in: scratch.appendingPathComponent("propagation")),
-                memory: try await MemoryFigures.measure(scenes: quick ? 20 : 200, largeKeys: quick ? 10_000 : 100_000, runs: runs, in: scratch),
-                scenesGet: try await ScenesGetFigures.measure(runs: quick ? 5 : 50, in: scratch))
+            var report = Report(
+                commits: commits, runs: runs, p50Microseconds: p50, overSceneStore: ratios,
+                runP50Microseconds: runMedians.mapValues { bySize in
+                    Dictionary(uniqueKeysWithValues: bySize.map { size, medians in (String(size), medians) })
+                },
+                durable: durable,
+                compaction: Dictionary(uniqueKeysWithValues: compaction.map { (String($0.key), $0.value) }))
+            if !commitsOnly {
+                try await measureTheRest(into: &report, runs: runs, scratch: scratch)
+            }
             if json {
                 emit(try jsonLine(report))
+                return
+            }
+            printTable(report, sizes: sizes)
+            guard !commitsOnly else { return }
+            report.burst?.printTable(order: Self.order)
+            report.coldRestore?.printTable(sizes: Self.restoreSizes(quick: quick), order: Self.order)
+            report.propagation?.printTable()
+            report.memory?.printTable()
+            if let scenesGet = report.scenesGet {
+                scenesGet.printTable()
             } else {
-                printTable(report, sizes: sizes)
-                report.burst.printTable(order: Self.order)
-                report.coldRestore.printTable(sizes: restoreSizes, order: Self.order)
-                report.propagation.printTable()
-                report.memory.printTable()
-                if let scenesGet = report.scenesGet {
-                    scenesGet.printTable()
-                } else {
-                    emit("")
-                    emit("`scenes get`: not measured, \(scenesExecutable.path) is not built (swift build --product scenes)")
-                }
+                emit("")
+                emit("`scenes get`: not measured, \(scenesExecutable.path) is not built (swift build --product scenes)")
             }
         }
 
-        private func measure(
-            _ alternative: inout any CommitAlternative, keys: Int, commits: Int, in directory: URL
-        ) async throws -> (samples: [Int], whole: [Bool]) {
-            try await alternative.prepare(keys: keys, in: directory)
-            for index in 0..<5 { try await alternative.commit(-1 - index) }
-            _ = alternative.committedWhole()
-            var samples: [Int] = []
-            var whole: [Bool] = []
-            samples.reserveCapacity(commits)
-            whole.reserveCapacity(commits)
-            for index in 0..<commits {
-                let start = monotonicNanoseconds()
-                try await alternative.commit(index)
-                samples.append(monotonicNanoseconds() - start)
-                whole.append(alternative.committedWhole())
-            }
-            try await alternative.finish()
-            return (samples, whole)
+        static func restoreSizes(quick: Bool) -> [Int] { quick ? [10, 1000] : [10, 1000, 100_000] }
+
+        /// Everything but the commits: set in memory, the burst, cold
+        /// restores, propagation, memory, `scenes get`.
+        private func measureTheRest(into report: inout Report, runs: Int, scratch: URL) async throws {
+            let spawns = quick ? 3 : self.spawns
+            report.setInMemoryNanoseconds = try await setInMemory(in: scratch.appendingPathComponent("memory"))
+            report.burst = try await BurstFigures.measure(pushes: quick ? 200 : pushes, runs: runs, in: scratch)
+            report.coldRestore = try await ColdRestoreFigures.measure(sizes: Self.restoreSizes(quick: quick), spawns: spawns, in: scratch)
+            report.propagation = try await PropagationRun(changes: quick ? 20 : 300, keys: 100, warmup: quick ? 2 : 30)
+                .figures(in: scratch.appendingPathComponent("propagation"))
+            report.memory = try await MemoryFigures.measure(scenes: quick ? 20 : 200, largeKeys: quick ? 10_000 : 100_000, runs: runs, in: scratch)
+            report.scenesGet = try await ScenesGetFigures.measure(runs: quick ? 5 : 50, in: scratch)
         }
+
+        /// Commits to every alternative in turn, a few at a time in a
+        /// shuffled order each round, so that each one's samples come from
+        /// the whole time the run takes: the disk's speed drifts from one
+        /// second to the next, and alternatives measured one after the
+        /// other would each see another disk. Every alternative is prepared
+        /// first, then the file system is synced: no alternative pays for
+        /// the writeback another one left behind (those that do not sync
+        /// leave megabytes of it at 10 000 keys).
+        private func measureInterleaved(
+            _ alternatives: inout [any CommitAlternative], keys: Int, commits: Int, in directory: URL
+        ) async throws -> [(samples: [Int], whole: [Bool])] {
+            for index in alternatives.indices {
+                try await alternatives[index].prepare(keys: keys, in: directory.appendingPathComponent("\(index)"))
+                for warmup in 0..<5 { try await alternatives[index].commit(-1 - warmup) }
+                _ = alternatives[index].committedWhole()
+            }
+            sync()
+            var measured = Array(repeating: (samples: [Int](), whole: [Bool]()), count: alternatives.count)
+            var turns = Array(alternatives.indices)
+            var done = 0
+            while done < commits {
+                let chunk = min(Self.commitsPerTurn, commits - done)
+                turns.shuffle()
+                for index in turns {
+                    for offset in 0..<chunk {
+                        let start = monotonicNanoseconds()
+                        try await alternatives[index].commit(done + offset)
+                        measured[index].samples.append(monotonicNanoseconds() - start)
+                        measured[index].whole.append(alternatives[index].committedWhole())
+                    }
+                }
+                done += chunk
+            }
+            for index in alternatives.indices { try await alternatives[index].finish() }
+            return measured
+        }
+
+        /// Commits an alternative makes in a row before the next one's
+        /// turn: enough to keep its code and data warm, as an app's
+        /// commits find them.
+        static let commitsPerTurn = 10
 
         /// Nanoseconds per `set` of a 100-key store, memory only.
         private func setInMemory(in root: URL) async throws -> Double {
@@ -171,8 +212,21 @@ extension Bench {
                 emit(name.padding(toLength: 20, withPad: " ", startingAt: 0) + cells.joined()
                     + "   " + ((report.durable[name] ?? false) ? "yes" : "no (no fsync)"))
             }
+            printSpread(report, sizes: sizes)
             CompactionFigures.printTable(report.compaction, sizes: sizes)
-            emit(String(format: "SceneStore set in memory: %.0f ns", report.setInMemoryNanoseconds))
+            if let nanoseconds = report.setInMemoryNanoseconds { emit(String(format: "SceneStore set in memory: %.0f ns", nanoseconds)) }
+        }
+
+        /// SceneStore over the 1-block floor in each run (each run's
+        /// alternatives took turns on one disk, so its ratio is a pair).
+        private func printSpread(_ report: Report, sizes: [Int]) {
+            guard let store = report.runP50Microseconds["scenestore"], let floor = report.runP50Microseconds["floor (1 block)"] else { return }
+            let cells = sizes.map { size -> String in
+                let key = String(size)
+                let ratios = zip(store[key] ?? [], floor[key] ?? []).map { String(format: "%.2f", $0 / $1) }
+                return "\(size) keys: " + ratios.joined(separator: " ")
+            }
+            emit("scenestore over floor (1 block), each run: " + cells.joined(separator: "; "))
         }
     }
 }
