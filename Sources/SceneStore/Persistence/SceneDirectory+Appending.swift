@@ -132,15 +132,7 @@ extension SceneDirectory {
     /// file. The caller closes it.
     func openScene(_ id: SceneID) throws(SceneStoreError) -> (fd: Int32, info: stat, path: String)? {
         let path = scenePath(id)
-        let opened = try freeingKeptDescriptors { () throws(SceneStoreError) -> Int32? in
-            let fd = path.withCString { scenestore_open_to_read($0) }
-            guard fd != -1 else {
-                if errno == ENOENT || errno == ELOOP { return nil }
-                throw .io(syscall: "open", path: path, errno: errno)
-            }
-            return fd
-        }
-        guard let fd = opened else { return nil }
+        guard case .opened(let fd) = try openToRead(path) else { return nil }
         var info = stat()
         guard scenestore_fstat_untimed(fd, &info) == 0 else {
             let code = errno

@@ -18,17 +18,11 @@ extension SceneDirectory {
     ///   descriptor, so it is the same file either way.
     func readBytes(_ id: SceneID, skip: ((DiskVersion) -> Bool)? = nil) throws(SceneStoreError) -> StoredDocument {
         let path = scenePath(id)
-        // A descriptor, or minus the errno of a file that is not there to read.
-        let fd = try freeingKeptDescriptors { () throws(SceneStoreError) -> Int32 in
-            let fd = path.withCString { scenestore_open_to_read($0) }
-            guard fd == -1 else { return fd }
-            guard errno == ENOENT || errno == ELOOP else { throw .io(syscall: "open", path: path, errno: errno) }
-            return -errno
-        }
-        switch fd {
-        case -ENOENT: return .missing
-        case -ELOOP: return .notADocument("a symbolic link, not followed")
-        default: break
+        let fd: Int32
+        switch try openToRead(path) {
+        case .opened(let opened): fd = opened
+        case .missing: return .missing
+        case .symbolicLink: return .notADocument("a symbolic link, not followed")
         }
         defer { close(fd) }
         var info = stat()
@@ -70,6 +64,29 @@ extension SceneDirectory {
             offset += count
         }
         return offset
+    }
+
+    /// A scene file at `path` opened to read (``scenestore_open_to_read``:
+    /// never through a symbolic link, never blocking on a FIFO), through
+    /// ``freeingKeptDescriptors(_:)``; the caller closes it.
+    func openToRead(_ path: String) throws(SceneStoreError) -> OpenedToRead {
+        try freeingKeptDescriptors { () throws(SceneStoreError) -> OpenedToRead in
+            let fd = path.withCString { scenestore_open_to_read($0) }
+            guard fd == -1 else { return .opened(fd) }
+            switch errno {
+            case ENOENT: return .missing
+            case ELOOP: return .symbolicLink
+            case let code: throw .io(syscall: "open", path: path, errno: code)
+            }
+        }
+    }
+
+    /// What ``openToRead(_:)`` found at a path.
+    enum OpenedToRead {
+        case opened(Int32)
+        case missing
+        /// Not followed.
+        case symbolicLink
     }
 
     /// Whether scene `id`'s file still ends its log at `position`: its

@@ -160,13 +160,16 @@ struct SceneDirectory: Sendable {
 
     private func lock(_ id: SceneID, waiting timeout: Duration?) throws(SceneStoreError) -> SceneLock {
         let path = lockPath(id)
-        do {
-            return try freeingKeptDescriptors { () throws(SceneStoreError) in
+        let lock = { () throws(SceneStoreError) in
+            try freeingKeptDescriptors { () throws(SceneStoreError) in
                 try SceneLock(path: path, scene: id, timeout: timeout, clock: clock, descriptors: lockDescriptors)
             }
+        }
+        do {
+            return try lock()
         } catch .io("open", _, ENOENT) {
             try Self.prepare(root: root)
-            return try SceneLock(path: path, scene: id, timeout: timeout, clock: clock, descriptors: lockDescriptors)
+            return try lock()
         }
     }
 
