@@ -15,14 +15,6 @@ enum PostgresNames {
         return "scenestore_" + String(repeating: "0", count: 16 - hex.count) + hex
     }
 
-    /// The channel on which `app`'s writers also send each document they
-    /// commit, when it fits a notification (``PostgresNotice``): the
-    /// app's channel with `_d` after it. The app's channel still carries
-    /// every change's scene id, which is all older SceneStores listen for.
-    static func documentChannel(app: String) -> String {
-        channel(app: app) + "_d"
-    }
-
     /// The 64-bit advisory lock key of scene `scene` of `app`.
     static func lockKey(app: String, scene: SceneID) -> Int64 {
         Int64(bitPattern: fnv1a(["scenestore scene", app, scene.rawValue]))

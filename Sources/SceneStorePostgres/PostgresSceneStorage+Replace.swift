@@ -10,8 +10,7 @@ extension PostgresSceneStorage {
 
     /// Replaces the scene's document in one autocommitted statement (one
     /// round trip) that announces it too (its scene id on the app's
-    /// channel, after the document on the document channel when it fits a
-    /// ``PostgresNotice``): only if the row still holds
+    /// channel): only if the row still holds
     /// `version` and no transaction holds the row.
     ///
     /// A transaction locks the scene's row when it reads it
@@ -35,7 +34,7 @@ extension PostgresSceneStorage {
         let statement = ReplaceStatement(
             document: ByteBuffer(bytes: document), generation: nextGeneration, incarnation: nextIncarnation,
             app: app, scene: id.rawValue, expectedGeneration: generation, expectedIncarnation: incarnation,
-            notice: PostgresNotice.payload(id, document), documentChannel: documentChannel, channel: channel)
+            channel: channel)
         let replaced = try await pool.withSession { session async throws(SceneStoreError) in
             try await session.execute(statement)
         }
@@ -44,11 +43,11 @@ extension PostgresSceneStorage {
 }
 
 /// The one-statement save of ``PostgresSceneStorage/replace(_:with:ifCurrent:)``:
-/// the document replaced only over the version given, and announced on
-/// both channels (the notice, if any, first). Prepared once per
+/// the document replaced only over the version given, and its scene id
+/// announced on the app's channel. Prepared once per
 /// connection, so the server plans it once, not on every save.
 struct ReplaceStatement: PostgresPreparedStatement {
-    static let name = "scenestore_replace_1"
+    static let name = "scenestore_replace_2"
     static let sql = """
         WITH current AS (
             SELECT 1 FROM scenestore_scenes
@@ -59,11 +58,10 @@ struct ReplaceStatement: PostgresPreparedStatement {
             WHERE app = $4 AND scene = $5 AND EXISTS (SELECT 1 FROM current)
             RETURNING 1),
         announced AS (
-            SELECT CASE WHEN $8::text IS NOT NULL THEN pg_notify($9, $8) END, pg_notify($10, $5)
-            FROM written)
+            SELECT pg_notify($8, $5) FROM written)
         SELECT count(*)::int4 FROM announced
         """
-    static let bindingDataTypes: [PostgresDataType] = [.bytea, .int8, .text, .text, .text, .int8, .text, .text, .text, .text]
+    static let bindingDataTypes: [PostgresDataType] = [.bytea, .int8, .text, .text, .text, .int8, .text, .text]
     typealias Row = Int32
 
     let document: ByteBuffer
@@ -73,13 +71,10 @@ struct ReplaceStatement: PostgresPreparedStatement {
     let scene: String
     let expectedGeneration: Int64
     let expectedIncarnation: String
-    /// The ``PostgresNotice`` payload, `nil` when the document does not fit.
-    let notice: String?
-    let documentChannel: String
     let channel: String
 
     func makeBindings() throws -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 10)
+        var bindings = PostgresBindings(capacity: 8)
         bindings.append(document)
         bindings.append(generation)
         bindings.append(incarnation)
@@ -87,8 +82,6 @@ struct ReplaceStatement: PostgresPreparedStatement {
         bindings.append(scene)
         bindings.append(expectedGeneration)
         bindings.append(expectedIncarnation)
-        if let notice { bindings.append(notice) } else { bindings.appendNull() }
-        bindings.append(documentChannel)
         bindings.append(channel)
         return bindings
     }

@@ -27,9 +27,6 @@ extension PostgresSceneStorage {
             if transaction.changed && !transaction.notified {
                 try await session.query("SELECT pg_notify(\(channel), \(id.rawValue))")
             }
-            if transaction.noticeWithdrawn {
-                try await session.query("SELECT pg_notify(\(documentChannel), \(PostgresNotice.withdrawal(id)))")
-            }
             try await session.commit()
             lease.release(healthy: true)
             return result
@@ -92,16 +89,6 @@ final class PostgresSceneTransaction: SceneStorageTransaction {
     private(set) var changed = false
     /// Whether a write's own statement announced it already.
     private(set) var notified = false
-    /// Whether a write sent its document as a notice.
-    private var noticeSent = false
-    /// Whether the scene changed again after a notice: it is withdrawn.
-    private(set) var noticeWithdrawn = false
-
-    /// Records a change that is not a document written.
-    private func changedOtherwise() {
-        changed = true
-        if noticeSent { noticeWithdrawn = true }
-    }
 
     init(storage: PostgresSceneStorage, session: PostgresSession, scene: SceneID) {
         self.storage = storage
@@ -123,8 +110,7 @@ final class PostgresSceneTransaction: SceneStorageTransaction {
         let generation = version.flatMap { Int64(exactly: $0.generation) }
         let incarnation = version?.incarnation
         // The upsert and its announcement in one statement (one round trip);
-        // the notifications are delivered when the transaction commits.
-        let notice = PostgresNotice.payload(scene, document)
+        // the notification is delivered when the transaction commits.
         try await session.query(
             """
             WITH written AS (
@@ -133,20 +119,16 @@ final class PostgresSceneTransaction: SceneStorageTransaction {
                 ON CONFLICT (app, scene) DO UPDATE
                 SET document = EXCLUDED.document, generation = EXCLUDED.generation, incarnation = EXCLUDED.incarnation
                 RETURNING 1)
-            SELECT CASE WHEN \(notice)::text IS NOT NULL THEN pg_notify(\(storage.documentChannel), \(notice)) END,
-                   pg_notify(\(storage.channel), \(scene.rawValue))
-            FROM written
+            SELECT pg_notify(\(storage.channel), \(scene.rawValue)) FROM written
             """
         )
         changed = true
         notified = true
-        noticeSent = notice != nil
-        noticeWithdrawn = false
     }
 
     func removeScene() async throws(SceneStoreError) {
         try await session.query("DELETE FROM scenestore_scenes WHERE app = \(app) AND scene = \(scene.rawValue)")
-        changedOtherwise()
+        changed = true
     }
 
     func writeTombstone(incarnation: String) async throws(SceneStoreError) {
@@ -191,7 +173,7 @@ final class PostgresSceneTransaction: SceneStorageTransaction {
                 location: storage.location, reason: "scene \(scene.rawValue) has no document to quarantine"
             )
         }
-        changedOtherwise()
+        changed = true
         return "scenestore_quarantine id \(row) in \(storage.location)"
     }
 

@@ -46,8 +46,6 @@ package final class PostgresSceneStorage: SceneStorage {
     let database: PostgresLocation
     /// The app's `LISTEN`/`NOTIFY` channel.
     let channel: String
-    /// Where committed documents are sent too (``PostgresNotice``).
-    let documentChannel: String
     /// The event loop of every connection of this storage (its pool's, its
     /// claims', its `LISTEN`), where its stores run their work too.
     var eventLoop: any EventLoop { pool.eventLoop }
@@ -85,7 +83,6 @@ package final class PostgresSceneStorage: SceneStorage {
         self.requestTimeout = requestTimeout
         self.logger = logger
         self.channel = PostgresNames.channel(app: app)
-        self.documentChannel = PostgresNames.documentChannel(app: app)
         let eventLoop = PostgresConnection.defaultEventLoopGroup.next()
         self.workExecutor = EventLoopTaskExecutor(eventLoop)
         self.pool = PostgresPool(

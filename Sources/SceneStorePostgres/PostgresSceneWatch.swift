@@ -6,13 +6,13 @@ import PostgresNIO
 import SceneStore
 import NIOConcurrencyHelpers
 
-/// A `LISTEN` on an app's channels, on a connection of its own: each
-/// notification on the app's channel (a scene id, sent by a commit)
-/// becomes ``SceneStorageEvent/changed(_:)``, each on its document channel
-/// (a ``PostgresNotice``) ``SceneStorageEvent/committed(_:document:)``. A
-/// writer sends both, the notice first; the scene id that follows its own
-/// notice (same server process, same scene) is dropped, so a change is
-/// delivered once. When the connection drops (a server
+/// A `LISTEN` on an app's channel, on a connection of its own: each
+/// notification (a scene id, sent by a commit) becomes
+/// ``SceneStorageEvent/changed(_:)``, and the store reads the scene's row.
+/// A notification is only a hint: PostgreSQL lets any role that can
+/// connect `LISTEN` and `NOTIFY` on any channel, so a notification never
+/// carries a value, and one that was forged or replayed costs a read of
+/// the row, never a wrong value. When the connection drops (a server
 /// restart, a broken link) it reconnects with backoff, 50 ms doubling up to
 /// 2 s, and once listening again sends ``SceneStorageEvent/rescan``: what
 /// was committed meanwhile was not announced to it, as an inotify queue
@@ -25,11 +25,9 @@ final class PostgresSceneWatch: SceneStorageWatch {
 
     private let database: PostgresLocation
     /// Where the listening connection lives: the storage's loop, where its
-    /// stores run, so that a delivered document is applied without waking
-    /// another thread.
+    /// stores run.
     private let eventLoop: any EventLoop
     private let channel: String
-    private let documentChannel: String
     private let timeout: Duration
     private let logger: Logger
     private let handler: @Sendable (SceneStorageEvent) -> Void
@@ -42,8 +40,6 @@ final class PostgresSceneWatch: SceneStorageWatch {
         var retry: Scheduled<Void>?
         /// Failed attempts since the last success.
         var failures = 0
-        /// The last notice delivered, while its scene id may follow.
-        var lastNotice: (backend: Int32, scene: SceneID)?
         /// Whether listening stopped (a failed attempt or a dropped
         /// connection) and has not resumed: warned about once, at its start,
         /// and once at its end, never once per retry.
@@ -70,7 +66,6 @@ final class PostgresSceneWatch: SceneStorageWatch {
         self.database = database
         self.eventLoop = eventLoop
         self.channel = channel
-        self.documentChannel = channel + "_d"
         self.timeout = timeout
         self.logger = logger
         self.handler = handler
@@ -122,16 +117,12 @@ final class PostgresSceneWatch: SceneStorageWatch {
             id: 0,
             logger: logger
         ).flatMap { connection in
-            connection.addListener(channel: self.documentChannel) { _, notification in
-                self.receivedNotice(notification.payload, from: notification.backendPID)
-            }
             connection.addListener(channel: self.channel) { _, notification in
-                self.received(notification.payload, from: notification.backendPID)
+                self.received(notification.payload)
             }
-            // postgres-nio sends its own LISTEN for each listener; these,
-            // queued behind them, tell when the server listens.
-            return connection.query(PostgresQuery(unsafeSQL: "LISTEN \(self.documentChannel)"), logger: self.logger)
-                .flatMap { _ in connection.query(PostgresQuery(unsafeSQL: "LISTEN \(self.channel)"), logger: self.logger) }
+            // postgres-nio sends its own LISTEN for the listener; this one,
+            // queued behind it, tells when the server listens.
+            return connection.query(PostgresQuery(unsafeSQL: "LISTEN \(self.channel)"), logger: self.logger)
                 .map { _ in connection }
                 .flatMapErrorThrowing { error in
                     connection.closeInBackground()
@@ -206,34 +197,13 @@ final class PostgresSceneWatch: SceneStorageWatch {
         }
     }
 
-    private func received(_ payload: String, from backend: Int32) {
-        let notice = state.withLockedValue { state in
-            defer { state.lastNotice = nil }
-            return state.lastNotice
-        }
+    private func received(_ payload: String) {
         guard let id = try? SceneID(payload) else {
-            logger.debug("ignoring a notification that names no scene", metadata: ["payload": "\(payload.prefix(200))"])
+            // Never the payload itself: anyone may send one.
+            logger.debug("ignoring a notification that names no scene", metadata: ["bytes": "\(payload.utf8.count)"])
             return
         }
-        if let notice, notice.backend == backend, notice.scene == id { return }
         deliver(.changed(id))
-    }
-
-    private func receivedNotice(_ payload: String, from backend: Int32) {
-        guard let content = PostgresNotice.parse(payload) else {
-            state.withLockedValue { $0.lastNotice = nil }
-            // Never the payload itself: it may hold a scene's values.
-            logger.debug("ignoring a notification that is no document notice", metadata: ["bytes": "\(payload.utf8.count)"])
-            return
-        }
-        switch content {
-        case .document(let id, let document):
-            state.withLockedValue { $0.lastNotice = (backend, id) }
-            deliver(.committed(id, document: document))
-        case .withdrawn(let id):
-            state.withLockedValue { $0.lastNotice = nil }
-            deliver(.changed(id))
-        }
     }
 
     private func deliver(_ event: SceneStorageEvent) {

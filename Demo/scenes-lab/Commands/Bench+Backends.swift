@@ -16,8 +16,9 @@ extension Bench {
     /// `fsync` on as in production, unless `--database` names one); and
     /// PostgreSQL's floor: one autocommitted statement per commit, an
     /// upsert of the scene's own document (the bytes the file storage
-    /// wrote) and a `NOTIFY` carrying it, as SceneStore's notification
-    /// does (one round trip), received by a plain `LISTEN` connection.
+    /// wrote) and a `NOTIFY` of a stamp (one round trip), received by a
+    /// plain `LISTEN` connection that then reads the row, as a SceneStore
+    /// watcher does (a notification is a hint, never a value).
     struct Backends: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Commit and propagation p50/p99: the file root next to PostgreSQL on loopback.")
@@ -28,7 +29,7 @@ extension Bench {
         @Option(help: "An existing database to use (postgres://...) instead of a temporary server.")
         var database: String?
         @Flag(help: "A smoke test: few commits, one run.") var quick = false
-        @Flag(help: "PostgreSQL's floor as measured before: filler bytes (which compress to almost nothing) and a notification of a few bytes, instead of the scene's own document, written and carried by the notification as SceneStore's.")
+        @Flag(help: "PostgreSQL's floor with filler bytes (which compress to almost nothing) instead of the scene's own document.")
         var fillerFloor = false
 
         struct Row: Encodable {
@@ -125,61 +126,57 @@ extension Bench {
         #if Postgres
         /// PostgreSQL's floor: per commit one autocommitted statement,
         /// prepared once (as SceneStore's save is), an upsert of `stored`
-        /// and a `NOTIFY` carrying it (without it, of
-        /// `documentSize` filler bytes and a `NOTIFY` of the stamp alone),
-        /// timed until it returned and until a `LISTEN` connection
-        /// received it.
+        /// (without it, of `documentSize` filler bytes) and a `NOTIFY` of
+        /// a stamp, timed until it returned and until a `LISTEN`
+        /// connection received it and read the row on a connection of its
+        /// own, as a SceneStore watcher does.
         private func measureRaw(url: String, commits: Int, documentSize: Int, document stored: Data?) async throws -> (commit: [Int], propagation: [Int]) {
             let writer = try await LoadPeer.connect(url)
-            let listener: PostgresConnection
+            var others: [PostgresConnection] = []
             do {
-                listener = try await LoadPeer.connect(url)
-            } catch {
-                try? await writer.close()
-                throw error
-            }
-            do {
-                return try await measureRaw(writer: writer, listener: listener, commits: commits, documentSize: documentSize, document: stored)
+                for _ in 0..<2 { others.append(try await LoadPeer.connect(url)) }
+                return try await measureRaw(
+                    writer: writer, listener: others[0], reader: others[1], commits: commits, documentSize: documentSize,
+                    document: stored)
             } catch {
                 // Closed on every path: a connection dropped unclosed traps
                 // (in debug builds) before the error is told.
-                try? await writer.close()
-                try? await listener.close()
+                for connection in [writer] + others { try? await connection.close() }
                 throw error
             }
         }
 
         private func measureRaw(
-            writer: PostgresConnection, listener: PostgresConnection, commits: Int, documentSize: Int, document stored: Data?
+            writer: PostgresConnection, listener: PostgresConnection, reader: PostgresConnection, commits: Int,
+            documentSize: Int, document stored: Data?
         ) async throws -> (commit: [Int], propagation: [Int]) {
             let (arrivals, arrived) = AsyncStream.makeStream(of: Int.self)
             defer { arrived.finish() }
             listener.addListener(channel: "scenestore_bench_raw") { _, notification in
-                if let stamp = Int(notification.payload.prefix { $0 != "\n" }) { arrived.yield(stamp) }
+                if let stamp = Int(notification.payload) { arrived.yield(stamp) }
             }
             _ = try await listener.query(PostgresQuery(unsafeSQL: "LISTEN scenestore_bench_raw"), logger: LoadPeer.logger)
             _ = try await writer.query(
                 "CREATE TABLE IF NOT EXISTS bench_raw (scene text PRIMARY KEY, document bytea NOT NULL)", logger: LoadPeer.logger)
             let document = stored.map { ByteBuffer(bytes: $0) } ?? ByteBuffer(repeating: UInt8(ascii: "x"), count: documentSize)
-            // The new document travels with the notification, as SceneStore's does.
-            let carried = stored.map { "\n" + String(decoding: $0, as: UTF8.self) } ?? ""
             var commitTimes: [Int] = []
             var propagationTimes: [Int] = []
             for index in 0..<(commits + 5) {
                 let stamp = monotonicNanoseconds()
                 for try await _ in try await writer.execute(
-                    FloorStatement(document: document, payload: String(stamp) + carried), logger: LoadPeer.logger) {}
+                    FloorStatement(document: document, payload: String(stamp)), logger: LoadPeer.logger) {}
                 let durable = monotonicNanoseconds()
                 guard await arrivals.first(within: .seconds(10), where: { $0 == stamp }) != nil else {
                     throw failure("a raw commit's notification never arrived")
                 }
+                for try await _ in try await reader.query(
+                    "SELECT document FROM bench_raw WHERE scene = 'bench'", logger: LoadPeer.logger) {}
                 if index >= 5 {
                     commitTimes.append(durable - stamp)
                     propagationTimes.append(monotonicNanoseconds() - stamp)
                 }
             }
-            try await writer.close()
-            try await listener.close()
+            for connection in [writer, listener, reader] { try await connection.close() }
             return (commitTimes, propagationTimes)
         }
         #endif

@@ -28,10 +28,9 @@ import Logging
 ///   respect to transactions: it never lands between a transaction's
 ///   read and its write.
 /// * ``watch(_:logger:handler:)`` reports every change another writer
-///   commits as ``SceneStorageEvent/changed(_:)`` for its scene (or as
-///   ``SceneStorageEvent/committed(_:document:)``, with the document it
-///   committed), or ``SceneStorageEvent/rescan`` when changes may have
-///   been missed.
+///   commits as ``SceneStorageEvent/changed(_:)`` for its scene, or
+///   ``SceneStorageEvent/rescan`` when changes may have been missed. An
+///   event is a hint, never a value: a spurious one costs a read.
 /// * Everything may be called from any thread or task. The calls that
 ///   reach the medium are `async`: a database suspends while it waits for
 ///   the server; the file root and memory never suspend (their work is
@@ -244,10 +243,6 @@ extension SceneRegistry.Limits {
 package enum SceneStorageEvent: Sendable, Equatable {
     /// Another writer may have changed scene `id`: re-read it.
     case changed(SceneID)
-    /// Another writer committed `document` as scene `id`'s, the stored
-    /// version when it was sent (later events tell of later ones): it may
-    /// be applied without reading the scene.
-    case committed(SceneID, document: Data)
     /// Changes may have been missed: re-read every scene.
     case rescan
     /// Watching stopped and nothing took over (logged).
@@ -256,7 +251,7 @@ package enum SceneStorageEvent: Sendable, Equatable {
     /// The scene the event is about; `nil` for every scene.
     package var scene: SceneID? {
         switch self {
-        case .changed(let id), .committed(let id, _): id
+        case .changed(let id): id
         case .rescan, .unavailable: nil
         }
     }

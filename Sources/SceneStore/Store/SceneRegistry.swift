@@ -273,8 +273,6 @@ public final class SceneRegistry: Sendable {
         switch event {
         case .changed(let id):
             state.withLock { $0.stores[id] }?.sceneMayHaveChanged()
-        case .committed(let id, let document):
-            state.withLock { $0.stores[id] }?.sceneCommitted(document)
         case .rescan:
             for store in state.withLock({ Array($0.stores.values) }) {
                 store.rescan()

@@ -41,24 +41,20 @@ extension SceneStore {
     /// - Parameters:
     ///   - transaction: the scene's lock, held by the caller; with one, the
     ///     result is always ``Synchronized/settled(base:)``.
-    ///   - delivered: a document the watcher delivered, read instead of
-    ///     the stored one (without the lock only).
     /// - Throws: ``SceneStoreError/unsupportedFormat(scene:version:path:)``
     ///   for a document of a newer format (left as it is), or the storage's
     ///   error.
     func synchronize(
-        _ site: ReadSite, in transaction: (any SceneStorageTransaction)?, delivered: Data? = nil
+        _ site: ReadSite, in transaction: (any SceneStorageTransaction)?
     ) async throws(SceneStoreError) -> Synchronized {
         let site = transaction == nil ? site : site.lockTaken
-        if transaction == nil, delivered == nil, !site.opening, try await applyAppendedRecords() {
+        if transaction == nil, !site.opening, try await applyAppendedRecords() {
             return .settled(base: state.withLock { $0.diskFile })
         }
         let (skip, keys) = state.withLock { ($0.skipRule(site), $0.diskFile?.values.count ?? 0) }
         let stored: StoredDocument
         if let transaction {
             stored = try await transaction.readBytes(skip: skip)
-        } else if let delivered, state.withLock({ $0.accepts(delivered: delivered) }) {
-            stored = StoredDocument(delivered, skip: skip, limits: storage.limits)
         } else {
             stored = try await storage.readBytes(id, skip: skip)
         }
@@ -194,11 +190,8 @@ extension SceneStore {
     /// lock, is re-read on the store's queue.
     func sceneMayHaveChanged() {
         // First, and without the store's state lock, which its saves take:
-        // most events of a scene a store saves are its own records. (Only
-        // a storage that reads elsewhere delivers documents: none to drop.)
+        // most events of a scene a store saves are its own records.
         if logEndsWhereThisStoreLeftIt() { return }
-        // A document delivered before is not the latest any more: read.
-        state.withLock { $0.deliveredDocument = nil }
         guard storage.readsAreLocal, state.withLock({ $0.phase == .open && $0.byteCount <= Self.inlineReloadBytes })
         else {
             scheduleReload()
@@ -239,25 +232,9 @@ extension SceneStore {
         return storage.logEnds(id, at: position)
     }
 
-    /// The watcher's "another writer committed `document`": the next
-    /// reload applies it instead of reading the scene. A later event
-    /// replaces it (one without a document: the reload reads). When the
-    /// store is idle, that reload runs right here, on the watcher's thread:
-    /// the document is in hand (a notice is a few KB at most), so applying
-    /// it reads nothing and does not suspend, and it spares waking another
-    /// thread.
-    func sceneCommitted(_ document: Data) {
-        let queued = state.withLock { state -> Bool in
-            state.deliveredDocument = document
-            return state.reloadQueued || state.phase != .open
-        }
-        if queued || !io.runIfIdle({ await self.reloadNow() }) { scheduleReload() }
-    }
-
     /// Changes may have been missed (the watcher restarted, or stopped):
-    /// the scene is read, never a document delivered before.
+    /// the scene is read.
     func rescan() {
-        state.withLock { $0.deliveredDocument = nil }
         scheduleReload()
     }
 
@@ -282,14 +259,13 @@ extension SceneStore {
     /// lost is written again before the lock is let go: no other process
     /// sees the scene missing in between.
     func reloadNow() async {
-        let (open, delivered) = state.withLock { state in
+        let open = state.withLock { state in
             state.reloadQueued = false
-            defer { state.deliveredDocument = nil }
-            return (state.phase == .open, state.deliveredDocument)
+            return state.phase == .open
         }
         guard open else { return }
         do throws(SceneStoreError) {
-            guard case .needsLock = try await synchronize(.withoutLock, in: nil, delivered: delivered) else { return }
+            guard case .needsLock = try await synchronize(.withoutLock, in: nil) else { return }
             let written = try await storage.transaction(id) { (transaction) async throws(SceneStoreError) -> SavedWrite? in
                 try await saveHoldingLock(transaction)
             }

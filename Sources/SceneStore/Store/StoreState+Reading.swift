@@ -51,18 +51,6 @@ extension StoreState {
         return { !known.isOlder(than: $0) }
     }
 
-    /// Whether a document the watcher delivered may stand for the stored
-    /// one: only a later generation of the incarnation memory holds. A
-    /// document of another incarnation may have been sent before this
-    /// store's own discard, which its notification has not yet overtaken;
-    /// applied, it would bring back the discarded values until the next
-    /// event. Within an incarnation, generations only grow, and the skip
-    /// rule drops a delivered document that is not newer.
-    func accepts(delivered document: Data) -> Bool {
-        guard let incarnation = disk.incarnation, let version = SceneFile.peekVersion(document) else { return false }
-        return version.incarnation == incarnation
-    }
-
     /// Decides what `reading` (`nil`: skipped, a version memory holds) made
     /// at `site` means, and applies what needs no I/O: a newer file is
     /// adopted, its differences enqueued as changes from the process that

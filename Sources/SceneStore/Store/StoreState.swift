@@ -30,9 +30,6 @@ struct StoreState: Sendable {
     /// Read-modify-writes waiting for the store's queue.
     var updates: [QueuedUpdate] = []
     var reloadQueued = false
-    /// The document a watcher delivered with its event, for the queued
-    /// reload to apply instead of reading.
-    var deliveredDocument: Data?
     var lastRecovery: SceneRecovery?
     /// Why loading failed: given to every caller that waited for it.
     var loadFailure: SceneStoreError?

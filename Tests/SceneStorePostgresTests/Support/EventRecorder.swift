@@ -27,6 +27,18 @@ final class EventRecorder: Sendable {
         (try? await blockingWork { self.waitBlocking(for: timeout, match) }) ?? false
     }
 
+    /// The first `count` events, once they arrived (at most `timeout`:
+    /// fewer then), without consuming them.
+    func prefix(_ count: Int, within timeout: Duration = .seconds(20)) async -> [SceneStorageEvent] {
+        let deadline = ContinuousClock.now + timeout
+        return (try? await blockingWork {
+            while self.all.count < count, ContinuousClock.now < deadline {
+                _ = self.arrived.wait(timeout: .now() + .milliseconds(100))
+            }
+            return Array(self.all.prefix(count))
+        }) ?? []
+    }
+
     private func waitBlocking(
         for timeout: Duration, _ match: (SceneStorageEvent) -> Bool
     ) -> Bool {
