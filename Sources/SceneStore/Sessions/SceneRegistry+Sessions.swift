@@ -47,14 +47,15 @@ extension SceneRegistry {
 
     /// The window scenes to reopen at launch, most recently active first,
     /// each with its reason; never one a live process holds. Scenes past
-    /// ``Configuration/restorableExpiry`` are closed for good first.
+    /// ``Configuration/restorableExpiry`` are closed for good first
+    /// (those another launch claims meanwhile are left to it).
     public func scenesToRestore() async throws -> [SceneSession] {
         let sessions = try sessionStorage()
         var restorable = try await sessions.sessionRecords().filter { !$0.held }.map(\.record)
         if let expiry = configuration.restorableExpiry {
             let cutoff = configuration.now().addingTimeInterval(-expiry.seconds)
             let expired = restorable.filter { $0.lastActive < cutoff }
-            for record in expired { try await closeForGood(record.id) }
+            for record in expired { _ = try await closeIfIdle(record.id, since: cutoff, sessions) }
             restorable.removeAll { $0.lastActive < cutoff }
         }
         return restorable
@@ -106,14 +107,41 @@ extension SceneRegistry {
 
     /// Closes one window for good: its state is discarded (every process
     /// that has the scene open sees it emptied) and it is never offered
-    /// for restoring again.
+    /// for restoring again. It claims the window first, unless this
+    /// registry holds it.
+    /// - Throws: ``SceneStoreError/windowInUse(scene:)`` when another live
+    ///   process holds the window: nothing is changed.
     public func closeForGood(_ id: SceneID) async throws {
         let sessions = try sessionStorage()
-        try await discard(id)
-        try await sessions.updateSessionRecords([id]) { records in records[id] = nil }
-        let claim = state.withLock { state in state.claims.removeValue(forKey: id) }
+        guard try await closeIfIdle(id, since: nil, sessions) else { throw SceneStoreError.windowInUse(scene: id.rawValue) }
+    }
+
+    /// Closes window `id` for good holding its claim: this registry's, or
+    /// one taken now; with `cutoff`, only if it was not active since.
+    /// - Returns: `false`, changing nothing, when another process holds
+    ///   it, or it was active since `cutoff` (a launch reopened it after
+    ///   the caller listed it).
+    private func closeIfIdle(_ id: SceneID, since cutoff: Date?, _ sessions: any SceneSessionStorage) async throws -> Bool {
+        let own = state.withLock { $0.claims[id] }
+        var taken: (any SceneClaim)? = own
+        if taken == nil { taken = try await sessions.claim(id) }
+        guard let claim = taken else { return false }
+        do {
+            if let cutoff, let record = try await sessions.sessionRecords().first(where: { $0.record.id == id }),
+               record.record.lastActive >= cutoff {
+                if own == nil { await claim.release() }
+                return false
+            }
+            try await discard(id)
+            try await sessions.updateSessionRecords([id]) { records in records[id] = nil }
+        } catch {
+            if own == nil { await claim.release() }
+            throw error
+        }
+        state.withLock { state in _ = state.claims.removeValue(forKey: id) }
         await sessions.removeClaim(id)
-        await claim?.release()
+        await claim.release()
+        return true
     }
 
     /// Marks window scene `id` as the one in use now (call it when a
@@ -130,14 +158,18 @@ extension SceneRegistry {
     }
 
     /// Closes for good every restorable window scene not active for
-    /// `age` (what `scenes prune --older-than` does).
+    /// `age` (what `scenes prune --older-than` does); a window a launch
+    /// claims meanwhile is left to it.
     /// - Returns: the scenes closed, most recent first.
     @discardableResult
     public func prune(olderThan age: Duration) async throws -> [SceneID] {
+        let sessions = try sessionStorage()
         let cutoff = configuration.now().addingTimeInterval(-age.seconds)
-        let old = try await scenesToRestore().filter { $0.lastActive < cutoff }
-        for session in old { try await closeForGood(session.id) }
-        return old.map(\.id)
+        var closed: [SceneID] = []
+        for session in try await scenesToRestore() where session.lastActive < cutoff {
+            if try await closeIfIdle(session.id, since: cutoff, sessions) { closed.append(session.id) }
+        }
+        return closed
     }
 
     // MARK: Internals

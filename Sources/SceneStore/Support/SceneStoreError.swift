@@ -41,6 +41,9 @@ public enum SceneStoreError: Error, Sendable, Hashable, CustomStringConvertible 
     /// A file SceneStore keeps (a scene's lock file) is something else at
     /// its path (a FIFO, a directory, a device); nothing was written.
     case notARegularFile(path: String, found: String)
+    /// Window scene `scene` is held by another live process: it was not
+    /// closed for good (``SceneRegistry/closeForGood(_:)``).
+    case windowInUse(scene: String)
 
     public var description: String {
         switch self {
@@ -74,6 +77,8 @@ public enum SceneStoreError: Error, Sendable, Hashable, CustomStringConvertible 
             "invalid scene storage \(location.debugDescription): \(reason)"
         case .notARegularFile(let path, let found):
             "\(path) is a \(found), not a regular file; remove it (nothing was written)"
+        case .windowInUse(let scene):
+            "window scene \(scene.debugDescription) is open in another process; it was left as it is"
         }
     }
 }

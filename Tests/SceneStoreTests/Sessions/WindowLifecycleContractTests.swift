@@ -90,4 +90,63 @@ import Testing
         try await next.close()
         await place.fixture.tearDown()
     }
+
+    /// Closing for good claims first: a window another launch holds is
+    /// left as it is, its values and its record with it.
+    @Test(arguments: backends)
+    func closingForGoodAWindowAnotherLaunchHoldsChangesNothing(_ backend: StorageBackend) async throws {
+        let place = try await StoragePlace.make(backend)
+        let holder = try Self.launch(place)
+        let window = try await holder.newScene(title: "held")
+        try window.set("draft", forKey: "text")
+        try await window.flush()
+
+        let other = try Self.launch(place)
+        await #expect(throws: SceneStoreError.windowInUse(scene: window.id.rawValue)) {
+            try await other.closeForGood(window.id)
+        }
+        #expect(window.value(forKey: "text", as: String.self) == "draft")
+        #expect(try await other.store(for: window.id).value(forKey: "text", as: String.self) == "draft")
+        #expect(try await other.sessions().map(\.title) == ["held"])
+        try await holder.close()
+        #expect(try await other.scenesToRestore().map(\.title) == ["held"])
+        try await other.close()
+        await place.fixture.tearDown()
+    }
+
+    /// A launch reopens the oldest of 40 quit windows while `prune` closes
+    /// them all, most recent first: the launch's window and its saved
+    /// value stay, and prune reports every window it closed, never that
+    /// one. (Closing without the claim emptied the launch's window.)
+    @Test(arguments: backends)
+    func pruneLeavesAWindowALaunchReopenedAfterTheList(_ backend: StorageBackend) async throws {
+        let place = try await StoragePlace.make(backend)
+        let maker = try Self.launch(place)
+        for _ in 0..<40 { _ = try await maker.newScene() }
+        try await maker.close()
+
+        let launch = try Self.launch(place)
+        let pruner = try Self.launch(place)
+        let oldest = try #require(try await launch.scenesToRestore().last)
+        async let pruned = pruner.prune(olderThan: .zero)
+        let reopened = try await launch.reopen(oldest.id)
+        if let reopened {
+            try reopened.set(7, forKey: "pushed")
+            try await reopened.flush()
+        }
+        let closed = try await pruned
+        if reopened != nil {
+            #expect(!closed.contains(oldest.id), "\(backend): pruned under the launch")
+            let reader = try Self.launch(place)
+            #expect(try await reader.store(for: oldest.id).value(forKey: "pushed", as: Int.self) == 7, "\(backend)")
+            #expect(try await reader.sessions().map(\.id) == [oldest.id], "\(backend)")
+            try await reader.close()
+        } else {
+            #expect(closed.contains(oldest.id), "\(backend): neither the launch nor prune had it")
+        }
+        #expect(closed.count + (reopened == nil ? 0 : 1) == 40, "\(backend): \(closed.count) closed")
+        try await launch.close()
+        try await pruner.close()
+        await place.fixture.tearDown()
+    }
 }
