@@ -9,7 +9,9 @@ struct List: AsyncParsableCommand {
         discussion: """
             Reads only: creates nothing. A window scene's line says whether a running process has it \
             open (by pid) or it is to be reopened (after a quit, or to recover after a crash), when it \
-            was last active, its title and how many keys it holds.
+            was last active, its title and how many keys it holds. A windows index it cannot read \
+            (a symbolic link, a FIFO, larger than 16 MiB) is an error (exit status 1), not a list \
+            without windows.
             """)
 
     @OptionGroup var rootOptions: RootOptions
@@ -17,8 +19,17 @@ struct List: AsyncParsableCommand {
 
     func run() async throws {
         let registry = try rootOptions.openRegistry(access: .readOnly)
-        let windows = Dictionary(
-            (try? await registry.sessions())?.map { ($0.id, $0) } ?? [], uniquingKeysWith: { first, _ in first })
+        // An index that cannot be read (a symbolic link, a FIFO, one too
+        // large) fails the command: listed without it, every window
+        // would look like a scene nobody kept.
+        let sessions: [SceneSession]
+        do {
+            sessions = try await registry.sessions()
+        } catch {
+            try? await registry.close()
+            throw failure("cannot read the windows' state: \(error)")
+        }
+        let windows = Dictionary(sessions.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         let ids = Set(try await registry.sceneIDs()).union(windows.keys).sorted()
         if json {
             var entries: [Entry] = []

@@ -40,12 +40,21 @@ extension SceneDirectory {
            let peeked = try peekVersion(of: fd, size: size, path: path), skip(peeked.version) {
             return .skipped
         }
-        var data = Data(count: size)
-        let filled = try read(fd, path: path, into: &data, from: 0, upTo: size)
-        if filled < size { data.removeSubrange(filled...) }  // shrunk meanwhile: damage, judged by the parser
+        let data = try readWhole(fd, size: size, path: path)
         // A small file's header rules are those of every storage.
         if size <= StoredDocument.wholeReadBytes { return StoredDocument(data, skip: skip, limits: limits) }
         return .bytes(data)
+    }
+
+    /// The first `size` bytes (the size `fstat` gave) of the file open as
+    /// `fd`, read straight into the result: an append after the `fstat`
+    /// is a later version, not read; a file that shrank meanwhile gives
+    /// fewer bytes (damage, for the caller's parser to judge).
+    func readWhole(_ fd: Int32, size: Int, path: String) throws(SceneStoreError) -> Data {
+        var data = Data(count: size)
+        let filled = try read(fd, path: path, into: &data, from: 0, upTo: size)
+        if filled < size { data.removeSubrange(filled...) }
+        return data
     }
 
     /// Fills `data[offset..<limit]` from `fd`, stopping early at its end.
@@ -66,9 +75,10 @@ extension SceneDirectory {
         return offset
     }
 
-    /// A scene file at `path` opened to read (``scenestore_open_to_read``:
-    /// never through a symbolic link, never blocking on a FIFO), through
-    /// ``freeingKeptDescriptors(_:)``; the caller closes it.
+    /// A scene file (or the windows' index) at `path` opened to read
+    /// (``scenestore_open_to_read``: never through a symbolic link, never
+    /// blocking on a FIFO), through ``freeingKeptDescriptors(_:)``; the
+    /// caller closes it.
     func openToRead(_ path: String) throws(SceneStoreError) -> OpenedToRead {
         try freeingKeptDescriptors { () throws(SceneStoreError) -> OpenedToRead in
             let fd = path.withCString { scenestore_open_to_read($0) }

@@ -89,16 +89,39 @@ extension SceneDirectory: SceneSessionStorage {
         return id
     }()
 
+    /// The records of the index, read as a scene file is
+    /// (``openToRead(_:)``): never through a symbolic link, never blocking
+    /// on a FIFO, its size checked before a byte is read.
+    /// - Throws: ``SceneStoreError/notARegularFile(path:found:)`` for a
+    ///   symbolic link (not followed) or anything but a regular file;
+    ///   ``SceneStoreError/io(syscall:path:errno:)`` with `EFBIG` for an
+    ///   index over ``SessionIndex/maxBytes``. Each leaves it as it is.
     private func readSessionIndex() throws(SceneStoreError) -> [SceneID: SessionRecord] {
         let path = sessionIndexPath
-        guard let data = FileManager.default.contents(atPath: path) else {
-            if access(path, F_OK) != 0 && errno == ENOENT { return [:] }
-            throw .io(syscall: "read", path: path, errno: errno)
+        let fd: Int32
+        switch try openToRead(path) {
+        case .opened(let opened): fd = opened
+        case .missing: return [:]
+        case .symbolicLink: throw .notARegularFile(path: path, found: FileKind(mode: S_IFLNK).description)
         }
-        return try SessionIndex.parse(data, path: path).records
+        defer { close(fd) }
+        var info = stat()
+        try syscall("fstat", path: path) { fstat(fd, &info) }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            throw .notARegularFile(path: path, found: FileKind(mode: info.st_mode).description)
+        }
+        guard info.st_size <= SessionIndex.maxBytes else { throw .io(syscall: "read", path: path, errno: EFBIG) }
+        return try SessionIndex.parse(readWhole(fd, size: Int(info.st_size), path: path), path: path).records
     }
 
+    /// Replaces the index atomically and durably (a new temp file, `fsync`,
+    /// `rename` over the index: a symbolic link there is replaced, never
+    /// written through). An index over ``SessionIndex/maxBytes`` is refused
+    /// before anything is written (`EFBIG`): it could not be read back.
     private func writeSessionIndex(_ bytes: Data) throws(SceneStoreError) {
+        guard bytes.count <= SessionIndex.maxBytes else {
+            throw .io(syscall: "write", path: sessionIndexPath, errno: EFBIG)
+        }
         let temp = sessionIndexPath + ".tmp-" + randomToken()
         let fd = try syscall("open", path: temp) {
             open(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)

@@ -22,6 +22,19 @@ enum SessionIndex {
     static let header = "scenestore.sessions"
     static let version = 1
 
+    /// The largest index read or written: 16 MiB, room for
+    /// ``maxWindowLines`` windows of ``maxLineBytes`` each. A line without
+    /// a title takes at most 184 bytes (an id of 128, two times of 19, a
+    /// pid of 10, the flag, a dash for no title, the tabs and newline), so
+    /// 10 000 windows titled in a few words take 2-3 MiB. Checked with
+    /// `fstat` before reading: a larger file costs neither memory nor
+    /// time, it is refused with ``SceneStoreError/io(syscall:path:errno:)``
+    /// (`EFBIG`) and left as it is; so is a write that would pass it (a
+    /// title of megabytes).
+    static let maxBytes = maxWindowLines * maxLineBytes
+    static let maxWindowLines = 16_384
+    static let maxLineBytes = 1024
+
     static func encode(_ records: [SceneID: SessionRecord]) -> Data {
         var text = "\(header) \(version)\n"
         for record in records.values.sorted(by: { $0.id < $1.id }) {
