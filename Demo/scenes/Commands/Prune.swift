@@ -14,7 +14,7 @@ struct Prune: AsyncParsableCommand {
 
     @OptionGroup var rootOptions: RootOptions
     @Option(name: .customLong("older-than"), help: ArgumentHelp(
-        "An age: a number and s, m, h or d (90s, 30m, 12h, 30d).", valueName: "age"))
+        "An age: digits and s, m, h or d (90s, 30m, 12h, 30d).", valueName: "age"))
     var olderThan: String
 
     func validate() throws {
@@ -34,8 +34,11 @@ struct Prune: AsyncParsableCommand {
 
     static func age(_ text: String) throws -> Duration {
         let units: [Character: Int64] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
-        guard let unit = text.last.flatMap({ units[$0] }), let count = Int64(text.dropLast()), count >= 0,
-              count <= Int64.max / unit / 1000 else {
+        // Digits only: `Int64` alone would take a sign (`+5s`, `-0s`).
+        let digits = text.utf8.dropLast()
+        guard let unit = text.last.flatMap({ units[$0] }), !digits.isEmpty,
+              digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
+              let count = Int64(text.dropLast()), count <= Int64.max / unit / 1000 else {
             throw ValidationError("--older-than takes a number and s, m, h or d (like 30d), not \(text.debugDescription)")
         }
         return .seconds(count * unit)

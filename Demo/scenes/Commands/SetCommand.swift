@@ -19,7 +19,7 @@ struct SetCommand: AsyncParsableCommand {
     @OptionGroup var sceneOption: SceneOption
     @OptionGroup var keyArgument: KeyArgument
 
-    @Option(parsing: .unconditional, help: "true or false.") var bool: String?
+    @Option(parsing: .unconditional, help: "Exactly true or false.") var bool: String?
     @Option(parsing: .unconditional, help: "A 64-bit integer in decimal: -5, 0, 42.") var int: String?
     @Option(parsing: .unconditional, help: "A double: -0.5, 2, 6.02e23, or exactly nan, inf, -inf.") var double: String?
     @Option(parsing: .unconditional, help: "A string.") var string: String?
@@ -38,9 +38,9 @@ struct SetCommand: AsyncParsableCommand {
             throw ValidationError("give exactly one of --bool, --int, --double, --string, --url, --data-base64")
         }
         if let bool {
-            switch bool.lowercased() {
-            case "true", "yes", "1": return .bool(true)
-            case "false", "no", "0": return .bool(false)
+            switch bool {
+            case "true": return .bool(true)
+            case "false": return .bool(false)
             default: throw ValidationError("--bool takes true or false, not \(bool.debugDescription)")
             }
         }
