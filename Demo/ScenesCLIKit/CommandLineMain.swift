@@ -48,3 +48,22 @@ package func runCommandLine<Command: ParsableCommand>(
         Command.exit(withError: error)
     }
 }
+
+/// Exits with status 71 (EX_OSERR) and a line on stderr when fewer than
+/// ``minimumOpenFiles`` descriptors are allowed. Called first in `main`,
+/// before anything suspends: with 4 or 5 the concurrency runtime traps
+/// (SIGILL) setting up its event loop at the first suspension.
+package func refuseTooFewOpenFiles() {
+    var limit = rlimit()
+    guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < minimumOpenFiles else { return }
+    let program = (CommandLine.arguments.first as NSString?)?.lastPathComponent ?? "scenes"
+    let message = "\(program): the open-file limit is \(limit.rlim_cur) (ulimit -n); it needs at least \(minimumOpenFiles)\n"
+    _ = message.utf8CString.withUnsafeBufferPointer { write(STDERR_FILENO, $0.baseAddress, $0.count - 1) }
+    exit(71)
+}
+
+/// The fewest descriptors a command starts with: the runtime's event loop,
+/// the standard streams, the watcher, a scene's lock and its file, the
+/// directory, the sessions index and a claim, with room for a save's
+/// temporary file.
+package let minimumOpenFiles: rlim_t = 16

@@ -14,6 +14,7 @@ struct ScenesLab: AsyncParsableCommand {
     )
 
     static func main() async {
+        refuseTooFewOpenFiles()
         await runCommandLine(Self.self)
     }
 }

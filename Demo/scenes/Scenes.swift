@@ -26,6 +26,7 @@ struct Scenes: AsyncParsableCommand {
     @OptionGroup var rootOptions: RootOptions
 
     static func main() async {
+        refuseTooFewOpenFiles()
         await runCommandLine(Self.self, direct: Get.direct)
     }
 }
