@@ -2,6 +2,16 @@
 import Foundation
 
 extension PostgresLocation {
+    /// `url`, refused, as a message may show it: ``display(_:)`` of its
+    /// parts when they have an authority (`//`, its user info read as
+    /// such), else ``redacted(_:)``: a misspelt URL
+    /// (`postgres:/user:secret@host`, no scheme) has its user info in
+    /// another part.
+    static func shown(_ url: String, _ parts: URLComponents) -> String {
+        guard parts.host != nil, let shown = display(parts) else { return redacted(url) }
+        return withoutPassword(shown)
+    }
+
     /// `parts` as a message may show them: without the password, each
     /// query value, the name of a parameter libpq does not know, and a
     /// fragment shown as `***`; `nil` if they do not form a URL again.
@@ -15,20 +25,29 @@ extension PostgresLocation {
         return shown.string
     }
 
-    /// `url`, which does not parse as a URL, as a message may show it:
-    /// what lies between the first `:` after `//` and the last `@` (the
-    /// password, and more if an `@` follows it) removed, and all after the
-    /// first `?` or `#` shown as `***`.
+    /// `url`, which is not a URL with a host, as a message may show it:
+    /// without its password (see ``withoutPassword(_:)``), all after the
+    /// first `?` or `#` that follows shown as `***`, and so each value of
+    /// a libpq keyword/value string (`host=db password=secret`).
     static func redacted(_ url: String) -> String {
-        var text = url
-        if let slashes = text.range(of: "//"), let at = text.lastIndex(of: "@"), slashes.upperBound < at,
-           let colon = text[slashes.upperBound..<at].firstIndex(of: ":") {
-            text = String(text[..<colon] + text[at...])
-        }
+        var text = withoutPassword(url)
         if let cut = text.firstIndex(where: { $0 == "?" || $0 == "#" }) {
             text = String(text[...cut]) + "***"
         }
-        return text
+        return text.replacingOccurrences(of: #"=\s*('([^'\\]|\\.)*'?|\S+)"#, with: "=***", options: .regularExpression)
+    }
+
+    /// `text` without whatever looks like the password of user info
+    /// (`user:secret@`), parsed or not: from the first `:` after the
+    /// scheme (`postgres:` or `postgresql:` and any slashes, or another
+    /// scheme and `//`; none if the text starts otherwise) to the last
+    /// `@` is removed, so `user@` is all that stays of it.
+    static func withoutPassword(_ text: String) -> String {
+        guard let at = text.lastIndex(of: "@") else { return text }
+        let scheme = text.range(of: "^(postgres(ql)?:/*|[a-z][a-z0-9+.-]*://)", options: [.regularExpression, .caseInsensitive])
+        let start = scheme?.upperBound ?? text.startIndex
+        guard let colon = text[start..<at].firstIndex(of: ":") else { return text }
+        return String(text[..<colon] + text[at...])
     }
 }
 #endif

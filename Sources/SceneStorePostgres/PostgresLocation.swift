@@ -19,7 +19,7 @@ import SceneStore
 ///   refused.
 ///
 /// Neither ``description`` nor any error this type throws shows a
-/// password or a query value (see ``redacted(_:)``).
+/// password or a query value, parsed or not (see ``shown(_:_:)``).
 struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
     /// The host name or address (an IPv6 literal without its brackets), or
     /// the directory of the server's Unix socket.
@@ -68,7 +68,7 @@ struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
                 Self.redacted(url),
                 reason: "not a URL (percent-encode reserved characters such as @ : / ? # in the user name and password)")
         }
-        let display = Self.display(parts) ?? Self.redacted(url)
+        let display = Self.shown(url, parts)
         func invalid(_ reason: String) -> SceneStoreError { .invalidStorageLocation(display, reason: reason) }
 
         guard let scheme = parts.scheme?.lowercased(), scheme == "postgres" || scheme == "postgresql" else {

@@ -61,6 +61,20 @@ struct PostgresLocationTests {
         "postgres://u:S3cretPW@sock%2Fdir/db",
         "postgres://u:S3cretPW@%2F\(String(repeating: "d", count: 120))/db",
         "mysql://u:S3cretPW@h/db?password=S3cretPW",
+        // Misspelt: the user info is no user info to URLComponents.
+        "postgres:/u:S3cretPW@127.0.0.1:5432/db",
+        "postgresql:/u:S3cretPW@127.0.0.1:5432/db",
+        "postgres//u:S3cretPW@127.0.0.1:5432/db",
+        "postgres:u:S3cretPW@127.0.0.1:5432/db",
+        "//u:S3cretPW@127.0.0.1:5432/db",
+        "u:S3cretPW@127.0.0.1:5432/db",
+        "POSTGRES:/u:S3cret:PW@h/db",
+        "postgres:/u:S3cret/PW@h/db",
+        "postgres:/u:S3cret?PW@h/db",
+        "postgres:/u:S3cret//PW@h/db",
+        "u:S3cretPW@127.0.0.1",
+        "host=127.0.0.1 user=u password=S3cretPW dbname=db",
+        "host=h password = 'S3cret \\' PW'",
     ])
     func refusalsShowNoSecret(url: String) {
         do {
