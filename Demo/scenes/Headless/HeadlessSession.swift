@@ -116,9 +116,10 @@ struct HeadlessSession {
         do {
             try await persistence.save(&state, previous: previous)
         } catch {
+            // What the store holds, not the state before: an edit it
+            // keeps pending is saved later (the next save, or quitting).
             complain("cannot save: \(error)")
-            state = previous
-            return .handled
+            state = persistence.load().state.keeping(highlightsOf: state)
         }
         return emitState(state, origin: .local) ? .handled : .outputClosed
     }

@@ -104,7 +104,10 @@ struct InteractiveSession {
                 do {
                     try await persistence.save(&state, previous: previous)
                 } catch {
+                    // What the store holds: an edit it keeps pending is
+                    // saved later (the next save, or quitting).
                     notice = "Cannot save: \(error)"
+                    state = persistence.load().state.keeping(highlightsOf: state)
                 }
             case .external:
                 // The highlight belongs to this window: another window's
