@@ -73,10 +73,20 @@ private struct RoutedHandler: LogHandler {
         set { fallback[metadataKey: key] = newValue }
     }
 
+    /// Writes `event` terminal-safe: control characters of its message,
+    /// metadata and error escaped (a scene name read from a database may
+    /// hold escape sequences), on stderr as on the session's status line.
     func log(event: LogEvent) {
-        let metadata = (event.metadata ?? [:]).merging(self.metadata) { explicit, _ in explicit }
-        let details = metadata.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
-        let line = "\(Date().ISO8601Format()) \(event.level) \(event.message)" + (details.isEmpty ? "" : " \(details)")
-        if !LogRouting.write(line, message: "\(event.message)", level: event.level) { fallback.log(event: event) }
+        func safe(_ text: String) -> String { text.escapingControlCharacters(andBackslash: false) }
+        var metadata = (event.metadata ?? [:]).merging(self.metadata) { explicit, _ in explicit }
+        if let error = event.error { metadata["error"] = "\(error)" }
+        let escaped = Dictionary(metadata.map { (safe($0.key), Logger.MetadataValue.string(safe("\($0.value)"))) }) { first, _ in first }
+        let message = safe(event.message.description)
+        let details = escaped.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+        let line = "\(Date().ISO8601Format()) \(event.level) \(message)" + (details.isEmpty ? "" : " \(details)")
+        guard !LogRouting.write(line, message: message, level: event.level) else { return }
+        var event = event
+        (event.message, event.metadata, event.error) = ("\(message)", escaped, nil)
+        fallback.log(event: event)
     }
 }

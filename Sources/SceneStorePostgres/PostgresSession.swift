@@ -171,15 +171,19 @@ final class PostgresSession: Sendable {
         case timedOut
     }
 
-    /// What went wrong, without the query's binds (they may hold a
-    /// scene's values) and without PSQLError's deliberately generic text.
+    /// What went wrong: what the server said (its message and SQLSTATE),
+    /// also where postgres-nio wraps it in the error of a connection that
+    /// was closing (a restart: `clientClosedConnection: terminating
+    /// connection due to administrator command (SQLSTATE 57P01)`), or the
+    /// connection's error; never the query's binds (they may hold a
+    /// scene's values) nor PSQLError's deliberately generic text.
     static func describe(_ error: any Error) -> String {
         guard let error = error as? PSQLError else { return String(describing: error) }
         if let info = error.serverInfo {
             let state = info[.sqlState].map { " (SQLSTATE \($0))" } ?? ""
             return (info[.message] ?? "server error") + state
         }
-        if let underlying = error.underlying { return "\(error.code): \(underlying)" }
+        if let underlying = error.underlying { return "\(error.code): \(describe(underlying))" }
         return error.code.description
     }
 
