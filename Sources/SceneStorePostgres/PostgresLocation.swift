@@ -102,7 +102,7 @@ struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
         }
         guard !host.utf8.contains(0) else { throw invalid("the host holds a NUL byte") }
         let requested = try TLSMode.parse(
-            sslmode: parameters.sslmode, sslrootcert: parameters.sslrootcert, host: host, invalid: invalid)
+            sslmode: parameters.sslmode, sslrootcert: parameters.sslrootcert, invalid: invalid)
         // A Unix socket is local: no TLS on it, as libpq.
         let tls = host.hasPrefix("/") ? .disable : requested
         self.host = host
