@@ -112,7 +112,7 @@ package struct RootOptions: ParsableArguments {
 package struct SceneOption: ParsableArguments {
     package init() {}
 
-    @Option(name: .long, help: ArgumentHelp("The scene id: 1-128 of [A-Za-z0-9._-], not starting with '.'.", valueName: "id"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("The scene id: 1-128 of [A-Za-z0-9._-], not starting with '.'.", valueName: "id"))
     package var scene: String
 
     package func validate() throws {

@@ -34,4 +34,15 @@ struct StrictOptionTests {
             #expect(result.status == 0, "--older-than \(text): \(result.stderr)")
         }
     }
+
+    /// A scene id may start with a dash: `--scene -x` takes it as the id,
+    /// as `--scene=-x` did.
+    @Test func sceneTakesAnIDThatStartsWithADash() async throws {
+        let fixture = try SceneStoreFixture()
+        let set = try await scenes(["set", "--scene", "-x", "k", "--int", "1"], root: fixture.root)
+        #expect(set.status == 0, "\(set.stderr)")
+        #expect(try await scenes(["get", "--scene", "-x", "k"], root: fixture.root).stdout == "1\n")
+        #expect(try await scenes(["show", "--scene", "-x"], root: fixture.root).status == 0)
+        #expect(try await scenes(["get", "--scene=-x", "k"], root: fixture.root).stdout == "1\n")
+    }
 }
