@@ -229,3 +229,23 @@ for target in package.targets where target.type != .system && target.name != "CS
         .enableUpcomingFeature("ExistentialAny"),
     ]
 }
+
+// SCENESTORE_TSAN=1 (set by .ci/tsan): ThreadSanitizer on this package's own
+// targets only. `swift build --sanitize=thread` instruments the whole graph,
+// swift-nio, postgres-nio, swift-nio-ssl and swift-crypto's BoringSSL too
+// (about 600k lines of C, compiled a second time); here dependencies are
+// built plain, the same objects as the plain build's, and only our modules
+// (SceneStorePostgres included) are compiled under TSan. Executables and
+// test products link the TSan runtime.
+if Context.environment["SCENESTORE_TSAN"] == "1" {
+    for target in package.targets where target.type != .system {
+        if target.name == "CSceneSupport" {
+            target.cSettings = (target.cSettings ?? []) + [.unsafeFlags(["-fsanitize=thread"])]
+        } else {
+            target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-sanitize=thread"])]
+        }
+        if target.type == .executable || target.type == .test {
+            target.linkerSettings = (target.linkerSettings ?? []) + [.unsafeFlags(["-sanitize=thread"])]
+        }
+    }
+}
