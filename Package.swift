@@ -142,6 +142,19 @@ let package = Package(
             dependencies: ["SceneStore", "SceneStoreTesting", "SceneStorePostgres"],
             path: "Tests/MultiProcessSupport"
         ),
+        // The library's unit layer: in-process tests that need no child
+        // process, scenes-lab, SQLite or PostgreSQL. `SCENESTORE_LAYER=unit`
+        // (see the end of this file) builds it and nothing else.
+        .testTarget(
+            name: "SceneStoreUnitTests",
+            dependencies: [
+                "SceneStore",
+                "SceneStoreTesting",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // What needs more: the multi-process checks (scenes-lab children),
+        // the storage contract and history on files and PostgreSQL.
         .testTarget(
             name: "SceneStoreTests",
             dependencies: [
@@ -247,5 +260,24 @@ if Context.environment["SCENESTORE_TSAN"] == "1" {
         if target.type == .executable || target.type == .test {
             target.linkerSettings = (target.linkerSettings ?? []) + [.unsafeFlags(["-sanitize=thread"])]
         }
+    }
+}
+
+// SCENESTORE_LAYER=unit: the unit layer alone (README, "Test layers"). The
+// package then declares only SceneStore, SceneStoreTesting and
+// SceneStoreUnitTests, with the two packages they use (swift-log,
+// swift-clocks), so nothing of scenes-lab, SQLite, PostgreSQL, swift-nio or
+// argument-parser is resolved or built. Run it in a scratch path of its own
+// (.build-unit), so the main build in .build keeps its graph.
+if Context.environment["SCENESTORE_LAYER"] == "unit" {
+    let unitTargets: Set = ["CInotifyTools", "CSceneSupport", "SceneStore", "SceneStoreTesting", "SceneStoreUnitTests"]
+    let unitPackages = ["swift-log", "swift-clocks"]
+    package.targets = package.targets.filter { unitTargets.contains($0.name) }
+    package.products = package.products.filter { product in
+        product.name == "SceneStore" || product.name == "SceneStoreTesting"
+    }
+    package.dependencies = package.dependencies.filter { dependency in
+        guard case .sourceControl(_, let location, _) = dependency.kind else { return false }
+        return unitPackages.contains { location.hasSuffix("/" + $0) }
     }
 }
