@@ -107,14 +107,32 @@ struct PostgresExclusivityTests {
         let waiting = Task {
             try await patient.updateSessionRecords([id]) { $0[id] = record }
         }
-        // Held until the patient writer has waited twice its request timeout.
+        // Once the patient writer waits (pg_locks sends no event: polled)...
         var waiters: [Int32] = []
         while waiters.first ?? 0 == 0 {
             try await Task.sleep(for: .milliseconds(10))
             waiters = try await holder.rows(
                 "SELECT count(*)::int4 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted", as: Int32.self)
         }
-        try await Task.sleep(for: .seconds(4))
+        // ...held until a wait for the same lock begun after it, bounded
+        // by the same request timeout, has run out: a patient writer bound
+        // by its request timeout would have failed first.
+        let sentinel = try await PostgresSession.connect(to: patient.database, timeout: .seconds(60), logger: patient.logger)
+        defer { sentinel.close() }
+        var sentinelError: SceneStoreError?
+        do {
+            _ = try await sentinel.query("SELECT pg_advisory_lock(\(key))", timeout: patient.requestTimeout)
+        } catch {
+            sentinelError = error
+        }
+        switch sentinelError {
+        case .storageUnavailable(_, let reason)?:
+            #expect(reason.contains("within"), "the sentinel's wait ended otherwise: \(reason)")
+        case let error?:
+            Issue.record("the sentinel's wait ended otherwise: \(error)")
+        case nil:
+            Issue.record("the sentinel got the sessions lock while another held it")
+        }
 
         do {
             try await impatient.updateSessionRecords([id]) { $0[id] = nil }

@@ -21,6 +21,7 @@ struct PostgresPoolTests {
             let lease = try await pool.lease()
             lease.release(healthy: true)
             if lease.fromClient { return pool }
+            // A poll: the client's connect in the background sends no event.
             try await Task.sleep(for: .milliseconds(10))
         }
     }
@@ -54,7 +55,11 @@ struct PostgresPoolTests {
         defer { pool.close() }
         let held = try await pool.lease()
         let waiter = Task { try await pool.lease() }
-        try await Task.sleep(for: .milliseconds(100))
+        // Released once the waiter waits for the client (a count the pool
+        // keeps, polled: it sends no event).
+        while pool.state.withLockedValue({ $0.waiting }) == 0 {
+            try await Task.sleep(for: .milliseconds(1))
+        }
         held.release(healthy: true)
         let next = try await waiter.value
         #expect(next.session.connection.id == held.session.connection.id)
@@ -147,16 +152,25 @@ struct PostgresPoolTests {
         let pool = try await pool(maxConnections: 1, timeout: .seconds(30))
         defer { pool.close() }
         let stop = Locked(false)
+        let (ran, statementRan) = AsyncStream.makeStream(of: Int.self, bufferingPolicy: .bufferingNewest(1))
+        let run = Locked(0)
         let statements = Task {
+            defer { statementRan.finish() }
             while !stop.withLock({ $0 }) {
                 _ = try await pool.withSession { (session) async throws(SceneStoreError) in try await session.query("SELECT 1") }
+                statementRan.yield(run.withLock { $0 += 1; return $0 })
             }
         }
+        var statementsRun = ran.makeAsyncIterator()
+        var released = 0
         for _ in 0..<10 {
-            try await Task.sleep(for: .milliseconds(20))
+            // The loop keeps the connection again: one of its statements
+            // ended after the last lease was released.
+            while let count = await statementsRun.next(), count <= released {}
             let lease = try await pool.lease()
             _ = try await lease.session.query("SELECT 1")
             lease.release(healthy: true)
+            released = run.withLock { $0 }
         }
         stop.withLock { $0 = true }
         try await statements.value

@@ -62,12 +62,24 @@ struct PostgresWatchTests {
         let storage = try PostgresSceneStorage(testing: url)
         #expect(storage.watch(.none, logger: Logger(label: "test"), handler: { _ in }) == nil)
 
+        let (writer, live, liveWatch) = try watched(url)
+        defer { liveWatch.cancel() }
         let events = EventRecorder()
         let watch = try #require(storage.watch(.automatic, logger: Logger(label: "test"), handler: events.handler))
+        // It listens: a change reaches it before the cancel.
+        let before = try SceneID("before")
+        try await writer.put(TestDocuments.document("before"), as: before)
+        #expect(await events.wait { $0.scene == before })
         watch.cancel()
-        let id = try SceneID("after")
-        try await storage.put(TestDocuments.document("after"), as: id)
-        #expect(await !events.wait(for: .milliseconds(500)) { _ in true })
+        let after = try SceneID("after")
+        try await writer.put(TestDocuments.document("after"), as: after)
+        // Nothing arrives after the cancel, as far as a later change shows:
+        // one committed after it reached a watch still listening, and the
+        // cancelled watch's notification of `after` would have come first.
+        let marker = try SceneID("marker")
+        try await writer.put(TestDocuments.document("marker"), as: marker)
+        #expect(await live.wait { $0.scene == marker })
+        #expect(!events.all.contains { $0.scene == after || $0.scene == marker }, "after the cancel: \(events.all)")
     }
 
     @Test func watcherReconnectsAfterRestartAndRescans() async throws {
