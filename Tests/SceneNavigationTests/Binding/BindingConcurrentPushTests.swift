@@ -46,15 +46,22 @@ struct BindingConcurrentPushTests {
             let both: @Sendable (ScenePath) -> Bool = { path in
                 path.count == all.count && Set(path.compactMap { $0 as? Int }) == all
             }
-            // A second at a time: the two retries meet at the lock too (a
+            // A second at a time, and only once nothing is in flight: each
+            // model shows both pushes, or a retry waits on the clock while
+            // nobody holds the lock. The two retries meet at the lock too (a
             // zero timeout fails the one that comes second), and each
-            // failure retries a second later.
-            var seconds = 0
-            while !(both(left.path) && both(right.path)), seconds < 120 {
+            // failure retries a second later. No real time passes: the
+            // bound on advances only guards against a hang.
+            let lockPath = fixture.root.appendingPathComponent(".main~lock").path
+            var advances = 0
+            while !(both(left.path) && both(right.path)), advances < 1_000 {
+                let settled = await Self.until {
+                    if both(left.path) && both(right.path) { return true }
+                    return await Self.sleepsPending(on: clock) && Self.lockIsFree(lockPath)
+                }
+                guard settled, !(both(left.path) && both(right.path)) else { break }
                 await clock.advance(by: .seconds(1))
-                seconds += 1
-                _ = await left.wait(within: .milliseconds(500), until: both)
-                _ = await right.wait(within: .milliseconds(500), until: both)
+                advances += 1
             }
             #expect(both(left.path), "round \(round): left shows \(left.path)")
             #expect(both(right.path), "round \(round): right shows \(right.path)")
@@ -109,14 +116,36 @@ extension BindingConcurrentPushTests {
         return try reader.blockingStore(for: "main").value(forKey: key, as: Data.self)
     }
 
-    /// Waits until the binding reports a failed commit (it reports them
-    /// through `lastError` only, so this polls), at most two minutes.
+    /// Waits until the binding reports a failed commit, at most two minutes.
     @MainActor static func failure(of bound: BoundPath) async -> Bool {
+        await until { bound.lastError != nil }
+    }
+
+    /// Waits until `condition` holds, at most two minutes (a hang guard).
+    /// Polled every 10 ms: what it reads (a binding's `lastError`, the
+    /// manual clock's sleepers, the scene lock) sends no event.
+    @MainActor static func until(_ condition: @MainActor () async -> Bool) async -> Bool {
         for _ in 0..<12_000 {
-            if bound.lastError != nil { return true }
+            if await condition() { return true }
             try? await Task.sleep(for: .milliseconds(10))
         }
         return false
+    }
+
+    /// Whether something (a binding's retry) sleeps on `clock`.
+    static func sleepsPending(on clock: ManualClock) async -> Bool {
+        (try? await clock.checkSuspension()) == nil
+    }
+
+    /// Whether nobody holds the scene lock at `path` now (taken and let go
+    /// at once when free).
+    static func lockIsFree(_ path: String) -> Bool {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return true }
+        defer { close(fd) }
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else { return false }
+        flock(fd, LOCK_UN)
+        return true
     }
 }
 
