@@ -25,8 +25,9 @@ static struct flock scenestore_whole_file_write_lock(void) {
     return lock;
 }
 
-int scenestore_ofd_try_lock(int fd) {
+int scenestore_ofd_mark(int fd) {
     struct flock lock = scenestore_whole_file_write_lock();
+    lock.l_type = F_RDLCK;
     return fcntl(fd, F_OFD_SETLK, &lock);
 }
 

@@ -14,13 +14,15 @@ int scenestore_exchange(const char *a, const char *b);
 /// shows it.
 int scenestore_name_this_thread(const char *name);
 
-/// Takes an exclusive open file description lock (`F_OFD_SETLK`) on the
-/// whole file open as `fd`, without waiting: 0, or -1 with errno EAGAIN
-/// when another open file description holds one. The kernel drops it when
-/// the last descriptor of that description closes, or its process dies.
-int scenestore_ofd_try_lock(int fd);
+/// Takes a shared open file description lock (`F_OFD_SETLK`, `F_RDLCK`)
+/// on the whole file open as `fd`, without waiting: a mark that
+/// ``scenestore_ofd_is_locked`` sees from any other description. 0, or -1
+/// with errno EAGAIN when another description holds an exclusive one. The
+/// kernel drops it when the last descriptor of that description closes,
+/// or its process dies.
+int scenestore_ofd_mark(int fd);
 
-/// Lets go of the lock ``scenestore_ofd_try_lock`` took on `fd`'s open
+/// Lets go of the lock ``scenestore_ofd_mark`` took on `fd`'s open
 /// file description, whoever else shares it (a child between its fork and
 /// its exec does, until the exec closes its copy).
 int scenestore_ofd_unlock(int fd);

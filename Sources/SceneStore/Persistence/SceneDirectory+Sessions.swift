@@ -5,50 +5,46 @@ import Glibc
 #endif
 
 /// The file root's window lifecycle: the records in one index file
-/// (``SessionIndex``), written atomically under its own lock; a claim is a
-/// write lock on the scene's `.<id>~claim` file, an open file description
-/// lock (`F_OFD_SETLK`) the kernel drops when the holder closes it or dies.
-/// Whether a claim is held is asked of each claim file with
-/// `F_OFD_GETLK`, never by taking it (a launch that probed by taking
-/// could make another launch's claim fail), and never from `/proc/locks`,
-/// which is read a page at a time and skips entries when other processes'
-/// locks come and go between the pages.
+/// (``SessionIndex``), written atomically under its own lock; a claim is
+/// the scenes' lock (``SceneLock``, an exclusive `flock` the kernel drops
+/// when the holder closes it or dies) on the scene's `.<id>~claim` file,
+/// taken without waiting: a claim file deleted under its holder (a
+/// cleaner's `rm .*~*`) lets nobody else claim the window, as a deleted
+/// lock file lets no second writer in. The holder also marks the file with
+/// a shared open file description lock (`F_OFD_SETLK`, `F_RDLCK`): whether
+/// a claim is held is asked of each claim file with `F_OFD_GETLK`, never
+/// by taking it (a launch that probed by taking could make another
+/// launch's claim fail), and never from `/proc/locks` alone, which is read
+/// a page at a time and skips entries when other processes' locks come and
+/// go between the pages.
 extension SceneDirectory: SceneSessionStorage {
     var sessionIndexPath: String { rootPath + "/" + SessionIndex.fileName }
     private var sessionLockPath: String { sessionIndexPath + ".lock" }
 
     func claim(_ id: SceneID) throws(SceneStoreError) -> (any SceneClaim)? {
-        let path = claimPath(id)
+        var prepared = false
         while true {
-            let fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o600)
-            if fd == -1 {
-                if errno == ENOENT {
-                    try Self.prepare(root: root)
-                    continue
-                }
-                if errno == ELOOP { throw .notARegularFile(path: path, found: "symbolic link") }
-                throw .io(syscall: "open", path: path, errno: errno)
-            }
-            var info = stat()
-            guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
-                let found = FileKind(mode: info.st_mode).description
-                close(fd)
-                throw .notARegularFile(path: path, found: found)
-            }
-            if scenestore_ofd_try_lock(fd) != 0 {
-                let code = errno
-                close(fd)
-                if code == EINTR { continue }
-                if code == EAGAIN || code == EACCES { return nil }
-                throw .io(syscall: "fcntl(F_OFD_SETLK)", path: path, errno: code)
-            }
-            // Closing a window for good unlinks its claim file: a claim on
-            // the unlinked file would hold nothing.
-            guard SceneLock.isAtPath(fd, path) else {
-                close(fd)
+            let lock: SceneLock
+            do {
+                lock = try SceneLock(path: claimPath(id), scene: id, timeout: nil, clock: clock)
+            } catch .lockTimeout {
+                return nil
+            } catch .io(_, _, let code) where code == ENOENT && !prepared {
+                try Self.prepare(root: root)
+                prepared = true
                 continue
+            } catch {
+                throw error
             }
-            return FileClaim(fd: fd)
+            while scenestore_ofd_mark(lock.fd) != 0 {
+                let code = errno
+                if code == EINTR { continue }
+                lock.unlock()
+                // EAGAIN: an older SceneStore holds the claim with an OFD write lock.
+                if code == EAGAIN || code == EACCES { return nil }
+                throw .io(syscall: "fcntl(F_OFD_SETLK)", path: lock.path, errno: code)
+            }
+            return FileClaim(lock)
         }
     }
 
@@ -140,25 +136,43 @@ extension SceneDirectory: SceneSessionStorage {
 
     /// Whether some open file description, in this process or another,
     /// holds the claim on scene `id`: one open and one `F_OFD_GETLK`.
+    /// A window the index says is open whose claim file is missing or not
+    /// marked is held still when a process holds a deleted claim file
+    /// (a cleaner deleted it): one read of `/proc/locks`, only for windows
+    /// whose process died or lost its claim file.
     private func isClaimed(_ id: SceneID) -> Bool {
-        let fd = open(claimPath(id), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        while true {
-            let held = scenestore_ofd_is_locked(fd)
-            if held >= 0 { return held == 1 }
-            // Not knowing counts as held: a window is never offered twice.
-            guard errno == EINTR else { return true }
+        let path = claimPath(id)
+        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        var current = stat()
+        if fd >= 0 {
+            defer { close(fd) }
+            while true {
+                let held = scenestore_ofd_is_locked(fd)
+                if held == 1 { break }
+                if held == 0 { return fstat(fd, &current) != 0 || hasDeletedHolder(path, current.st_ino) }
+                // Not knowing counts as held: a window is never offered twice.
+                guard errno == EINTR else { return true }
+            }
+            return true
         }
+        return errno != ENOENT || hasDeletedHolder(path, nil)
+    }
+
+    private func hasDeletedHolder(_ path: String, _ current: ino_t?) -> Bool {
+        var directory = stat()
+        guard stat(rootPath, &directory) == 0 else { return true }
+        return SceneLock.holderOfDeletedVersion(of: path, device: UInt64(directory.st_dev), except: current.map(UInt64.init)) != nil
     }
 }
 
-/// An OFD write lock held on a scene's claim file until ``release()``.
-private final class FileClaim: SceneClaim, Sendable {
-    private let fd: Locked<Int32>
+/// A scene's claim: its ``SceneLock`` on the claim file, marked for probes,
+/// held until ``release()``.
+private final class FileClaim: SceneClaim, @unchecked Sendable {
+    /// Guards `lock`, which only release and abandon touch.
+    private let lock: Locked<SceneLock?>
 
-    init(fd: Int32) {
-        self.fd = Locked(fd)
+    init(_ lock: SceneLock) {
+        self.lock = Locked(lock)
     }
 
     func release() {
@@ -166,16 +180,13 @@ private final class FileClaim: SceneClaim, Sendable {
     }
 
     func abandon() {
-        let held = fd.withLock { fd in
-            defer { fd = -1 }
-            return fd
-        }
-        guard held >= 0 else { return }
-        // Unlocked before the close, so the claim is free when this
+        guard let held = lock.withLock({ lock in defer { lock = nil }; return lock }) else { return }
+        // The mark off before the close, so the claim is free when this
         // returns even while a child this process is spawning still shares
-        // the descriptor (until its exec closes it).
-        scenestore_ofd_unlock(held)
-        close(held)
+        // the descriptor (until its exec closes it); ``SceneLock/unlock()``
+        // does the same for the flock.
+        scenestore_ofd_unlock(held.fd)
+        held.unlock()
     }
 
     deinit { abandon() }

@@ -16,23 +16,33 @@ import Glibc
 /// A lock file deleted while a writer holds it (a cleaner, `rm .*~*`)
 /// must not let a second writer in. A missing lock file is created
 /// already locked (`O_TMPFILE`, `flock`, then `linkat` into place), so
-/// nobody can lock it before its creator has looked around; the creator
-/// then enters only if no process holds a lock on a deleted file of the
-/// same path (``holderOfDeletedVersion(of:fd:)``), waiting a few
-/// milliseconds for one to let go. Otherwise it unlinks its file again,
-/// lets go and retries after a random pause: whoever was inside under the
-/// deleted file finishes first, and anyone who locked the creator's file
+/// nobody can lock it before its creator has looked around, and opened
+/// once more by its name, so that `/proc/<pid>/fd` shows it as `PATH
+/// (deleted)` once it is deleted (an unnamed file shows as `DIR/#INODE`,
+/// whatever its name). The creator then enters only if no process holds a
+/// lock on a deleted file of the same path
+/// (``holderOfDeletedVersion(of:fd:)``), waiting a few milliseconds for
+/// one to let go. Otherwise it unlinks its file again, lets go and
+/// retries after a random pause: whoever was inside under the deleted
+/// file finishes first, and anyone who locked the creator's file
 /// meanwhile finds it gone from the path and starts over. (Two creators
 /// that each see the other give way both, never wait for each other.)
+///
+/// A window's claim (``SceneDirectory/claim(_:)``) is the same lock on its
+/// claim file, taken without waiting and held for the window's life.
 final class SceneLock {
-    private var fd: Int32
+    /// The locked descriptor.
+    private(set) var fd: Int32
+    /// The creator's descriptor opened by name, or -1: the one kept at
+    /// ``unlock()`` (``fd`` is then the unnamed file's, open for writing).
+    private var named: Int32 = -1
     let path: String
     /// The locked file's identity, for ``KeptDescriptors``.
     private var identity: FileIdentity
     /// Where the descriptor goes back, unlocked, at ``unlock()``; `nil`:
     /// closed. Never a descriptor open for writing (the creator's of an
-    /// unnamed lock file): a file kept open for writing keeps its file
-    /// system from being remounted read-only.
+    /// unnamed lock file; its named one is kept instead): a file kept open
+    /// for writing keeps its file system from being remounted read-only.
     private var descriptors: KeptDescriptors?
 
     /// Waits until this process holds the scene's lock, at most `timeout`.
@@ -64,6 +74,7 @@ final class SceneLock {
             let fd: Int32
             let identity: FileIdentity
             let created: Bool
+            var named: Int32 = -1
             let opened: Opened
             if let (keptFD, keptIdentity) = kept {
                 (opened, kept) = (.existing(keptFD, keptIdentity), nil)
@@ -76,14 +87,15 @@ final class SceneLock {
             case .existing(let opened, let opening):
                 (fd, identity, created) = (opened, opening, false)
                 try Self.lock(fd, path: path, wait: &wait)
-            case .created(let opened, let opening, let locked):
-                (fd, identity, created) = (opened, opening, true)
-                // Locked at its creation: made unnamed, so open for writing.
-                if locked { self.descriptors = nil }
-                if !locked { try Self.lock(fd, path: path, wait: &wait) }
+            case .created(let opened, let opening, let byName):
+                (fd, identity, created, named) = (opened, opening, true, byName ?? -1)
+                // Locked at its creation (unnamed) when opened by name since.
+                if byName == nil { try Self.lock(fd, path: path, wait: &wait) }
             }
             guard Self.isAtPath(identity, path) else {
-                close(fd)  // the file was unlinked while we waited
+                // The file was unlinked while we waited.
+                close(fd)
+                if named >= 0 { close(named) }
                 continue
             }
             if created, let holder = Self.holderLeft(of: path, fd: fd) {
@@ -93,10 +105,12 @@ final class SceneLock {
                 // do not meet again.
                 if Self.isAtPath(identity, path) { unlink(path) }
                 close(fd)
+                if named >= 0 { close(named) }
                 try wait.pause(jittered: true) { holder }
                 continue
             }
             self.fd = fd
+            self.named = named
             self.identity = identity
             return
         }
@@ -107,9 +121,9 @@ final class SceneLock {
         /// The descriptor and the file's identity (an open file's inode
         /// never changes: the check after `flock` only looks at the path).
         case existing(Int32, FileIdentity)
-        /// This call made the file; `locked` when it was locked before
-        /// it appeared at the path.
-        case created(Int32, FileIdentity, locked: Bool)
+        /// This call made the file; `named`, the file opened once more by
+        /// its name, when it was locked before it appeared at the path.
+        case created(Int32, FileIdentity, named: Int32?)
         /// The file vanished or appeared in between: try again.
         case again
     }
@@ -122,6 +136,7 @@ final class SceneLock {
         let flags = O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK
         let fd = path.withCString { Glibc.open($0, flags) }
         if fd == -1 && errno == ENOENT { return try create(path) }
+        if fd == -1 && errno == ELOOP { throw .notARegularFile(path: path, found: FileKind(mode: S_IFLNK).description) }
         if fd == -1 { throw .io(syscall: "open", path: path, errno: errno) }
         var info = stat()
         guard fstat(fd, &info) == 0 else {
@@ -150,7 +165,14 @@ final class SceneLock {
                 if code == EEXIST { return .again }
                 throw .io(syscall: "linkat", path: path, errno: code)
             }
-            return try created(unnamed, path: path, locked: true)
+            // By name too (a cleaner may have deleted or replaced it since).
+            let named = Glibc.open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
+            guard named >= 0, let identity = FileIdentity(of: unnamed), isAtPath(identity, path) else {
+                if named >= 0 { close(named) }
+                close(unnamed)
+                return .again
+            }
+            return .created(unnamed, identity, named: named)
         }
         guard errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL else {
             throw .io(syscall: "open", path: path, errno: errno)
@@ -158,16 +180,12 @@ final class SceneLock {
         let fd = Glibc.open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_CREAT | O_EXCL, 0o600)
         if fd == -1 && errno == EEXIST { return .again }
         if fd == -1 { throw .io(syscall: "open", path: path, errno: errno) }
-        return try created(fd, path: path, locked: false)
-    }
-
-    private static func created(_ fd: Int32, path: String, locked: Bool) throws(SceneStoreError) -> Opened {
         guard let identity = FileIdentity(of: fd) else {
             let code = errno
             close(fd)
             throw .io(syscall: "fstat", path: path, errno: code)
         }
-        return .created(fd, identity, locked: locked)
+        return .created(fd, identity, named: nil)
     }
 
     /// Takes the `flock` on `fd`, waiting as `wait` says; closes `fd` when
@@ -218,19 +236,24 @@ final class SceneLock {
         descriptors = nil
     }
 
-    /// Lets go of the lock; the descriptor is kept for the next lock of
-    /// the scene (``KeptDescriptors``) or closed.
+    /// Lets go of the lock; a descriptor opened by name is kept for the
+    /// next lock of the scene (``KeptDescriptors``), the others closed.
     func unlock() {
         guard fd >= 0 else { return }
         // Unlocked before the close: a child this process is spawning may
         // share the descriptor until its exec, and would hold the lock.
         flock(fd, LOCK_UN)
-        if let descriptors {
-            descriptors.keep(fd, identity: identity, for: path)
-        } else {
+        var kept = fd
+        if named >= 0 {
             close(fd)
+            kept = named
         }
-        fd = -1
+        if let descriptors {
+            descriptors.keep(kept, identity: identity, for: path)
+        } else {
+            close(kept)
+        }
+        (fd, named) = (-1, -1)
     }
 
     deinit { unlock() }
@@ -244,42 +267,41 @@ final class SceneLock {
     }
 
     /// A process holding a `flock` on a deleted file that was at `path`
-    /// (`fd` is open on the file there now), or `nil`. Its
-    /// `/proc/<pid>/fd` shows the very file it locked as `PATH (deleted)`
-    /// (its inode the one `/proc/locks` names), or as `DIR/#INODE
-    /// (deleted)` when its creator made it unnamed (any such file of the
-    /// directory counts: waiting too long is safe, entering too early is
-    /// not). A process that only has a deleted version open, unlocked
-    /// (``KeptDescriptors`` keeps one between saves), while it locks
-    /// another file is no holder.
-    /// Only processes whose `/proc/<pid>/fd` this one may read are seen:
-    /// those of the same user, which is who writes a scene root.
+    /// (`fd` is open on the file there now), or `nil`.
     static func holderOfDeletedVersion(of path: String, fd: Int32) -> Int32? {
         var mine = stat()
-        guard fstat(fd, &mine) == 0, let slash = path.lastIndex(of: "/"),
-              let directory = realpath(String(path[..<slash]), nil) else { return nil }
-        let canonical = String(cString: directory)
+        guard fstat(fd, &mine) == 0 else { return nil }
+        return holderOfDeletedVersion(of: path, device: UInt64(mine.st_dev), except: UInt64(mine.st_ino))
+    }
+
+    /// A process holding a `flock` on a deleted file that was at `path`, on
+    /// `device`, other than inode `except`, or `nil`. Its `/proc/<pid>/fd`
+    /// shows the very file it locked as `PATH (deleted)`, the inode
+    /// `/proc/locks` names (a creator keeps its file open by name for this;
+    /// see the type's comment). A process that only has a deleted version
+    /// open, unlocked (``KeptDescriptors`` keeps one between saves), while
+    /// it locks another file is no holder.
+    /// Only processes whose `/proc/<pid>/fd` this one may read are seen:
+    /// those of the same user, which is who writes a scene root.
+    static func holderOfDeletedVersion(of path: String, device: UInt64, except: UInt64?) -> Int32? {
+        guard let slash = path.lastIndex(of: "/"), let directory = realpath(String(path[..<slash]), nil) else { return nil }
+        let deleted = String(cString: directory) + path[slash...] + " (deleted)"
         free(directory)
-        let deleted = canonical + path[slash...] + " (deleted)"
         // Two reads of the table, each holder looked at once: a read skips
         // an entry when another lock goes away between its pages, and two
         // rarely skip the same one.
-        let holders = Set(flockHolders()).union(flockHolders())
-        for holder in holders where holder.device == mine.st_dev && holder.inode != mine.st_ino {
-            let unnamed = canonical + "/#\(holder.inode) (deleted)"
-            let fds = "/proc/\(holder.pid)/fd"
+        let locked = Dictionary(grouping: Set(flockHolders()).union(flockHolders())) { $0.pid }
+        for (pid, holders) in locked {
+            let inodes = Set(holders.filter { $0.device == device && $0.inode != except }.map(\.inode))
+            guard !inodes.isEmpty else { continue }
+            let fds = "/proc/\(pid)/fd"
             guard let entries = try? FileManager.default.contentsOfDirectory(atPath: fds) else { continue }
-            let locked = entries.contains { entry in
-                switch link(fds + "/" + entry) {
-                case unnamed: return true
-                case deleted:
-                    var info = stat()
-                    return stat(fds + "/" + entry, &info) == 0
-                        && UInt64(info.st_dev) == holder.device && UInt64(info.st_ino) == holder.inode
-                default: return false
-                }
+            let holds = entries.contains { entry in
+                var info = stat()
+                return link(fds + "/" + entry) == deleted && stat(fds + "/" + entry, &info) == 0
+                    && UInt64(info.st_dev) == device && inodes.contains(UInt64(info.st_ino))
             }
-            if locked { return holder.pid }
+            if holds { return pid }
         }
         return nil
     }

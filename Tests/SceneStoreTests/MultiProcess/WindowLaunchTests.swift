@@ -128,5 +128,29 @@ extension MultiProcess {
             stored.abandon()
             await place.fixture.tearDown()
         }
+
+        /// A launch holds a window and a cleaner deletes every claim file
+        /// (`rm -f .*~claim`): a second launch makes a new window, the held
+        /// one is never offered, and the first still holds it. 5 rounds,
+        /// on files (PostgreSQL's claims are not files).
+        @Test func deletedClaimFilesLetNoSecondLaunchIntoAHeldWindow() async throws {
+            let place = try await StoragePlace.make(.files)
+            for round in 0..<5 {
+                let first = try await Launch(place)
+                let (held, _) = try await first.choose()
+                let root = place.fixture.root.path
+                let claims = try FileManager.default.contentsOfDirectory(atPath: root).filter { $0.hasSuffix("~claim") }
+                #expect(!claims.isEmpty, "round \(round): no claim file to delete")
+                for claim in claims { try FileManager.default.removeItem(atPath: root + "/" + claim) }
+
+                #expect(try await !Self.restorable(place).map(\.id.rawValue).contains(held), "round \(round): offered while held")
+                let second = try await Launch(place)
+                let (chosen, reason) = try await second.choose()
+                #expect(chosen != held, "round \(round): two launches share window \(held) (\(reason))")
+                await second.quit()
+                await first.quit()
+            }
+            await place.fixture.tearDown()
+        }
     }
 }

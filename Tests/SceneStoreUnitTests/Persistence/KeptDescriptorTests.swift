@@ -45,12 +45,13 @@ import Glibc
         let directory = SceneDirectory(root: fixture.root)
         let id = try SceneID("main")
         let path = directory.lockPath(id)
-        // The creator's descriptor is open for writing and never kept: the next one is.
+        // The creator's locked descriptor is open for writing and never
+        // kept; the one it opened by name is, and the next lock uses it.
         try directory.lock(id).unlock()
         let deleted = try identity(of: path)
-        #expect(descriptors(of: deleted) == 0, "the creator's descriptor is kept")
+        #expect(descriptors(of: deleted) == 1, "the creator's named descriptor is not kept")
         try directory.lock(id).unlock()
-        #expect(descriptors(of: deleted) == 1, "the lock file's descriptor is kept")
+        #expect(descriptors(of: deleted) == 1, "the lock file's descriptor is not kept, or kept twice")
 
         // Held open here too, so that the new lock file cannot get its inode.
         let old = try open(path, O_RDONLY | O_CLOEXEC, 0)
@@ -60,8 +61,9 @@ import Glibc
         #expect(descriptors(of: deleted) == 1, "the deleted lock file is still kept open")
         #expect(try heldByOther(path), "the file at the path is not the one locked")
         lock.unlock()
-        // It made the new file, open for writing: not kept.
-        #expect(try descriptors(of: identity(of: path)) == 0)
+        // It made the new file: its named descriptor is kept, not the one
+        // open for writing.
+        #expect(try descriptors(of: identity(of: path)) == 1)
     }
 
     /// A scene file replaced by another writer (here by hand, with the same
