@@ -13,9 +13,12 @@ import SceneStore
 /// ```
 ///
 /// The directory is removed by ``tearDown()`` or, at the latest, when the
-/// fixture is deallocated. By default stores save only on `flush()` and
-/// close (`SceneRegistry.Configuration.testing`), so what ``crash()``
-/// keeps is exactly what was flushed.
+/// fixture is deallocated. By default stores save as an app's do
+/// (`SceneRegistry.Configuration.testing`: the library's default save
+/// policy, `.coalesced` 30 ms), so an isolated `set` reaches the disk at
+/// once, and what ``crash()`` keeps is what was saved by then. A test that
+/// states exactly what is durable asks for saves only on `flush()` and
+/// close: `SceneStoreFixture(configuration: .testing(savePolicy: .onFlush))`.
 public final class SceneStoreFixture: Sendable {
     /// The registries' root: `<temporary directory>/scenes`, created by the
     /// first registry with mode 0700.
@@ -101,14 +104,23 @@ public final class SceneStoreFixture: Sendable {
 }
 
 extension SceneRegistry.Configuration {
-    /// For tests: saves happen only on `flush()` and close, so a test
-    /// decides exactly what is durable; and a scene's lock is waited for up
+    /// For tests: as in production (the library's default save policy,
+    /// `SavePolicy.default`), except that a scene's lock is waited for up
     /// to two minutes, not ten seconds. On a test machine an `fsync` can
     /// take seconds while the disk writes back a build's output, and a test
     /// of registries taking turns should fail on a lost write, never on a
-    /// slow disk (a test of the timeout sets its own). Everything else as
-    /// in production.
+    /// slow disk (a test of the timeout sets its own).
     public static var testing: Self {
-        SceneRegistry.Configuration(savePolicy: .onFlush, lockTimeout: .seconds(120))
+        SceneRegistry.Configuration(lockTimeout: .seconds(120))
+    }
+
+    /// ``testing`` with another save policy: `.testing(savePolicy: .onFlush)`
+    /// saves only on `flush()` and close, so that a test decides exactly
+    /// what is durable (what a crash keeps, when another registry sees a
+    /// change).
+    public static func testing(savePolicy: SceneRegistry.SavePolicy) -> Self {
+        var configuration = testing
+        configuration.savePolicy = savePolicy
+        return configuration
     }
 }

@@ -27,9 +27,10 @@ import Testing
 
 @Suite struct TestingRelaunchAndCrashesArticle {
     // Decide what is durable
-    @Test func theAppsOwnSavePolicy() async throws {
-        let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .default))
-        #expect(fixture.configuration.savePolicy == .default)
+    @Test func savesOnFlushOnly() async throws {
+        let fixture = try SceneStoreFixture(configuration: .testing(savePolicy: .onFlush))
+        #expect(fixture.configuration.savePolicy == .onFlush)
+        #expect(try SceneStoreFixture().configuration.savePolicy == .default)
         await fixture.tearDown()
     }
 
@@ -54,8 +55,8 @@ import Testing
     }
 
     // Crash
-    @Test func tabSurvivesCrash() async throws {
-        let fixture = try SceneStoreFixture()
+    @Test func tabSurvivesCrashOnFlush() async throws {
+        let fixture = try SceneStoreFixture(configuration: .testing(savePolicy: .onFlush))
         let store = try await fixture.registry.store(for: "main")
         try store.set(2, forKey: "tab")
         try await store.flush()

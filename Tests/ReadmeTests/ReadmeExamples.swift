@@ -155,8 +155,8 @@ import Testing
 
 import SceneStoreTesting
 
-@Test func tabSurvivesCrash() async throws {
-    let fixture = try SceneStoreFixture()                 // fresh temp root, removed afterwards
+@Test func tabSurvivesCrashOnFlush() async throws {
+    let fixture = try SceneStoreFixture(configuration: .testing(savePolicy: .onFlush))   // fresh temp root, saved on flush only
     let store = try await fixture.registry.store(for: "main")
     try store.set(2, forKey: "tab"); try await store.flush()
     try store.set(3, forKey: "tab")                       // never flushed

@@ -30,8 +30,9 @@ import Testing
         await fixture.tearDown()
     }
 
-    @Test func crashRestoresTheLastFlushedPath() async throws {
-        let fixture = try SceneStoreFixture()
+    /// Saving on flush only: the path saved after the flush was never written.
+    @Test func crashRestoresTheLastFlushedPathOnFlush() async throws {
+        let fixture = try SceneStoreFixture(configuration: .testing(savePolicy: .onFlush))
         let store = try await fixture.registry.store(for: "main")
         var path = samplePath()
         try binding(store).save(path)
