@@ -122,6 +122,9 @@ struct PostgresWatchTests {
             let watch = try #require(storage.watch(.automatic, logger: capture.logger(), handler: events.handler))
             defer { watch.cancel() }
             let attempts = { capture.messages.filter { $0.hasPrefix("cannot listen for changes") }.count }
+            // A poll: the watch's retries (on its event loop's timers, no
+            // injectable clock) are logged, not announced. The minute only
+            // bounds a hang.
             let deadline = ContinuousClock.now + .seconds(60)
             while attempts() < 4, ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(50))
