@@ -9,7 +9,8 @@ import Testing
 /// What a failed call says: what the server said (its message and
 /// SQLSTATE), also where postgres-nio wraps it in the error of a closing
 /// connection, and never the password.
-@Suite(.timeLimit(.minutes(10)))
+// Hang guard: its slowest test took 16 s here (2 cores); 2 minutes, at least 4 times that.
+@Suite(.timeLimit(.minutes(2)))
 struct PostgresErrorDescriptionTests {
     /// A statement sent while the server ends an idle connection (a
     /// restart, `pg_terminate_backend`) fails with postgres-nio's

@@ -10,7 +10,8 @@ import Testing
 /// The pool (postgres-nio's `PostgresClient`) opens at most
 /// `maxConnections` connections; callers beyond wait for one to come back,
 /// at most the timeout, and are told why they got none.
-@Suite(.requiresPostgres, .postgresServer, .timeLimit(.minutes(10)))
+// Hang guard: its slowest test took 10 s here (2 cores); 3 minutes, as TSan runs it several times slower.
+@Suite(.requiresPostgres, .postgresServer, .timeLimit(.minutes(3)))
 struct PostgresPoolTests {
     /// A pool whose client holds a connection already (the first lease
     /// of a new pool connects on its own).

@@ -6,7 +6,8 @@ import Testing
 
 /// `show`, `get` and `watch` print a stored model and a navigation path as
 /// the JSON they are stored as; `--raw` keeps base64, the form `set` takes.
-@Suite(.timeLimit(.minutes(10)))
+// Hang guard: its slowest test took 13 s here (2 cores); 1 minute, at least 4 times that.
+@Suite(.timeLimit(.minutes(1)))
 struct ReadableValuesTests {
     static let model = #"{"format":"scenestore.model","tag":"layout","value":{"columns":2},"version":1}"#
 

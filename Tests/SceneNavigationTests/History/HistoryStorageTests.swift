@@ -7,7 +7,8 @@ import Testing
 
 /// A history in a scene key: restored from older paths, kept aside when
 /// this process cannot read an entry, merged with another window's edits.
-@Suite(.timeLimit(.minutes(10)))
+// Hang guard: its slowest test took 2 s here (2 cores); 1 minute, at least 4 times that.
+@Suite(.timeLimit(.minutes(1)))
 struct HistoryStorageTests {
     private let key = "mixed.path"
     private let codec = PathCodec.history(.scenePath(types: testTypes))

@@ -18,9 +18,12 @@ import Glibc
 @Suite struct CrashTortureTests {
     static let scenes = ["t0", "t1", "t2"]
 
-    @Test(.timeLimit(.minutes(10)))
+    static let kills = Soak.count(quick: 60, full: 300, variable: "SCENESTORE_TORTURE_KILLS")
+
+    // Hang guard: CI's 300 kills took 28 s here (2 cores); a minute and one more per 150 kills, 4 times that or more.
+    @Test(.timeLimit(.minutes(1 + CrashTortureTests.kills / 150)))
     func acknowledgedWritesSurviveRandomKills() async throws {
-        let kills = Soak.count(quick: 60, full: 300, variable: "SCENESTORE_TORTURE_KILLS")
+        let kills = Self.kills
         let fixture = try SceneStoreFixture()
         var ledger = TortureLedger()
         var killed = 0

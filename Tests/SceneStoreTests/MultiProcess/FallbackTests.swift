@@ -12,7 +12,8 @@ extension MultiProcess {
             savePolicy: .onFlush, watcher: .polling(interval: .milliseconds(50)))
         static let pollingArguments = ["--watcher", "polling", "--poll-interval-ms", "50"]
 
-        @Test(.timeLimit(.minutes(10)))
+        // Hang guard: it took 8 s here (2 cores); 1 minute, at least 4 times that.
+        @Test(.timeLimit(.minutes(1)))
         func pollingPropagatesASet() async throws {
             let fixture = try SceneStoreFixture(configuration: Self.polling)
             #expect(fixture.registry.watcherKind == .polling(interval: .milliseconds(50)))
@@ -37,12 +38,14 @@ extension MultiProcess {
             await fixture.tearDown()
         }
 
-        @Test(.timeLimit(.minutes(10)))
+        // Hang guard: it took 36 s here (2 cores); 3 minutes, at least 4 times that.
+        @Test(.timeLimit(.minutes(3)))
         func pollingLosesNoUpdatesOfDistinctKeys() async throws {
             try await checkDistinctKeysSurvive(watcherArguments: Self.pollingArguments, observer: Self.polling)
         }
 
-        @Test(.timeLimit(.minutes(10)))
+        // Hang guard: it took 2 s here (2 cores); 1 minute, at least 4 times that.
+        @Test(.timeLimit(.minutes(1)))
         func pollingConvergesOnOneKey() async throws {
             try await checkSameKeyConverges(watcherArguments: Self.pollingArguments, observer: Self.polling)
         }
@@ -50,7 +53,8 @@ extension MultiProcess {
         /// With every descriptor below 1024 taken, libinotifytools' would
         /// land where its `select()` aborts: inotify is refused and the
         /// automatic watcher polls (checked in a fresh process).
-        @Test(.timeLimit(.minutes(10)))
+        // Hang guard: it took under 1 s here (2 cores); 1 minute, at least 4 times that.
+        @Test(.timeLimit(.minutes(1)))
         func descriptorAbove1023FallsBackToPolling() async throws {
             struct Report: Decodable {
                 let filledUpTo: Int32

@@ -9,7 +9,8 @@ extension MultiProcess {
     /// one scene: a model stored by an older release is migrated once and
     /// every later release sees the newest; an older release never writes
     /// over a newer one's model.
-    @Suite(.timeLimit(.minutes(10))) struct UpgradeTests {
+    // Hang guard: its slowest test took 1 s here (2 cores); 1 minute, at least 4 times that.
+    @Suite(.timeLimit(.minutes(1))) struct UpgradeTests {
         private static let key = "window.layout"
 
         /// The schema version of the stored layout, read from the disk.

@@ -8,7 +8,8 @@ extension MultiProcess {
     /// Launches of a multi-window app (`scenes-lab window`) as real
     /// processes: many at once never reopen one window twice; SIGKILL
     /// leaves windows to recover; SIGTERM is a quit that keeps the edit.
-    @Suite(.timeLimit(.minutes(10))) struct WindowLaunchTests {
+    // Hang guard: its slowest test took 9 s here (2 cores); 1 minute, at least 4 times that.
+    @Suite(.timeLimit(.minutes(1))) struct WindowLaunchTests {
         /// A launch, started and ready to choose its window on "go".
         private struct Launch {
             let process: RunningScenes

@@ -7,7 +7,8 @@ import Testing
 /// The window lifecycle on each storage that keeps it (the file root and
 /// PostgreSQL), registries standing in for launches: what holds on one
 /// holds on the other.
-@Suite(.timeLimit(.minutes(10))) struct WindowLifecycleContractTests {
+// Hang guard: its slowest test took 16 s here (2 cores); 2 minutes, at least 4 times that.
+@Suite(.timeLimit(.minutes(2))) struct WindowLifecycleContractTests {
     static let backends = StorageBackend.allCases
 
     private static func launch(_ place: StoragePlace) throws -> SceneRegistry {

@@ -8,7 +8,8 @@ import Testing
 /// processes: on memory (SceneStoreTesting's `InMemoryScenes`, what apps
 /// use in their own tests), on the file root and on PostgreSQL. Whatever
 /// holds on one holds on the others.
-@Suite(.timeLimit(.minutes(10)))
+// Hang guard: its slowest test took 14 s here (2 cores); 3 minutes, as TSan runs it several times slower.
+@Suite(.timeLimit(.minutes(3)))
 struct InProcessContractTests {
     enum Medium: String, Sendable, CustomTestStringConvertible {
         case memory, files, postgres
@@ -175,7 +176,8 @@ struct InProcessContractTests {
 }
 
 /// What only memory lets a test do by hand: damage and delete a document.
-@Suite(.timeLimit(.minutes(10)))
+// Hang guard: its slowest test took 2 s here (2 cores); 1 minute, at least 4 times that.
+@Suite(.timeLimit(.minutes(1)))
 struct InMemoryScenesTests {
     /// A damaged document is moved aside and the open store writes the
     /// scene again from its memory; a reopened one starts from that.

@@ -13,7 +13,8 @@ extension SceneKey where Value == Int {
 }
 
 /// `@SceneStored` reads and writes one key like a variable.
-@Suite(.timeLimit(.minutes(10))) struct SceneStoredTests {
+// Hang guard: its slowest test took 9 s here (2 cores); 1 minute, at least 4 times that.
+@Suite(.timeLimit(.minutes(1))) struct SceneStoredTests {
     @Test func readsTheDefaultThenWhatWasAssignedAndItSurvivesRelaunch() async throws {
         let fixture = try SceneStoreFixture()
         do {

@@ -7,7 +7,8 @@ import Testing
 /// written through a symbolic link, never blocking on a FIFO, never read
 /// past ``SessionIndex/maxBytes``; each refusal is a typed error, and the
 /// file is left as it is.
-@Suite(.timeLimit(.minutes(10))) struct SessionIndexFileTests {
+// Hang guard: its slowest test took 13 s here (2 cores); 1 minute, at least 4 times that.
+@Suite(.timeLimit(.minutes(1))) struct SessionIndexFileTests {
     /// A fresh root (created) and the path of its index.
     static func fixture() throws -> (fixture: SceneStoreFixture, index: String) {
         var configuration = SceneRegistry.Configuration.testing

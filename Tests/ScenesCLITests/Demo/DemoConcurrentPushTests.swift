@@ -6,7 +6,8 @@ import Testing
 /// Two demo windows on one scene pushing onto the same stack at the same
 /// instant both keep their screen: each push is applied under the scene
 /// lock to the stack as it is on disk, never to a stale copy in memory.
-@Suite(.timeLimit(.minutes(10)), .enabled(if: LockHolder.isAvailable, "needs util-linux flock"))
+// Hang guard: its slowest test took 4 s here (2 cores); 1 minute, at least 4 times that.
+@Suite(.timeLimit(.minutes(1)), .enabled(if: LockHolder.isAvailable, "needs util-linux flock"))
 struct DemoConcurrentPushTests {
     @Test func twoWindowsPushingWhileTheSceneIsLockedKeepBothElements() async throws {
         let fixture = try SceneStoreFixture()

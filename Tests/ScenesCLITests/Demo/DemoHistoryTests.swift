@@ -5,7 +5,8 @@ import Testing
 
 /// Back and forward survive a quit, a crash and another window, as a
 /// browser tab's do.
-@Suite(.timeLimit(.minutes(10)))
+// Hang guard: its slowest test took 4 s here (2 cores); 1 minute, at least 4 times that.
+@Suite(.timeLimit(.minutes(1)))
 struct DemoHistoryTests {
     @Test func backTwiceQuitRelaunchForwardTwiceIsWhereItWas() async throws {
         let fixture = try SceneStoreFixture()

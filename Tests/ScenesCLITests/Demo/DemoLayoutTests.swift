@@ -4,7 +4,8 @@ import SceneStoreTesting
 import Testing
 
 /// The full-screen demo's layout on narrow and short terminals, in tmux.
-@Suite(.serialized, .enabled(if: TmuxPane.isAvailable, "needs tmux"), .timeLimit(.minutes(10)))
+// Hang guard: its slowest test took 2 s here (2 cores); 1 minute, at least 4 times that.
+@Suite(.serialized, .enabled(if: TmuxPane.isAvailable, "needs tmux"), .timeLimit(.minutes(1)))
 struct DemoLayoutTests {
     private static func lines(_ screen: String) -> [String] {
         screen.split(separator: "\n", omittingEmptySubsequences: false).map {

@@ -8,7 +8,8 @@ import Testing
 /// keeps pending (as when descriptors ran out) is on it, one it refused is
 /// not. Before, the line was left out and the screen showed the stack
 /// before the push even when the store kept the push to save later.
-@Suite(.timeLimit(.minutes(10)))
+// Hang guard: its slowest test took 3 s here (2 cores); 1 minute, at least 4 times that.
+@Suite(.timeLimit(.minutes(1)))
 struct DemoSaveFailureTests {
     @Test func aPushThatCannotBeSavedShowsWhatTheStoreHolds() async throws {
         let fixture = try SceneStoreFixture()

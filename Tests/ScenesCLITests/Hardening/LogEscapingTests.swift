@@ -7,7 +7,8 @@ import Testing
 /// Log lines are terminal-safe too: a PostgreSQL row whose scene is no
 /// scene id, made of escape sequences, is logged escaped by every command
 /// that lists the scenes.
-@Suite(.timeLimit(.minutes(10)))
+// Hang guard: its slowest test took 18 s here (2 cores); 2 minutes, at least 4 times that.
+@Suite(.timeLimit(.minutes(2)))
 struct LogEscapingTests {
     @Test(.enabled(if: TemporaryPostgresServer.isAvailable, "PostgreSQL is not installed (.ci/deps --test installs it)"))
     func aHostileSceneNameIsLoggedEscaped() async throws {

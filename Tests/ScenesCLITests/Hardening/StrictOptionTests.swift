@@ -7,7 +7,8 @@ import Testing
 /// Options take what their help says and nothing looser: `set --bool`
 /// exactly `true` or `false`, `prune --older-than` an unsigned count of
 /// digits and a unit.
-@Suite(.timeLimit(.minutes(10)))
+// Hang guard: its slowest test took 16 s here (2 cores); 2 minutes, at least 4 times that.
+@Suite(.timeLimit(.minutes(2)))
 struct StrictOptionTests {
     @Test func boolTakesExactlyTrueOrFalse() async throws {
         let fixture = try SceneStoreFixture()

@@ -8,7 +8,8 @@ extension CrossProcessSync {
     /// Four real processes each add 1 to one key 250 times with `update`:
     /// the counter ends at exactly 1000.
     @Suite struct UpdateCounterTests {
-        @Test(.timeLimit(.minutes(10)))
+        // Hang guard: it took 3 s here (2 cores); 1 minute, at least 4 times that.
+        @Test(.timeLimit(.minutes(1)))
         func fourProcessesTimes250IncrementsEndAtThousand() async throws {
             let fixture = try SceneStoreFixture()
             let writers = try (0..<4).map { _ in

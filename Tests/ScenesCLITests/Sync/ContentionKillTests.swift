@@ -12,7 +12,8 @@ extension CrossProcessSync {
     /// (one holds it, the others wait in `flock`): the scene always loads,
     /// complete, and the lock never wedges.
     @Suite struct ContentionKillTests {
-        @Test(.timeLimit(.minutes(10)))
+        // Hang guard: it took 6 s here (2 cores); 1 minute, at least 4 times that.
+        @Test(.timeLimit(.minutes(1)))
         func killedContendersNeverWedgeTheLockOrDamageTheScene() async throws {
             let fixture = try SceneStoreFixture()
             // Watches the scene without a lock and without recovering

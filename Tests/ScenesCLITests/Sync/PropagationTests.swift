@@ -6,7 +6,8 @@ import Testing
 
 extension CrossProcessSync {
     /// A value set and flushed by one process reaches another's streams.
-    @Suite(.timeLimit(.minutes(10))) struct PropagationTests {
+    // Hang guard: its slowest test took 1 s here (2 cores); 1 minute, at least 4 times that.
+    @Suite(.timeLimit(.minutes(1))) struct PropagationTests {
         @Test func setInAnotherProcessReachesTheChangeStream() async throws {
             try await checkSetReachesChangeStream(configuration: .init(savePolicy: .onFlush, watcher: .automatic))
         }
