@@ -8,7 +8,8 @@ import Testing
 
 /// Changes committed by other connections arrive through `LISTEN`, and a
 /// dropped connection is followed by a reconnection and a rescan.
-@Suite(.requiresPostgres, .timeLimit(.minutes(10)))
+// Hang guard: its slowest test took 20 s here (2 cores); 3 minutes, as TSan runs it several times slower.
+@Suite(.requiresPostgres, .timeLimit(.minutes(3)))
 struct PostgresWatchTests {
     @Test(.postgresServer) func changeByAnotherStorageArrivesAsChanged() async throws {
         let url = try await PostgresServer.current().newDatabase()
