@@ -70,12 +70,6 @@ struct SaveSchedule: Sendable {
         return window == .zero ? .saveNow : .save(at: now + window)
     }
 
-    /// A save that started did not run (``StoreState/saveDeferred()``):
-    /// the one the caller starts next decides what follows.
-    mutating func saveDeferred() {
-        saving = false
-    }
-
     /// A queued save found nothing to do (a flush got there first).
     mutating func queuedSaveSkipped() {
         queued = false

@@ -23,20 +23,15 @@ extension SceneStore {
     /// A save the schedule queued; its failure is reported (and retried as
     /// the schedule says), not thrown.
     private func saveInBackground() async {
-        _ = try? await saveNow(queued: true)
+        try? await saveNow(queued: true)
     }
 
     /// Saves the pending edits, merged over whatever is on disk now:
     /// lock, read, apply pending sets and removes, write generation + 1
     /// atomically, unlock. Runs holding ``io``.
     ///
-    /// - Parameter waiting: `false`: only the save in one step
-    ///   (``replaceIfCurrent()``, which never waits for the lock); when
-    ///   that cannot save, nothing happens and it returns `false`.
-    /// - Returns: whether the save ran (or there was nothing to save).
-    @discardableResult
-    func saveNow(queued: Bool = false, waiting: Bool = true) async throws(SceneStoreError) -> Bool {
-        guard state.withLock({ $0.beginSave(queued: queued) }) else { return true }
+    func saveNow(queued: Bool = false) async throws(SceneStoreError) {
+        guard state.withLock({ $0.beginSave(queued: queued) }) else { return }
         // An append of this save that did not end in record(_:) (refused,
         // failed, or deferred) is not this store's record: forgotten here.
         defer { reader.withLock { $0.appendEnded(written: false) } }
@@ -44,9 +39,6 @@ extension SceneStore {
         do throws(SceneStoreError) {
             if let written = try await replaceIfCurrent() {
                 record(written)
-            } else if !waiting {
-                state.withLock { $0.saveDeferred() }
-                return false
             } else {
                 let written = try await storage.transaction(id) { (transaction) async throws(SceneStoreError) in
                     try await saveHoldingLock(transaction)
@@ -61,7 +53,6 @@ extension SceneStore {
         log(report, failure)
         perform(next)
         if let failure { throw failure }
-        return true
     }
 
     private func log(_ report: StoreState.SaveReport, _ failure: SceneStoreError?) {
@@ -178,12 +169,7 @@ extension SceneStore {
     ///   the values stay in memory and the next save or flush tries again.
     public func flush() async throws {
         guard configuration.access == .readWrite else { throw SceneStoreError.readOnly(scene: id.rawValue) }
-        // A record appended to a scene nobody holds: on this thread (see StoreExecutor).
-        if storage.layout == .log,
-           try await io.runHereIfIdle({ () async throws(SceneStoreError) in try await self.saveNow(waiting: false) }) == true {
-            return
-        }
-        _ = try await io.run { () async throws(SceneStoreError) in try await self.saveNow() }
+        try await io.run { () async throws(SceneStoreError) in try await self.saveNow() }
     }
 }
 

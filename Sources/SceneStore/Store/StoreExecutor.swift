@@ -8,12 +8,8 @@ import Foundation
 ///
 /// The work runs on the store's queue, not on Swift's cooperative pool:
 /// the file root's reads, writes and `fsync`s block for as long as the
-/// disk takes, and the few threads of that pool run every task of the app.
-/// One exception, ``runHereIfIdle(_:)``: a flush that is one append to a
-/// scene nobody has locked writes and syncs on the caller's thread, which
-/// waits for it anyway (it never waits for a lock or reads the scene
-/// there). That spares two thread wake-ups, about a quarter of a commit.
-/// A storage whose calls only suspend may name the executor instead
+/// disk takes, and the few threads of that pool run every task of the app
+/// (a flush too: its caller may be the main thread). A storage whose calls only suspend may name the executor instead
 /// (``SceneStorage/workExecutor``): a database's event loop.
 ///
 /// * ``run(_:)`` runs work in the caller's task, on the store's queue,
@@ -68,16 +64,6 @@ final class StoreExecutor: Sendable {
     /// everything asked before it has ended.
     func run<Result, Failure: Error>(_ work: () async throws(Failure) -> Result) async throws(Failure) -> Result {
         try await onQueue(acquiring: true, work)
-    }
-
-    /// Runs `work` in the caller's task on the calling thread, without
-    /// waking the store's queue, if nothing else of the store runs; else
-    /// returns `nil` at once. For work that cannot block for long: a
-    /// flush that is one append (``SceneStore/flush()``).
-    func runHereIfIdle<Result, Failure: Error>(_ work: () async throws(Failure) -> Result) async throws(Failure) -> Result? {
-        guard claimIfIdle() else { return nil }
-        defer { handOff() }
-        return try await work()
     }
 
     /// Runs `work` in the caller's task, on the store's queue, holding the

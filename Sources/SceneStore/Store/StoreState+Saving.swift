@@ -1,6 +1,6 @@
 /// Saving, decided without I/O: whether a save runs, what it writes over
 /// the document it read, and what follows when it ended. The store does
-/// the writing (``SceneStore/saveNow(queued:waiting:)``).
+/// the writing (``SceneStore/saveNow(queued:)``).
 extension StoreState {
     /// What a save writes over the document it read.
     enum WritePlan {
@@ -36,12 +36,6 @@ extension StoreState {
         }
         saves.saveStarted()
         return true
-    }
-
-    /// A save that began could not run where it was (a flush on the
-    /// caller's thread that needs the lock): it runs again on the queue.
-    mutating func saveDeferred() {
-        saves.saveDeferred()
     }
 
     /// The pending edits merged, key by key, over `base` (the document as

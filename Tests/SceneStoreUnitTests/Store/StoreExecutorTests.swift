@@ -34,27 +34,6 @@ struct StoreExecutorTests {
         }
     }
 
-    /// `runHereIfIdle` runs work on the calling thread when nothing else
-    /// runs, holding the executor meanwhile (submitted work waits for
-    /// it), and declines at once when the executor is busy.
-    @Test func workRunsHereOnlyWhenIdle() async {
-        let executor = StoreExecutor(label: "test")
-        let caller = pthread_self()
-        let order = Locked<[String]>([])
-        let ran = await executor.runHereIfIdle { () -> Bool in
-            executor.submit { order.withLock { $0.append("submitted") } }
-            order.withLock { $0.append("here") }
-            return pthread_equal(pthread_self(), caller) != 0
-        }
-        #expect(ran == true, "did not run on the calling thread")
-        await executor.run {}
-        #expect(order.withLock { $0 } == ["here", "submitted"])
-
-        let busy = StoreExecutor(label: "test", claimed: true)
-        #expect(await busy.runHereIfIdle { true } == nil)
-        await busy.runClaimed {}
-    }
-
     /// Submitted work runs in the order it was submitted.
     @Test func submittedWorkRunsInOrder() async {
         let executor = StoreExecutor(label: "test", claimed: true)
