@@ -4,8 +4,8 @@ import Testing
 
 /// The full-screen demo shows stored strings escaped: a Mixed element
 /// holding an escape sequence is printed as text, not obeyed.
-// Hang guard: its slowest test took 2 s here (2 cores); 1 minute, at least 4 times that.
-@Suite(.serialized, .enabled(if: TmuxPane.isAvailable, "needs tmux"), .timeLimit(.minutes(1)))
+// Hang guard: its slowest test took 2 s in its layer here, 55 s in the whole suite (every test at once on 2 cores); 2 minutes.
+@Suite(.serialized, .enabled(if: TmuxPane.isAvailable, "needs tmux"), .timeLimit(.minutes(2)))
 struct DemoEscapingTests {
     @Test func storedEscapeSequencesArePrintedNotObeyed() async throws {
         let fixture = try SceneStoreFixture()

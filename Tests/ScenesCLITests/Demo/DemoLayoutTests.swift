@@ -4,8 +4,8 @@ import SceneStoreTesting
 import Testing
 
 /// The full-screen demo's layout on narrow and short terminals, in tmux.
-// Hang guard: its slowest test took 2 s here (2 cores); 1 minute, at least 4 times that.
-@Suite(.serialized, .enabled(if: TmuxPane.isAvailable, "needs tmux"), .timeLimit(.minutes(1)))
+// Hang guard: its slowest test took 2 s in its layer here, 54 s in the whole suite (every test at once on 2 cores); 2 minutes.
+@Suite(.serialized, .enabled(if: TmuxPane.isAvailable, "needs tmux"), .timeLimit(.minutes(2)))
 struct DemoLayoutTests {
     private static func lines(_ screen: String) -> [String] {
         screen.split(separator: "\n", omittingEmptySubsequences: false).map {
