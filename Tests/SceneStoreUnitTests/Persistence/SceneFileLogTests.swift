@@ -142,8 +142,9 @@ import Testing
         try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
     }
 
-    @Test func aSaveOverTheStoredVersionAppendsItsRecord() async throws {
-        let fixture = try SceneStoreFixture()
+    /// Saves on flush only, so that each round is one record.
+    @Test func aSaveOverTheStoredVersionAppendsItsRecordOnFlush() async throws {
+        let fixture = try SceneStoreFixture(configuration: .testing(savePolicy: .onFlush))
         let store = try await fixture.registry.store(for: "main")
         try store.set("x", forKey: "kept")
         try await store.flush()

@@ -128,12 +128,13 @@ import Testing
         await fixture.tearDown()
     }
 
-    @Test func anotherProcessesSaveArrivesAsOneUpdate() async throws {
+    /// The other registry saves on flush only, so that its four edits are one save.
+    @Test func anotherProcessesSaveArrivesAsOneUpdateOnFlush() async throws {
         let fixture = try SceneStoreFixture()
         let store = try await fixture.registry.store(for: "main")
         let updates = store.updates()
         try store.set(0, forKey: "mine")
-        let other = try await fixture.otherRegistry().store(for: "main")
+        let other = try await fixture.otherRegistry(configuration: .testing(savePolicy: .onFlush)).store(for: "main")
         try other.set(1, forKey: "x")
         try other.set(2, forKey: "y")
         other.removeValue(forKey: "x")
