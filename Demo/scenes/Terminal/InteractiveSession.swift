@@ -16,6 +16,10 @@ struct InteractiveSession {
     var greeting: String? = nil
     /// Closes this window for good (`x`, then `y`).
     var closeWindow: @Sendable () async throws -> Void = {}
+    /// Who changed the scene from outside last, and when (the status line).
+    let lastExternalChange = Locked<ExternalChange?>(nil)
+
+    typealias ExternalChange = (writerPID: Int32?, at: ContinuousClock.Instant)
 
     private enum Event: Sendable {
         case key(Key)
@@ -52,12 +56,15 @@ struct InteractiveSession {
             signals.cancel()
             resizes.cancel()
         }
-        let follower = Task {
-            for await _ in external { continuation.yield(.external) }
+        let follower = Task { [lastExternalChange] in
+            for await writer in external {
+                lastExternalChange.withLock { $0 = (writer, .now) }
+                continuation.yield(.external)
+            }
         }
-        let ticker = Task { [store = persistence.store] in
+        let ticker = Task { [lastExternalChange] in
             while !Task.isCancelled {
-                let recent = store.lastExternalChange.map { ContinuousClock.now - $0.at < .seconds(10) } ?? false
+                let recent = lastExternalChange.withLock { $0 }.map { ContinuousClock.now - $0.at < .seconds(10) } ?? false
                 try? await Task.sleep(for: recent ? .milliseconds(100) : .seconds(1))
                 continuation.yield(.tick)
             }
@@ -144,7 +151,7 @@ struct InteractiveSession {
             scene: scene.rawValue,
             watcher: watcher?.description ?? "no watcher",
             pid: getpid(),
-            lastExternalChange: persistence.store.lastExternalChange.map(Self.describe),
+            lastExternalChange: lastExternalChange.withLock { $0 }.map(Self.describe),
             notice: notice,
             warning: LogRouting.latestWarning)
         return Renderer().frame(
@@ -152,7 +159,7 @@ struct InteractiveSession {
     }
 
     /// "updated by pid N, 0.4 s ago".
-    static func describe(_ change: (writerPID: Int32?, at: ContinuousClock.Instant)) -> String {
+    static func describe(_ change: ExternalChange) -> String {
         let age = ContinuousClock.now - change.at
         let seconds = Double(age.components.seconds) + Double(age.components.attoseconds) / 1e18
         let ago = seconds < 10

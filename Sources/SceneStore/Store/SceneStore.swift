@@ -107,11 +107,6 @@ public final class SceneStore: Sendable {
         state.withLock { $0.lastRecovery }
     }
 
-    /// Who changed the scene from outside last, and when, if anyone has.
-    public var lastExternalChange: (writerPID: Int32?, at: ContinuousClock.Instant)? {
-        state.withLock { state in state.lastExternalChange.map { ($0.pid, $0.at) } }
-    }
-
     func convert<Value: SceneStorable>(_ stored: SceneValue, forKey key: String) -> Value? {
         if let value = Value(sceneValue: stored) { return value }
         logger.debug("wrong kind read; returning the default", metadata: [

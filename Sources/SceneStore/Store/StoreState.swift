@@ -37,7 +37,6 @@ struct StoreState: Sendable {
     var lastSaveError: SceneStoreError?
     /// How many background saves in a row failed (for the retry pause).
     var failedSaves = 0
-    var lastExternalChange: (pid: Int32?, at: ContinuousClock.Instant)?
     var broadcast = Broadcast()
 
     init(savePolicy: SceneRegistry.SavePolicy, phase: Phase = .open) {
@@ -154,18 +153,14 @@ struct StoreState: Sendable {
             changes.append(.changed(SceneChange(
                 key: key, oldValue: old, newValue: new, origin: origin, generation: file?.generation)))
         }
-        if case .external = origin, !changes.isEmpty {
-            lastExternalChange = (file?.writer.pid, ContinuousClock.now)
-        }
         broadcast.enqueue(changes)
     }
 
     /// Takes `file` as the state the scene opens with: nothing changed, so
-    /// nobody is told and no "last external change" is recorded.
+    /// nobody is told.
     mutating func load(_ file: SceneFile) {
         guard values.isEmpty, pending.isEmpty, broadcast.isEmpty else {
             adopt(file, origin: .external(writerPID: file.writer.pid))
-            lastExternalChange = nil
             return
         }
         // A store that has nothing yet takes the file as it is: no diff,
@@ -282,7 +277,6 @@ struct StoreState: Sendable {
                 key: key, oldValue: old, newValue: new, origin: .external(writerPID: file.writer.pid),
                 generation: file.generation)))
         }
-        if !changes.isEmpty { lastExternalChange = (file.writer.pid, ContinuousClock.now) }
         broadcast.enqueue(changes)
         return true
     }
