@@ -150,9 +150,12 @@ let package = Package(
             dependencies: [
                 "SceneStore",
                 "SceneStoreTesting",
+                "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // What the unit tests and SceneStoreTests share (a tmpfs to fill).
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
         // What needs more: the multi-process checks (scenes-lab children),
         // the storage contract and history on files and PostgreSQL.
         .testTarget(
@@ -162,6 +165,7 @@ let package = Package(
                 "SceneStoreTesting",
                 "SceneStorePostgres",
                 "MultiProcessSupport",
+                "TestSupport",
                 // The child processes of the multi-process tests.
                 "scenes-lab",
                 .product(name: "Logging", package: "swift-log"),
@@ -270,7 +274,7 @@ if Context.environment["SCENESTORE_TSAN"] == "1" {
 // argument-parser is resolved or built. Run it in a scratch path of its own
 // (.build-unit), so the main build in .build keeps its graph.
 if Context.environment["SCENESTORE_LAYER"] == "unit" {
-    let unitTargets: Set = ["CInotifyTools", "CSceneSupport", "SceneStore", "SceneStoreTesting", "SceneStoreUnitTests"]
+    let unitTargets: Set = ["CInotifyTools", "CSceneSupport", "SceneStore", "SceneStoreTesting", "SceneStoreUnitTests", "TestSupport"]
     let unitPackages = ["swift-log", "swift-clocks"]
     package.targets = package.targets.filter { unitTargets.contains($0.name) }
     package.products = package.products.filter { product in

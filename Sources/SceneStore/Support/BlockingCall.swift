@@ -44,9 +44,10 @@ final class BlockingCallExecutor: TaskExecutor, @unchecked Sendable {
     private let condition = NSCondition()
     private var jobs: [UnownedJob] = []  // guarded by condition
 
-    private init() {
+    /// A thread of its own, for as long as the process runs.
+    init(name: String = "SceneStore.BlockingCall") {
         let thread = Thread { self.serve() }
-        thread.name = "SceneStore.BlockingCall"
+        thread.name = name
         thread.start()
     }
 

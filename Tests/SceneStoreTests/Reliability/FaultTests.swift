@@ -3,6 +3,7 @@ import SceneStore
 import SceneStoreTesting
 import MultiProcessSupport
 import Testing
+import TestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -71,7 +72,7 @@ import Glibc
         try await first.store(for: "main").set("before", forKey: "kept")
         try await first.close()
 
-        #expect(try disk.remount(readOnly: true))
+        #expect(disk.remount(readOnly: true))
         let registry = try SceneRegistry(root: root, configuration: configuration)
         let store = try await registry.store(for: "main")
         #expect(store.value(forKey: "kept", default: "") == "before", "a read-only root still loads")
@@ -85,7 +86,7 @@ import Glibc
         #expect(store.lastSaveError != nil)
         #expect(store.value(forKey: "new", default: "") == "during")
 
-        #expect(try disk.remount(readOnly: false))
+        #expect(disk.remount(readOnly: false))
         try await store.flush()
         #expect(store.lastSaveError == nil)
         try await registry.close()

@@ -2,6 +2,7 @@ import Foundation
 import SceneStore
 import SceneStoreTesting
 import Testing
+import TestSupport
 
 /// A real full disk: a 256 KiB tmpfs. Mounting needs root, which CI has.
 @Suite(.enabled(if: getuid() == 0, "mounting a small tmpfs needs root"))

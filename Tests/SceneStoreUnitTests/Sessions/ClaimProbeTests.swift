@@ -53,10 +53,13 @@ import Testing
     @Test func aWindowLetGoOfIsFreeAtOnceWhileThisProcessSpawnsChildren() async throws {
         let fixture = try WindowLifecycleTests.fixture()
         let spawner = Background {
-            let child = Process()
-            child.executableURL = URL(fileURLWithPath: "/bin/true")
-            guard (try? child.run()) != nil else { return }
-            child.waitUntilExit()
+            // posix_spawn: the child shares this process's descriptors until its exec.
+            var child: pid_t = 0
+            let argv: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/true"), nil]
+            defer { free(argv[0]) }
+            guard posix_spawn(&child, "/bin/true", nil, nil, argv, environ) == 0 else { return }
+            var status: Int32 = 0
+            while waitpid(child, &status, 0) == -1 && errno == EINTR {}
         }
         var stillHeld = 0
         for _ in 0..<200 {
