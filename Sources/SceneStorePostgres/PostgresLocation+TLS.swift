@@ -22,12 +22,11 @@ extension PostgresLocation {
         /// certificate must chain to `roots`.
         case verifyCA(roots: TrustRoots)
         /// `sslmode=verify-full`: as `verifyCA`, and the certificate must
-        /// name the URL's host: an IP literal among its IP addresses (as
-        /// libpq 14 and later), a name among its DNS names. swift-nio-ssl,
-        /// which checks it, also takes for a name an IP address of the
-        /// certificate that is the address connected to, which libpq does
-        /// not; postgres-nio, which makes the TLS handler, gives no way to
-        /// refuse that.
+        /// name the URL's host as written, as libpq 14 and later: a name
+        /// among its DNS names, an IP literal among its IP addresses (see
+        /// ``CertificateNames``). The check is ours (``ServerNameCheck``):
+        /// swift-nio-ssl's would also take, for a name, an IP address of
+        /// the certificate that is the address connected to.
         case verifyFull(roots: TrustRoots)
 
         /// Where trusted certificates come from.
@@ -70,22 +69,20 @@ extension PostgresLocation {
         /// and its context, made once: trusted certificates are read now,
         /// so a missing or unreadable file is an error of the URL, not of
         /// every connection.
-        func context(invalid: (String) -> SceneStoreError) throws(SceneStoreError) -> (TLSConfiguration, NIOSSLContext)? {
+        func context(invalid: (String) -> SceneStoreError) throws(SceneStoreError) -> NIOSSLContext? {
             var configuration = TLSConfiguration.makeClientConfiguration()
             switch self {
             case .disable:
                 return nil
             case .prefer, .require:
                 configuration.certificateVerification = .none
-            case .verifyCA(let roots):
+            case .verifyCA(let roots), .verifyFull(let roots):
+                // verify-full's host: ServerNameCheck.
                 configuration.certificateVerification = .noHostnameVerification
-                configuration.trustRoots = try Self.trustRoots(roots, invalid: invalid)
-            case .verifyFull(let roots):
-                configuration.certificateVerification = .fullVerification
                 configuration.trustRoots = try Self.trustRoots(roots, invalid: invalid)
             }
             do {
-                return (configuration, try NIOSSLContext(configuration: configuration))
+                return try NIOSSLContext(configuration: configuration)
             } catch {
                 throw invalid("TLS cannot be set up: \(error)")
             }
@@ -111,12 +108,6 @@ extension PostgresLocation {
         func postgresTLS(_ context: NIOSSLContext?) -> PostgresConnection.Configuration.TLS {
             guard let context else { return .disable }
             return self == .prefer ? .prefer(context) : .require(context)
-        }
-
-        /// postgres-nio's client setting for this mode and `configuration`.
-        func clientTLS(_ configuration: TLSConfiguration?) -> PostgresClient.Configuration.TLS {
-            guard let configuration else { return .disable }
-            return self == .prefer ? .prefer(configuration) : .require(configuration)
         }
     }
 }

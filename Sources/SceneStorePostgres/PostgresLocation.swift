@@ -34,8 +34,8 @@ struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
     let connectTimeout: Duration?
     /// TLS over TCP.
     let tls: TLSMode
-    /// The client TLS configuration ``tls`` needs and its context, made once.
-    private let tlsSetup: (configuration: TLSConfiguration, context: NIOSSLContext)?
+    /// The TLS context ``tls`` needs, made once.
+    let tlsContext: NIOSSLContext?
 
     /// Equal when every part is; the TLS context follows from ``tls``.
     static func == (lhs: PostgresLocation, rhs: PostgresLocation) -> Bool {
@@ -113,7 +113,7 @@ struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
         self.applicationName = parameters.applicationName ?? Self.defaultApplicationName
         self.connectTimeout = parameters.connectTimeout
         self.tls = tls
-        self.tlsSetup = try tls.context(invalid: invalid)
+        self.tlsContext = try tls.context(invalid: invalid)
     }
 
     /// How long a connect may take: `connect_timeout` if the URL gave one,
@@ -132,7 +132,7 @@ struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
                 unixSocketPath: "\(host)/.s.PGSQL.\(port)", username: user, password: password, database: database)
             : PostgresConnection.Configuration(
                 host: host, port: port, username: user, password: password, database: database,
-                tls: tls.postgresTLS(tlsSetup?.context))
+                tls: tls.postgresTLS(tlsContext))
         configuration.options.connectTimeout = .nanoseconds(connectTimeout(default: defaultConnectTimeout).nanoseconds)
         configuration.options.additionalStartupParameters = startupParameters(lockTimeout: lockTimeout)
         return configuration
@@ -144,24 +144,6 @@ struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
     private func startupParameters(lockTimeout: Duration?) -> [(String, String)] {
         [("application_name", applicationName)]
             + (lockTimeout.map { [("lock_timeout", "\($0.wholeMilliseconds)ms")] } ?? [])
-    }
-
-    /// postgres-nio's client configuration for this location: connects
-    /// and options as ``configuration(defaultConnectTimeout:lockTimeout:)``,
-    /// at most `maxConnections` open at once.
-    func clientConfiguration(
-        defaultConnectTimeout: Duration, lockTimeout: Duration?, maxConnections: Int
-    ) -> PostgresClient.Configuration {
-        var configuration = isUnixSocket
-            ? PostgresClient.Configuration(
-                unixSocketPath: "\(host)/.s.PGSQL.\(port)", username: user, password: password, database: database)
-            : PostgresClient.Configuration(
-                host: host, port: port, username: user, password: password, database: database,
-                tls: tls.clientTLS(tlsSetup?.configuration))
-        configuration.options.connectTimeout = connectTimeout(default: defaultConnectTimeout)
-        configuration.options.additionalStartupParameters = startupParameters(lockTimeout: lockTimeout)
-        configuration.options.maximumConnections = maxConnections
-        return configuration
     }
 
     /// RFC 3986's unreserved characters: all a percent-encoded host keeps.

@@ -4,33 +4,22 @@ import NIOConcurrencyHelpers
 import PostgresNIO
 import SceneStore
 
-/// A storage's connections: postgres-nio's `PostgresClient`, a bounded
-/// pool that keeps idle connections alive (a `SELECT 1` after 30 s idle)
-/// and closes those unused for a minute, run by a task of its own from the
-/// first lease until ``close()``.
+/// A storage's connections: at most ``maxConnections`` open at once, kept
+/// between callers, each connected by ``PostgresSession/connect(to:on:timeout:lockTimeout:logger:)``
+/// (so `verify-full` checks the host as libpq does, which postgres-nio's
+/// `PostgresClient` cannot: its TLS handler takes no check of ours).
 ///
 /// A lease (``lease()``) lends one connection to one caller: a transaction
 /// holds it from `BEGIN` to `COMMIT`, so the scene's lock (a
-/// transaction-scoped advisory lock) lives exactly as long. At most
-/// ``maxConnections`` are open at once; a caller that finds them all lent
-/// waits, first come first served, at most ``timeout`` in all (the
-/// client's queue has no bound of its own), then fails with
-/// ``SceneStoreError/storageUnavailable(location:reason:)``, saying whether
-/// the server could be reached.
-///
-/// The client connects only when asked, and after a failed connect
-/// retries with a backoff that grows to a minute, telling its callers
-/// nothing meanwhile. So while it holds no connection (first use, after
-/// an outage) it is asked for one in the background, and each caller
-/// connects on its own, as many at once as the client's bound: a refused
-/// or failed connect fails the caller at once with its reason, and a
-/// server back from an outage serves at once, whatever the client's
-/// backoff. Such a connection is closed on release. Callers use the client
-/// again as soon as it lends a connection.
-///
-/// Statements outside a transaction (``withSession(_:)``: a save over
-/// the version a store holds, a read) keep the connection they were lent
-/// between calls while nobody waits for one (see ``lineIdle``).
+/// transaction-scoped advisory lock) lives exactly as long. A lease takes
+/// the connection given back last, else connects (a refused or failed
+/// connect fails that caller at once, with its reason; the next caller
+/// tries again, with no backoff: a server back from an outage serves at
+/// once), else, with all ``maxConnections`` lent, waits first come first
+/// served, at most ``timeout``, then fails with
+/// ``SceneStoreError/storageUnavailable(location:reason:)``. A connection
+/// given back unhealthy is closed, and its place goes to the first waiter,
+/// who connects. Connections unused for ``idleLimit`` are closed.
 ///
 /// No lender asks for a second connection while it holds one, so lenders
 /// cannot wait for each other. The first lease also prepares the schema
@@ -46,37 +35,33 @@ final class PostgresPool: Sendable {
     /// lock (the scene's advisory lock) before it fails with 55P03.
     let lockTimeout: Duration?
     let logger: Logger
-    /// Connections open at once, lent or idle, in the client.
+    /// Connections open at once, lent or idle.
     let maxConnections: Int
-    private let client: PostgresClient
+    /// How long a connection given back stays open unused.
+    static let idleLimit: Duration = .seconds(30)
 
-    /// Guarded by ``state``; the kept connection's part is handled in
-    /// `PostgresPool+Line.swift`.
     struct State {
-        /// The client's `run()`, from the first lease on.
-        var running: Task<Void, Never>?
         var closed = false
         var schemaReady = false
-        /// The client's connections lent before and not closed since: a
-        /// lease of one of them is a reuse. (A closed one is forgotten: the
-        /// client never gives its id to another.)
-        var live: Set<PostgresConnection.ID> = []
-        /// Connections of the pool's own lent now.
-        var directLent = 0
-        /// Whether a request of ``warmClient()`` is out.
-        var warming = false
-        /// A lease of the client's kept between calls of
-        /// ``withSession(_:)`` (see ``lineIdle``).
-        var line: PostgresLease?
-        var lineBusy = false
-        var lineUsed = ContinuousClock.now
-        /// Gives the line back once it is unused for ``lineIdle``.
-        var lineTimer: Scheduled<Void>?
-        /// Callers waiting for a lease of the client's: the line goes back
-        /// to the client rather than keep a connection from them.
-        var waiting = 0
+        /// Connections open or connecting, lent or idle.
+        var open = 0
+        /// Connections given back, the last one last.
+        var idle: [(session: PostgresSession, since: ContinuousClock.Instant)] = []
+        /// Callers waiting for a connection, first come first.
+        var waiters: [(id: Int, grant: OneShot<Grant>)] = []
+        var nextWaiter = 0
+        var idleCheck: Scheduled<Void>?
     }
 
+    /// What a waiting caller is given.
+    enum Grant: Sendable {
+        /// A connection given back.
+        case connection(PostgresSession)
+        /// The place of a connection closed: the caller connects.
+        case place
+        case timedOut
+        case closed
+    }
 
     let state = NIOLockedValueBox(State())
 
@@ -91,18 +76,6 @@ final class PostgresPool: Sendable {
         self.lockTimeout = lockTimeout
         self.logger = logger
         self.maxConnections = max(maxConnections, 1)
-        // The client logs each failed connect of its backoff at info (an
-        // outage would fill the app's log), and warns of a lease asked for
-        // before its run() task got going (as the first may be: it waits
-        // for it). Failures reach the caller, who logs them; its errors pass.
-        var background = logger
-        background.logLevel = max(logger.logLevel, .error)
-        self.client = PostgresClient(
-            configuration: location.clientConfiguration(
-                defaultConnectTimeout: timeout, lockTimeout: lockTimeout, maxConnections: self.maxConnections),
-            eventLoopGroup: eventLoop,
-            backgroundLogger: background
-        )
     }
 
     deinit {
@@ -110,122 +83,121 @@ final class PostgresPool: Sendable {
     }
 
     /// A connection, lent until ``PostgresLease/release(healthy:)``,
-    /// waiting at most ``timeout`` for it: the client's, or while the
-    /// client holds none, one of the pool's own.
+    /// waiting at most ``timeout`` for it.
     func lease() async throws(SceneStoreError) -> PostgresLease {
-        try run()
-        let lease = try await clientHoldsConnections() ? clientLease() : directLease()
+        let lease = try await obtain()
         if !state.withLockedValue({ $0.schemaReady }) { try await prepareSchema(on: lease) }
         return lease
     }
 
-    /// Whether the caller should wait for the client. While it holds no
-    /// connection, it is asked for one in the background (one request at a
-    /// time), and the caller connects on its own, unless
-    /// ``maxConnections`` of the pool's own connections are lent already.
-    private func clientHoldsConnections() -> Bool {
-        let (useClient, warm) = state.withLockedValue { state -> (Bool, Bool) in
-            guard state.live.isEmpty else { return (true, false) }
-            let warm = !state.warming
-            state.warming = true
-            guard state.directLent < maxConnections else { return (true, warm) }
-            state.directLent += 1
-            return (false, warm)
+    private func obtain() async throws(SceneStoreError) -> PostgresLease {
+        enum Next { case reuse(PostgresSession), connect, wait(Int, OneShot<Grant>), closed }
+        let next = state.withLockedValue { state -> Next in
+            guard !state.closed else { return .closed }
+            while let kept = state.idle.popLast() {
+                if !kept.session.isClosed { return .reuse(kept.session) }
+                state.open -= 1
+            }
+            if state.open < maxConnections {
+                state.open += 1
+                return .connect
+            }
+            let grant = OneShot<Grant>()
+            state.nextWaiter += 1
+            state.waiters.append((state.nextWaiter, grant))
+            return .wait(state.nextWaiter, grant)
         }
-        if warm { warmClient() }
-        return useClient
+        switch next {
+        case .reuse(let session):
+            return PostgresLease(session: session, reused: true, pool: self)
+        case .connect:
+            return try await connect()
+        case .closed:
+            throw closedError
+        case .wait(let id, let grant):
+            // On an event loop, not a task: cancelling it wakes no thread.
+            let timer = eventLoop.scheduleTask(in: .nanoseconds(timeout.nanoseconds)) {
+                if grant.fulfil(.timedOut) { self.state.withLockedValue { $0.waiters.removeAll { $0.id == id } } }
+            }
+            let granted = await grant.value
+            timer.cancel()
+            switch granted {
+            case .connection(let session):
+                return PostgresLease(session: session, reused: true, pool: self)
+            case .place:
+                return try await connect()
+            case .closed:
+                throw closedError
+            case .timedOut:
+                throw .storageUnavailable(
+                    location: location.description,
+                    reason: "all \(maxConnections) connections of this storage stayed in use for \(timeout)")
+            }
+        }
     }
 
-    /// A connection of the pool's own, closed on release: a refused or
-    /// failed connect fails the caller at once, with its reason.
-    private func directLease() async throws(SceneStoreError) -> PostgresLease {
+    /// Opens a connection in a place the caller holds.
+    private func connect() async throws(SceneStoreError) -> PostgresLease {
         do {
             let session = try await PostgresSession.connect(
                 to: location, on: eventLoop, timeout: timeout, lockTimeout: lockTimeout, logger: logger)
-            return PostgresLease(direct: session, pool: self)
+            return PostgresLease(session: session, reused: false, pool: self)
         } catch {
-            directReleased()
+            giveBack(nil)
             throw error
         }
     }
 
-    /// A connection of the pool's own was closed.
-    func directReleased() {
-        state.withLockedValue { $0.directLent -= 1 }
-    }
-
-    /// Asks the client for a connection and gives it straight back, so
-    /// that it connects; the connection it lends is known from then on.
-    private func warmClient() {
-        Task { [client] in
-            _ = try? await client.withConnection { connection in self.known(connection) }
-            state.withLockedValue { $0.warming = false }
-        }
-    }
-
-    /// Records a connection of the client's: whether it was lent before.
-    private func known(_ connection: PostgresConnection) -> Bool {
-        let id = connection.id
-        let reused = state.withLockedValue { !$0.live.insert(id).inserted }
-        if !reused {
-            connection.closeFuture.whenComplete { _ in _ = self.state.withLockedValue { $0.live.remove(id) } }
-        }
-        return reused
-    }
-
-    /// A connection of the client's, waiting at most ``timeout``.
-    private func clientLease() async throws(SceneStoreError) -> PostgresLease {
-        let freeLine = state.withLockedValue { state -> PostgresLease? in
-            state.waiting += 1
-            guard let line = state.line, !state.lineBusy else { return nil }
-            state.line = nil
-            return line
-        }
-        freeLine?.release(healthy: true)
-        defer { state.withLockedValue { $0.waiting -= 1 } }
-        let granted = OneShot<Grant>()
-        // The client lends a connection for a closure's lifetime: this task
-        // holds the closure open until the lease is released.
-        let holder = Task { [client] in
-            do {
-                try await client.withConnection { connection in
-                    let lease = PostgresLease(connection: connection, reused: self.known(connection), pool: self)
-                    guard granted.fulfil(.lent(lease)) else { return }  // the caller gave up meanwhile
-                    if await !lease.released.value { try? await connection.close().get() }
+    /// Takes back a lent connection (`nil`: one closed, or never opened):
+    /// to the first waiter, else kept.
+    func giveBack(_ session: PostgresSession?) {
+        let session = session.flatMap { $0.isClosed ? nil : $0 }
+        enum Next { case handTo(OneShot<Grant>), kept, closing }
+        while true {
+            let next = state.withLockedValue { state -> Next in
+                if state.closed {
+                    state.open -= 1
+                    return .closing
                 }
-            } catch {
-                granted.fulfil(.failed(error))
+                if !state.waiters.isEmpty { return .handTo(state.waiters.removeFirst().grant) }
+                if let session {
+                    state.idle.append((session, .now))
+                    if state.idleCheck == nil { state.idleCheck = scheduleIdleCheck() }
+                } else {
+                    state.open -= 1
+                }
+                return .kept
             }
-        }
-        // On an event loop, not a task: cancelling it wakes no thread.
-        let timer = eventLoop.scheduleTask(in: .nanoseconds(timeout.nanoseconds)) {
-            if granted.fulfil(.timedOut) { holder.cancel() }
-        }
-        let grant = await granted.value
-        timer.cancel()
-        switch grant {
-        case .lent(let lease):
-            return lease
-        case .failed(let error):
-            if state.withLockedValue({ $0.closed }) {
-                throw .storageUnavailable(location: location.description, reason: "the storage was closed")
+            switch next {
+            case .kept:
+                return
+            case .closing:
+                session?.close()
+                return
+            case .handTo(let waiter):
+                if waiter.fulfil(session.map(Grant.connection) ?? .place) { return }
+                // That caller gave up meanwhile: the next one.
             }
-            throw .storageUnavailable(location: location.description, reason: PostgresSession.describe(error))
-        case .timedOut:
-            throw .storageUnavailable(location: location.description, reason: await whyNoConnection())
         }
     }
 
-    /// Starts the client's `run()` on the first lease.
-    private func run() throws(SceneStoreError) {
-        let closed = state.withLockedValue { state -> Bool in
-            guard !state.closed else { return true }
-            if state.running == nil {
-                state.running = Task { [client] in await client.run() }
+    /// Closes, every ``idleLimit``, the connections unused that long.
+    private func scheduleIdleCheck() -> Scheduled<Void> {
+        eventLoop.scheduleTask(in: .nanoseconds(Self.idleLimit.nanoseconds)) {
+            let stale = self.state.withLockedValue { state -> [PostgresSession] in
+                let now = ContinuousClock.now
+                let stale = state.idle.filter { now - $0.since >= Self.idleLimit }.map(\.session)
+                state.idle.removeAll { now - $0.since >= Self.idleLimit }
+                state.open -= stale.count
+                state.idleCheck = state.idle.isEmpty || state.closed ? nil : self.scheduleIdleCheck()
+                return stale
             }
-            return false
+            for session in stale { session.close() }
         }
-        if closed { throw .storageUnavailable(location: location.description, reason: "the storage was closed") }
+    }
+
+    private var closedError: SceneStoreError {
+        .storageUnavailable(location: location.description, reason: "the storage was closed")
     }
 
     private func prepareSchema(on lease: PostgresLease) async throws(SceneStoreError) {
@@ -238,22 +210,6 @@ final class PostgresPool: Sendable {
         state.withLockedValue { $0.schemaReady = true }
     }
 
-    /// Why a lease found no connection within ``timeout``: the client does
-    /// not say. With all ``maxConnections`` of the client's open, they
-    /// stayed in use; else a connection of its own asks the server (1 s at
-    /// most), whose error says why the client could not connect.
-    private func whyNoConnection() async -> String {
-        let inUse = "all \(maxConnections) connections of this storage stayed in use for \(timeout)"
-        if state.withLockedValue({ $0.live.count >= maxConnections }) { return inUse }
-        do {
-            let probe = try await PostgresSession.connect(to: location, on: eventLoop, timeout: min(timeout, .seconds(1)), logger: logger)
-            probe.close()
-            return inUse
-        } catch {
-            return "no connection to the server within \(timeout): \(error.unavailableReason)"
-        }
-    }
-
     /// A lent connection on which `start` (a `BEGIN`) succeeded, tried
     /// again on the next connection as ``withSession(_:)`` does.
     func lease(startingWith start: (PostgresSession) async throws(SceneStoreError) -> Void) async throws(SceneStoreError) -> PostgresLease {
@@ -261,6 +217,26 @@ final class PostgresPool: Sendable {
             do throws(SceneStoreError) {
                 try await start(lease.session)
                 return lease
+            } catch {
+                lease.release(healthy: false)
+                throw error
+            }
+        }
+    }
+
+    /// Runs `body`, autocommitted statements (no transaction), on a lent
+    /// connection. A connection kept from before may have died meanwhile
+    /// (a server restart): when `body` fails on one because it was closed,
+    /// it runs again on the next connection, so `body` must be safe to
+    /// repeat (a read, a conditional write).
+    func withSession<Result>(
+        _ body: (PostgresSession) async throws(SceneStoreError) -> Result
+    ) async throws(SceneStoreError) -> Result {
+        try await retrying { lease async throws(SceneStoreError) in
+            do throws(SceneStoreError) {
+                let result = try await body(lease.session)
+                lease.release(healthy: true)
+                return result
             } catch {
                 lease.release(healthy: false)
                 throw error
@@ -288,25 +264,19 @@ final class PostgresPool: Sendable {
         }
     }
 
-    /// Stops the client: its connections close, and later leases throw.
-    /// Does not wait.
+    /// Closes the connections kept; those lent close when given back, and
+    /// later leases throw. Does not wait.
     func close() {
-        let (running, line) = state.withLockedValue { state in
+        let (idle, waiters) = state.withLockedValue { state in
             state.closed = true
-            state.lineTimer?.cancel()
-            state.lineTimer = nil
-            defer { state.line = nil }
-            return (state.running, state.lineBusy ? nil : state.line)
+            state.idleCheck?.cancel()
+            state.idleCheck = nil
+            state.open -= state.idle.count
+            defer { state.idle = []; state.waiters = [] }
+            return (state.idle.map(\.session), state.waiters.map(\.grant))
         }
-        line?.release(healthy: true)
-        running?.cancel()
-    }
-
-    /// What a lease's wait ended with.
-    private enum Grant: Sendable {
-        case lent(PostgresLease)
-        case failed(any Error)
-        case timedOut
+        for session in idle { session.close() }
+        for waiter in waiters { waiter.fulfil(.closed) }
     }
 }
 #endif

@@ -37,12 +37,9 @@ final class PostgresSession: Sendable {
         timeout: Duration, lockTimeout: Duration? = nil, logger: Logger
     ) async throws(SceneStoreError) -> PostgresSession {
         // The future, not the async overload: the wait below bounds it.
-        let future: EventLoopFuture<PostgresConnection> = PostgresConnection.connect(
-            on: eventLoop,
-            configuration: location.configuration(defaultConnectTimeout: timeout, lockTimeout: lockTimeout),
-            id: connectionIDs.withLockedValue { $0 &+= 1; return $0 },
-            logger: logger
-        )
+        let future = location.connect(
+            on: eventLoop, timeout: timeout, lockTimeout: lockTimeout,
+            id: connectionIDs.withLockedValue { $0 &+= 1; return $0 }, logger: logger)
         // The connect timeout is the library's; this one only backs it up.
         let connection: PostgresConnection
         do {

@@ -7,24 +7,18 @@ import SceneStore
 import SceneStoreTesting
 import Testing
 
-/// The pool (postgres-nio's `PostgresClient`) opens at most
-/// `maxConnections` connections; callers beyond wait for one to come back,
-/// at most the timeout, and are told why they got none.
+/// The pool opens at most `maxConnections` connections; callers beyond
+/// wait for one to come back, at most the timeout, and are told why they
+/// got none.
 // Hang guard: its slowest test took 10 s here (2 cores); 3 minutes, as TSan runs it several times slower.
 @Suite(.requiresPostgres, .postgresServer, .timeLimit(.minutes(3)))
 struct PostgresPoolTests {
-    /// A pool whose client holds a connection already (the first lease
-    /// of a new pool connects on its own).
+    /// A pool that has prepared its schema (its first lease does).
     private func pool(maxConnections: Int, timeout: Duration) async throws -> PostgresPool {
         let location = try PostgresLocation(try await PostgresServer.current().newDatabase())
         let pool = PostgresPool(location: location, timeout: timeout, logger: Logger(label: "pool-tests"), maxConnections: maxConnections)
-        while true {
-            let lease = try await pool.lease()
-            lease.release(healthy: true)
-            if lease.fromClient { return pool }
-            // A poll: the client's connect in the background sends no event.
-            try await Task.sleep(for: .milliseconds(10))
-        }
+        try await pool.lease().release(healthy: true)
+        return pool
     }
 
     @Test func aBurstOfCallersNeverOpensMoreThanTheCap() async throws {
@@ -56,15 +50,32 @@ struct PostgresPoolTests {
         defer { pool.close() }
         let held = try await pool.lease()
         let waiter = Task { try await pool.lease() }
-        // Released once the waiter waits for the client (a count the pool
-        // keeps, polled: it sends no event).
-        while pool.state.withLockedValue({ $0.waiting }) == 0 {
+        // Released once the waiter waits (a list the pool keeps, polled:
+        // it sends no event).
+        while pool.state.withLockedValue({ $0.waiters.isEmpty }) {
             try await Task.sleep(for: .milliseconds(1))
         }
         held.release(healthy: true)
         let next = try await waiter.value
         #expect(next.session.connection.id == held.session.connection.id)
         #expect(next.reused)
+        next.release(healthy: true)
+    }
+
+    @Test func aWaiterConnectsWhenTheConnectionComesBackUnhealthy() async throws {
+        let pool = try await pool(maxConnections: 1, timeout: .seconds(60))
+        defer { pool.close() }
+        let held = try await pool.lease()
+        let waiter = Task { try await pool.lease() }
+        while pool.state.withLockedValue({ $0.waiters.isEmpty }) {
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        held.release(healthy: false)
+        // postgres-nio's client, under the pool before, left the waiter
+        // waiting out its timeout here: it got no connection, and none was open.
+        let next = try await waiter.value
+        #expect(next.session.connection.id != held.session.connection.id)
+        #expect(!next.reused)
         next.release(healthy: true)
     }
 
@@ -95,8 +106,6 @@ struct PostgresPoolTests {
             let closedBackend = try await held.session.rows(backend, as: Int32.self)
             held.release(healthy: false)
             try await held.session.closed.get()
-            // The client may lend it once more before it learns of the
-            // close; the call then goes on on another connection.
             let next = try await pool.withSession { (session) async throws(SceneStoreError) in
                 try await session.rows(backend, as: Int32.self)
             }
@@ -105,8 +114,8 @@ struct PostgresPoolTests {
     }
 
     @Test func aRefusedConnectFailsTheCallerAtOnceWithItsReason() async throws {
-        // The client alone would retry with backoff until the caller's
-        // timeout; the pool's own connect tells at once.
+        // postgres-nio's client retried with backoff until the caller's
+        // timeout; the pool's connect tells at once.
         let port = try PostgresServer.freePort()
         let location = try PostgresLocation("postgres://u:p@127.0.0.1:\(port)/db?sslmode=disable")
         let pool = PostgresPool(location: location, timeout: .seconds(60), logger: Logger(label: "pool-tests"))
@@ -145,9 +154,10 @@ struct PostgresPoolTests {
         #expect(backends.count == 1)
     }
 
-    @Test func aKeptConnectionNeverKeepsALeaseWaiting() async throws {
-        // One connection, kept by a loop of statements that never pauses:
-        // a lease (a transaction's) gets it after the statement in flight.
+    @Test func aLoopOfStatementsNeverKeepsALeaseWaiting() async throws {
+        // One connection, taken again and again by a loop of statements
+        // that never pauses: a lease (a transaction's) gets it after the
+        // statement in flight.
         // A starved lease would wait out any timeout; 30 s, not 5, because
         // under the whole suite's load one lease once took longer than 5 s.
         let pool = try await pool(maxConnections: 1, timeout: .seconds(30))

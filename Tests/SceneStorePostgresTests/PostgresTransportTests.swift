@@ -18,22 +18,14 @@ struct PostgresTransportTests {
         url.replacingOccurrences(of: "@127.0.0.1:", with: "@\(host):") + (query.isEmpty ? "" : "?" + query)
     }
 
-    /// Whether the server sees the connection `url` makes as encrypted.
+    /// Whether the server sees the connection `url` makes as encrypted
+    /// (a connection as the storage makes them).
     private func encrypted(_ url: String) async throws -> Bool {
-        let location = try PostgresLocation(url)
-        let connection = try await PostgresConnection.connect(
-            configuration: location.configuration(defaultConnectTimeout: .seconds(20)), id: 1, logger: Self.logger)
-        do {
-            let rows = try await connection.query("SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()", logger: Self.logger)
-            var ssl: [Bool] = []
-            for try await value in rows.decode(Bool.self) { ssl.append(value) }
-            try await connection.close()
-            try #require(ssl.count == 1, "pg_stat_ssl: \(ssl)")
-            return ssl[0]
-        } catch {
-            try? await connection.close()
-            throw error
-        }
+        let session = try await PostgresSession.connect(to: try PostgresLocation(url), timeout: .seconds(20), logger: Self.logger)
+        defer { session.close() }
+        let ssl = try await session.rows("SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()", as: Bool.self)
+        try #require(ssl.count == 1, "pg_stat_ssl: \(ssl)")
+        return ssl[0]
     }
 
     @Test func eachSSLModeGetsWhatItAsksOfAServerWithTLS() async throws {
@@ -82,9 +74,8 @@ struct PostgresTransportTests {
 
     /// `verify-full` checks the host as the URL writes it, as libpq 14
     /// and later: a name against the certificate's DNS names, an IP
-    /// literal against its IP addresses. A name is also taken when the
-    /// certificate names the address it resolved to, which libpq refuses:
-    /// see ``PostgresLocation/TLSMode/verifyFull(roots:)``.
+    /// literal against its IP addresses. (swift-nio-ssl's own check took
+    /// a name whose address the certificate names.)
     @Test func verifyFullChecksTheHostAsTheURLWritesIt() async throws {
         try await PostgresServer.with(tls: true) { server in
             let database = try await server.newDatabase()
@@ -96,14 +87,31 @@ struct PostgresTransportTests {
 
             try await reissue(server, names: [], addresses: ["127.0.0.1"])
             #expect(await connects(to: "127.0.0.1"), "an IP literal the certificate's IP addresses name")
-            await withKnownIssue("swift-nio-ssl matches a certificate's IP addresses against the address connected to") {
-                #expect(await !connects(to: "localhost"), "a name that resolves to an address the certificate names")
+            #expect(await !connects(to: "localhost"), "a name that resolves to an address the certificate names")
+            let refused = url(database, host: "localhost", "sslmode=verify-full&sslrootcert=\(authority.certificate.path)")
+            let error = await #expect(throws: SceneStoreError.self) {
+                _ = try await PostgresSession.connect(to: try PostgresLocation(refused), timeout: .seconds(20), logger: Self.logger)
             }
+            #expect("\(String(describing: error))".contains("the server's certificate does not name localhost"), "\(String(describing: error))")
 
             try await reissue(server, names: ["localhost"], addresses: [])
             #expect(await connects(to: "localhost"))
             #expect(await !connects(to: "127.0.0.1"), "an IP literal the certificate names only as localhost")
         }
+    }
+
+    @Test func certificateNamesMatchAsLibpqMatchesThem() {
+        let names = CertificateNames(dnsNames: ["DB.example.com", "*.pool.example.com", "10.0.0.9"], addresses: [[127, 0, 0, 1]])
+        #expect(names.match("db.example.com"))
+        #expect(names.match("a.pool.example.com"))
+        #expect(!names.match("a.b.pool.example.com"), "a wildcard stands for one label")
+        #expect(!names.match("pool.example.com"))
+        #expect(names.match("127.0.0.1"))
+        #expect(names.match("10.0.0.9"), "a DNS name written as the literal, as libpq compares it")
+        #expect(!names.match("localhost"), "an IP address never names a host name")
+        #expect(!names.match("::1"))
+        #expect(CertificateNames(addresses: [Array(repeating: 0, count: 15) + [1]]).match("::1"))
+        #expect(!CertificateNames().match("db.example.com"), "no subject alternative names: refused")
     }
 
     /// Gives `server` a certificate of its authority naming `names` and
