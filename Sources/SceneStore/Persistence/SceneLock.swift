@@ -355,7 +355,8 @@ final class SceneLock {
     }
 }
 
-/// How long a lock may still be waited for, and the pause before the next try.
+/// How long a lock may still be waited for, and the pause before the next
+/// try: both on the registry's clock (a test advances a manual one).
 private struct LockWait {
     let scene: SceneID
     /// `nil`: no waiting at all.
@@ -384,7 +385,7 @@ private struct LockWait {
         guard now - start < timeout else {
             throw .lockTimeout(scene: scene.rawValue, holderPID: holder(), waited: timeout)
         }
-        usleep(UInt32(jittered ? Int.random(in: pause...(2 * pause)) : pause))
+        clock.blockingSleep(for: .microseconds(jittered ? Int.random(in: pause...(2 * pause)) : pause))
         pause = min(pause * 2, 2000)
     }
 }

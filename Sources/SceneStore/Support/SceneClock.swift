@@ -1,3 +1,8 @@
+import Dispatch
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The clock a registry's timing runs on (``SceneRegistry/Configuration/clock``),
 /// reduced to what the store needs: a reading, and a sleep until a reading.
 /// A reading is the time since the clock was wrapped (the registry
@@ -9,6 +14,8 @@
 package struct SceneClock: Sendable {
     private let reading: @Sendable () -> Duration
     private let sleeper: @Sendable (Duration) async throws -> Void
+    /// Blocks the calling thread until a reading (see ``blockingSleep(for:)``).
+    private let blockingSleeper: @Sendable (Duration) -> Void
 
     package init(_ clock: any Clock<Duration>) {
         self = Self.wrapping(clock)
@@ -16,15 +23,40 @@ package struct SceneClock: Sendable {
 
     private static func wrapping<C: Clock<Duration>>(_ clock: C) -> Self {
         let start = clock.now
-        return Self(
-            reading: { start.duration(to: clock.now) },
-            sleeper: { reading in try await clock.sleep(until: start.advanced(by: reading), tolerance: nil) }
-        )
+        let sleeper: @Sendable (Duration) async throws -> Void = { reading in
+            try await clock.sleep(until: start.advanced(by: reading), tolerance: nil)
+        }
+        let reading: @Sendable () -> Duration = { start.duration(to: clock.now) }
+        let blockingSleeper: @Sendable (Duration) -> Void
+        if clock is ContinuousClock || clock is SuspendingClock {
+            blockingSleeper = { deadline in
+                let remaining = (deadline - reading()).nanoseconds
+                guard remaining > 0 else { return }
+                var pause = timespec(tv_sec: remaining / 1_000_000_000, tv_nsec: remaining % 1_000_000_000)
+                var left = timespec()
+                while nanosleep(&pause, &left) != 0, errno == EINTR { pause = left }
+            }
+        } else {
+            // A clock a test advances: a task sleeps on it, the thread waits for the task.
+            blockingSleeper = { deadline in
+                let woken = DispatchSemaphore(value: 0)
+                Task {
+                    try? await sleeper(deadline)
+                    woken.signal()
+                }
+                woken.wait()
+            }
+        }
+        return Self(reading: reading, sleeper: sleeper, blockingSleeper: blockingSleeper)
     }
 
-    private init(reading: @escaping @Sendable () -> Duration, sleeper: @escaping @Sendable (Duration) async throws -> Void) {
+    private init(
+        reading: @escaping @Sendable () -> Duration, sleeper: @escaping @Sendable (Duration) async throws -> Void,
+        blockingSleeper: @escaping @Sendable (Duration) -> Void
+    ) {
         self.reading = reading
         self.sleeper = sleeper
+        self.blockingSleeper = blockingSleeper
     }
 
     /// The continuous clock, for what runs outside a registry.
@@ -50,5 +82,15 @@ package struct SceneClock: Sendable {
     /// Returns once `duration` has passed on the clock.
     package func sleep(for duration: Duration) async throws {
         try await sleeper(now + duration)
+    }
+
+    /// Blocks the calling thread until `duration` has passed on the clock:
+    /// for the waits of blocking work (the scene lock's), on a thread the
+    /// library owns, never the cooperative pool's. On a real clock a
+    /// `nanosleep`; on another (a test's manual clock) the thread waits
+    /// for a task sleeping on it, so that advancing the clock wakes it.
+    package func blockingSleep(for duration: Duration) {
+        guard duration > .zero else { return }
+        blockingSleeper(now + duration)
     }
 }
