@@ -77,12 +77,6 @@ public final class SceneStoreFixture: Sendable {
         return other
     }
 
-    @available(*, deprecated, renamed: "otherRegistry(configuration:)",
-               message: "it opens a registry in this process, not a process")
-    public func secondProcess(configuration: SceneRegistry.Configuration? = nil) throws -> SceneRegistry {
-        try otherRegistry(configuration: configuration)
-    }
-
     /// Closes every registry and deletes the temporary directory.
     public func tearDown() async {
         let all = registries.withLock { [$0.current] + $0.others }

@@ -102,14 +102,6 @@ public final class SceneRegistry: Sendable {
     /// password) or memory. Its description is for people.
     public var location: SceneLocation { storage.sceneLocation }
 
-    /// The directory holding one file per scene; for scenes kept
-    /// elsewhere, their ``location`` as a URL.
-    @available(*, deprecated, message: "use location, which also tells a database or memory from a directory")
-    public var root: URL {
-        if case .directory(let url) = location { return url }
-        return URL(string: location.description) ?? URL(fileURLWithPath: "/")
-    }
-
     /// The watcher in use (`nil` if none could start, or it stopped and
     /// nothing took over: changes by other processes are then merged only
     /// when saving).
