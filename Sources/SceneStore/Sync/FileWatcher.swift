@@ -19,7 +19,7 @@ package enum FileWatchEvent: Sendable, Equatable {
 public enum FileWatcherKind: Sendable, Equatable, CustomStringConvertible {
     /// The name of the process-wide inotify thread as the kernel shows it
     /// (`/proc/self/task/*/comm`), for diagnostics and tools that watch it.
-    public static let inotifyThreadName = "SceneStore.inot"
+    package static let inotifyThreadName = "SceneStore.inot"
 
     /// libinotifytools on the one process-wide watcher thread.
     case inotify

@@ -5,14 +5,15 @@ extension SceneValue {
     /// (``SceneCodableKey``: `{"format":"scenestore.model","tag":…}`) or a
     /// navigation path (SceneNavigation's `{"elements":[…],"version":…}`)
     /// as the JSON it is stored as, instead of base64; anything else as
-    /// ``description`` gives it (the form `scenes set` takes).
-    public var readableDescription: String {
+    /// `description` gives it (the form `scenes set` takes). For the
+    /// package's command-line tools, and ``SceneChange``'s description.
+    package var readableDescription: String {
         storedDocumentText ?? description
     }
 
     /// The JSON text of a stored model or a navigation path this value
     /// holds as `Data`, or `nil`.
-    public var storedDocumentText: String? {
+    package var storedDocumentText: String? {
         guard case .data(let data) = self, data.first == UInt8(ascii: "{"),
               let probe = try? JSONDecoder().decode(DocumentProbe.self, from: data),
               probe.format == ModelDocument.format || (probe.elements != nil && probe.version != nil)
@@ -34,8 +35,8 @@ private struct DocumentProbe: Decodable {
 }
 
 extension SceneChange: CustomStringConvertible {
-    /// `key: old -> new (origin, generation)`, values as
-    /// ``SceneValue/readableDescription`` gives them.
+    /// `key: old -> new (origin, generation)`; a stored model or a
+    /// navigation path as the JSON it is stored as, instead of base64.
     public var description: String {
         let from = oldValue?.readableDescription ?? "(none)"
         let to = newValue?.readableDescription ?? "(removed)"
