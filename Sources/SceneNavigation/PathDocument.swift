@@ -33,15 +33,28 @@ enum PathDocument {
     ///   ``ScenePathError/unencodableElement(tag:position:underlying:)``
     ///   without a position for anything else.
     static func encode<Record: Encodable>(_ records: [Record]) throws(ScenePathError) -> Data {
+        try Data(encodeAlone(Document(records: records)))
+    }
+
+    /// `value` as JSON on its own, written as within a document.
+    static func encodeAlone(_ value: some Encodable) throws(ScenePathError) -> [UInt8] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         do {
-            return try encoder.encode(Document(records: records))
+            return Array(try encoder.encode(value))
         } catch let error as ScenePathError {
             throw error
         } catch {
             throw .unencodableElement(tag: nil, position: nil, underlying: error)
         }
+    }
+
+    /// One record decoded on its own with `types`; `nil` when its bytes
+    /// are not JSON.
+    static func decodeAlone(_ record: [UInt8], types: ScenePathTypes) -> TaggedRecordIn? {
+        let decoder = JSONDecoder()
+        if let typesKey { decoder.userInfo[typesKey] = types }
+        return try? decoder.decode(TaggedRecordIn.self, from: Data(record))
     }
 
     /// Decodes the element list of a document, one `Record` per element.

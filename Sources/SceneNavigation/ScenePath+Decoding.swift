@@ -31,13 +31,22 @@ extension ScenePath {
         types: ScenePathTypes,
         policy: PathDecodingPolicy
     ) throws(ScenePathError) -> RestoredPath<ScenePath> {
-        let records = try PathDocument.decode(TaggedRecordIn.self, from: data, types: types)
+        // Record by record through the registry's memo where the document
+        // is laid out as written; else (or if a record is not JSON) whole.
+        var outcomes = PathDocument.records(of: data).flatMap { records in
+            let outcomes = records.compactMap { types.memo.outcome(of: $0, types: types) }
+            return outcomes.count == records.count ? outcomes : nil
+        }
+        if outcomes == nil {
+            outcomes = try PathDocument.decode(TaggedRecordIn.self, from: data, types: types).map(\.outcome)
+        }
+        let records = outcomes ?? []
         var path = ScenePath()
         path.storage.reserveCapacity(records.count)
         var dropped: [DroppedElement] = []
-        for (position, record) in records.enumerated() {
+        for (position, outcome) in records.enumerated() {
             let drop: DroppedElement
-            switch record.outcome {
+            switch outcome {
             case .element(let element):
                 path.storage.append(element)
                 continue

@@ -20,14 +20,14 @@ extension ScenePath {
     ///   ``ScenePathError/unencodableElement(tag:position:underlying:)`` when
     ///   an element's own encoding fails.
     public func encoded(types: ScenePathTypes) throws(ScenePathError) -> Data {
-        var records: [TaggedRecordOut] = []
+        var records: [[UInt8]] = []
         records.reserveCapacity(storage.count)
         for (position, element) in storage.enumerated() {
             guard let registration = types.registration(forTypeOf: element) else {
                 throw .unregisteredType(String(reflecting: type(of: element)), position: position)
             }
-            records.append(TaggedRecordOut(position: position, tag: registration.tag, value: element))
+            records.append(try types.memo.record(of: element, registration, at: position))
         }
-        return try PathDocument.encode(records)
+        return PathDocument.document(ofRecords: records)
     }
 }

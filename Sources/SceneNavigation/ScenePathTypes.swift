@@ -49,6 +49,8 @@
 public struct ScenePathTypes: Sendable {
     private let byTag: [String: Registration]
     private let byType: [ObjectIdentifier: Registration]
+    /// The records of its types encoded and decoded lately.
+    let memo = RecordMemo()
 
     /// Creates a registry.
     ///
