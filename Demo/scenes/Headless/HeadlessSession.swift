@@ -38,19 +38,22 @@ struct HeadlessSession {
         }
 
         var state = restore()
+        // The state line last printed (its origin set to external), to
+        // which a change from another process is compared: one line built
+        // per change, not three.
+        var shown = line(for: state, origin: .external)
         for await event in events {
             switch event {
             case .line(let text):
-                switch await handle(text, state: &state) {
+                switch await handle(text, state: &state, shown: &shown) {
                 case .handled: break
                 case .quit: return nil
                 case .outputClosed: return SIGPIPE
                 }
             case .external:
-                let reloaded = persistence.load().state.keeping(highlightsOf: state)
-                let changed = line(for: reloaded, origin: .external) != line(for: state, origin: .external)
-                state = reloaded
-                if changed, !emitState(reloaded, origin: .external) { return SIGPIPE }
+                state = persistence.load().state.keeping(highlightsOf: state)
+                let next = line(for: state, origin: .external)
+                if next != shown, !emit(next, shown: &shown) { return SIGPIPE }
             case .endOfInput:
                 return nil
             case .signal(let number):
@@ -75,7 +78,7 @@ struct HeadlessSession {
 
     private enum Outcome { case handled, quit, outputClosed }
 
-    private func handle(_ text: String, state: inout DemoState) async -> Outcome {
+    private func handle(_ text: String, state: inout DemoState, shown: inout StateLine) async -> Outcome {
         let command: LineCommand
         do {
             guard let parsed = try LineCommand(parsing: text) else { return .handled }
@@ -89,7 +92,7 @@ struct HeadlessSession {
         case .quit:
             return .quit
         case .show:
-            return emitState(state, origin: .local) ? .handled : .outputClosed
+            return emit(line(for: state, origin: .local), shown: &shown) ? .handled : .outputClosed
         case .tab(let tab):
             state.perform(.selectTab(tab))
         case .open(let number):
@@ -121,19 +124,21 @@ struct HeadlessSession {
             complain("cannot save: \(error)")
             state = persistence.load().state.keeping(highlightsOf: state)
         }
-        return emitState(state, origin: .local) ? .handled : .outputClosed
+        return emit(line(for: state, origin: .local), shown: &shown) ? .handled : .outputClosed
     }
 
     private func line(for state: DemoState, origin: StateLine.Origin) -> StateLine {
         StateLine(scene: scene.rawValue, state: state, catalog: persistence.catalog, origin: origin)
     }
 
-    /// Prints the state line.
+    /// Prints `line`, and keeps it in `shown`.
     /// - Returns: false when stdout is gone (`EPIPE`): the session ends.
-    private func emitState(_ state: DemoState, origin: StateLine.Origin) -> Bool {
+    private func emit(_ line: StateLine, shown: inout StateLine) -> Bool {
+        shown = line
+        shown.origin = .external
         let text: String
         do {
-            text = try jsonLine(line(for: state, origin: origin))
+            text = try jsonLine(line)
         } catch {
             complain("cannot encode the state: \(error)")
             return true
