@@ -1,4 +1,5 @@
 import Foundation
+import SceneStore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -47,5 +48,6 @@ package func writeLine(_ line: String) -> Int32? {
     return nil
 }
 
-/// What `scenes --version` prints.
-package let scenesVersion = "scenes 0.1.0 (scene file format 1)"
+/// What `scenes --version` prints: the scene file format is the one the
+/// library writes.
+package let scenesVersion = "scenes 0.1.0 (scene file format \(SceneFile.currentVersion))"

@@ -38,6 +38,14 @@ import Testing
         let version = try await scenes(["--version"], root: fixture.root)
         #expect(version.status == 0)
         #expect(version.stdout.hasPrefix("scenes "))
+        // The format files carry (it said 1 while files carried 2).
+        let stored = try await fixture.registry.store(for: "v")
+        try stored.set(1, forKey: "k")
+        try await stored.flush()
+        let header = try String(contentsOf: fixture.root.appendingPathComponent("v.json"), encoding: .utf8)
+        let written = header.split(separator: "\n").first { $0.contains("\"version\":") }?
+            .filter(\.isNumber)
+        #expect(written != nil && version.stdout.contains("scene file format \(written ?? "")"), "\(version.stdout)")
         for shell in ["bash", "zsh", "fish"] {
             let script = try await scenes(["--generate-completion-script", shell], root: fixture.root)
             #expect(script.status == 0, "\(shell): \(script.stderr)")
