@@ -74,53 +74,32 @@ final class RecordMemo: Sendable {
 }
 
 extension PathDocument {
-    /// How every document ``encode(_:)`` writes begins and ends: its
-    /// records lie between, separated by commas.
-    static let recordsHead = Array(#"{"elements":["#.utf8)
-    static let recordsTail = Array(#"],"version":1}"#.utf8)
-
-    /// The document of `records`, each the bytes of one encoded record.
+    /// The document of `records`, each the bytes of one encoded record,
+    /// laid out as ``encode(_:)`` writes it.
     static func document(ofRecords records: [[UInt8]]) -> Data {
-        var document = recordsHead
-        for (index, record) in records.enumerated() {
-            if index > 0 { document.append(UInt8(ascii: ",")) }
-            document += record
-        }
-        return Data(document + recordsTail)
+        Data(HistoryDocument.head + Array("[".utf8) + Array(records.joined(separator: Array(",".utf8)))
+            + Array("]".utf8) + HistoryDocument.tail)
     }
 
     /// The bytes of each record of a document laid out as ``encode(_:)``
     /// writes it; `nil` for any other layout (the whole document is then
     /// decoded, and judged, at once).
     static func records(of data: Data) -> [[UInt8]]? {
-        let bytes = Array(data)
-        guard bytes.count >= recordsHead.count + recordsTail.count,
-              bytes.starts(with: recordsHead), bytes.reversed().starts(with: recordsTail.reversed())
+        let bytes = Array(data), head = HistoryDocument.head, tail = HistoryDocument.tail
+        guard bytes.count >= head.count + tail.count + 2, bytes.starts(with: head), bytes.suffix(tail.count).elementsEqual(tail)
         else { return nil }
-        let list = bytes[recordsHead.count..<(bytes.count - recordsTail.count)]
+        let list = Array(bytes[head.count..<(bytes.count - tail.count)])
+        guard list.first == UInt8(ascii: "["), list.last == UInt8(ascii: "]") else { return nil }
+        if list.count == 2 { return [] }
         var records: [[UInt8]] = []
-        var start = list.startIndex, depth = 0, inString = false, escaped = false
-        for index in list.indices {
-            let byte = list[index]
-            if inString {
-                if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") { inString = false }
-                continue
-            }
-            switch byte {
-            case UInt8(ascii: "\""): inString = true
-            case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
-            case UInt8(ascii: "}"), UInt8(ascii: "]"):
-                depth -= 1
-                guard depth >= 0 else { return nil }
-            case UInt8(ascii: ",") where depth == 0:
-                records.append(Array(list[start..<index]))
-                start = index + 1
-            default: break
-            }
+        var index = 1
+        while true {
+            guard index < list.count, list[index] == UInt8(ascii: "{"),
+                  let end = HistoryDocument.valueEnd(in: list, from: index), end < list.count else { return nil }
+            records.append(Array(list[index..<end]))
+            if list[end] == UInt8(ascii: "]") { return end == list.count - 1 ? records : nil }
+            guard list[end] == UInt8(ascii: ",") else { return nil }
+            index = end + 1
         }
-        guard depth == 0, !inString else { return nil }
-        if start < list.endIndex || !records.isEmpty { records.append(Array(list[start...])) }
-        guard records.allSatisfy({ $0.first == UInt8(ascii: "{") && $0.last == UInt8(ascii: "}") }) else { return nil }
-        return records
     }
 }

@@ -9,8 +9,8 @@ import Foundation
 enum HistoryDocument {
     /// How every path document ``PathDocument`` writes begins and ends
     /// (sorted keys, no whitespace): its element list lies between.
-    private static let head = Array(#"{"elements":"#.utf8)
-    private static let tail = Array(#","version":1}"#.utf8)
+    static let head = Array(#"{"elements":"#.utf8)
+    static let tail = Array(#","version":1}"#.utf8)
 
     /// The history document of three path documents: the path's elements,
     /// then `forward` and `recent` when not empty, as ``StoredParts`` writes
@@ -107,7 +107,7 @@ enum HistoryDocument {
     /// Where the JSON value starting at `start` ends: after its closing
     /// bracket or quote, or after the last byte of a number or literal.
     /// Strings are skipped whole, so brackets inside them do not count.
-    private static func valueEnd(in bytes: [UInt8], from start: Int) -> Int? {
+    static func valueEnd(in bytes: [UInt8], from start: Int) -> Int? {
         guard start < bytes.count else { return nil }
         switch bytes[start] {
         case UInt8(ascii: "\""):
