@@ -25,6 +25,34 @@ package func jsonLine<T: Encodable>(_ value: T) throws -> String {
     return String(escaped)
 }
 
+/// Appends `text` to `out` as a JSON string, escaped as `jsonLine` escapes
+/// it: `\"`, `\\`, `\b`, `\t`, `\n`, `\f`, `\r`, `\u00XX` for the
+/// other C0 controls, `\uXXXX` for the scalars unsafe on a terminal.
+package func appendJSONString(_ text: String, to out: inout String) {
+    out += "\""
+    guard text.unicodeScalars.contains(where: { $0 == "\"" || $0 == "\\" || $0.isUnsafeOnTerminal }) else {
+        out += text
+        out += "\""
+        return
+    }
+    for scalar in text.unicodeScalars {
+        switch scalar {
+        case "\"": out += "\\\""
+        case "\\": out += "\\\\"
+        case "\u{08}": out += "\\b"
+        case "\t": out += "\\t"
+        case "\n": out += "\\n"
+        case "\u{0C}": out += "\\f"
+        case "\r": out += "\\r"
+        case _ where scalar.isUnsafeOnTerminal:
+            let hex = String(scalar.value, radix: 16)
+            out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+        default: out.unicodeScalars.append(scalar)
+        }
+    }
+    out += "\""
+}
+
 /// Writes one line to stdout at once (scripts and tests read lines),
 /// ignoring a reader that went away.
 package func emit(_ line: String) {

@@ -136,14 +136,7 @@ struct HeadlessSession {
     private func emit(_ line: StateLine, shown: inout StateLine) -> Bool {
         shown = line
         shown.origin = .external
-        let text: String
-        do {
-            text = try jsonLine(line)
-        } catch {
-            complain("cannot encode the state: \(error)")
-            return true
-        }
-        guard let failed = writeLine(text) else { return true }
+        guard let failed = writeLine(line.json) else { return true }
         if failed == EPIPE { return false }
         complain("cannot write the state: \(String(cString: strerror(failed)))")
         return true

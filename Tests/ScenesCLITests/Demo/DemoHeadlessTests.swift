@@ -1,4 +1,5 @@
 import Foundation
+import MultiProcessSupport
 import SceneStoreTesting
 import Testing
 
@@ -29,6 +30,23 @@ struct DemoHeadlessTests {
         #expect(last.stacks.library == [["settings": .flag(true)]])
         #expect(last.screen.title == "The Dispossessed")
         #expect(last.screen.links.contains("Back to first book"))
+    }
+
+    /// The state line is written by hand (StateLine.json): each string
+    /// comes back as pushed, and nothing a terminal obeys is written raw.
+    @Test func stateLinesEscapeWhatTheyMust() async throws {
+        let fixture = try SceneStoreFixture()
+        let texts = ["q\"uote", "back\\slash", "t\tab", "b\u{08}f\u{0C}", "esc\u{1B}[7m", "del\u{7F}c1\u{9B}", "bidi\u{202E}\u{2066}", "é✓/"]
+        let run = try await headless(texts.map { "push \($0)" }, root: fixture.root)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.lines.last?.stacks.mixed == texts.map(MixedElement.text))
+        let raw = try await scenes(["run", "--scene", "main"], root: fixture.root, stdin: "show\n")
+        let obeyed: Set<Unicode.Scalar> = ["\u{202E}", "\u{2066}"]
+        let rawControls = raw.stdout.unicodeScalars.filter { scalar in
+            scalar.value < 0x20 ? scalar != "\n" : (0x7F...0x9F).contains(scalar.value) || obeyed.contains(scalar)
+        }
+        #expect(rawControls.isEmpty)
+        #expect(raw.stdout.contains(#""q\"uote","back\\slash","t\tab","b\bf\f","esc\u001b[7m","del\u007fc1\u009b","bidi\u202e\u2066","é✓/""#))
     }
 
     @Test func relaunchRestoresTabAndEveryStack() async throws {
