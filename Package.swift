@@ -253,8 +253,21 @@ for target in package.targets where target.type != .system && target.name != "CS
 // (about 600k lines of C, compiled a second time); here dependencies are
 // built plain, the same objects as the plain build's, and only our modules
 // (SceneStorePostgres included) are compiled under TSan. Executables and
-// test products link the TSan runtime.
+// test products link the TSan runtime. Only the targets of .ci/tsan's
+// suites are declared (their tests, the libraries, scenes-lab that
+// FaultTests launches): the CLI, its tests, the README's and the fuzzers'
+// are not compiled a second time.
 if Context.environment["SCENESTORE_TSAN"] == "1" {
+    let dropped: Set = [
+        "scenes", "ScenesCLITests", "ReadmeTests", "foundation-floor", "SceneStoreServiceLifecycle",
+        "SceneStoreServiceLifecycleTests", "FuzzChecks", "SceneFileFuzzer", "ScenePathFuzzer", "FuzzCorpusTests",
+    ]
+    package.targets = package.targets.filter { !dropped.contains($0.name) }
+    package.products = package.products.filter { !dropped.contains($0.name) }
+    package.dependencies = package.dependencies.filter { dependency in
+        guard case .sourceControl(_, let location, _) = dependency.kind else { return true }
+        return !location.hasSuffix("/swift-service-lifecycle")
+    }
     for target in package.targets where target.type != .system {
         if target.name == "CSceneSupport" {
             target.cSettings = (target.cSettings ?? []) + [.unsafeFlags(["-fsanitize=thread"])]
