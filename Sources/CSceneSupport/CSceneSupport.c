@@ -67,10 +67,6 @@ int scenestore_fstat_untimed(int fd, struct stat *info) {
     return stat_untimed(fd, "", AT_EMPTY_PATH, info);
 }
 
-int scenestore_lstat_untimed(const char *path, struct stat *info) {
-    return stat_untimed(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW, info);
-}
-
 int scenestore_open_to_read(const char *path) {
     int flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC;
     int fd = open(path, flags | O_NOATIME);

@@ -10,9 +10,7 @@ extension Probe {
     /// Runs out of file descriptors (EMFILE) with a set pending, tries to
     /// flush, gives the descriptors back and flushes again: the first flush
     /// must fail with a typed error and the second must save everything.
-    /// With `--other-scenes N`, N other scenes saved twice before keep
-    /// their lock and scene files open: the flush during the shortage
-    /// closes those and saves. With `--fresh-scene`, the value set during
+    /// With `--fresh-scene`, the value set during
     /// the shortage goes to a scene without a file, whose save writes it
     /// whole (a new lock file, a temporary file, the directory's sync).
     struct FileLimit: AsyncParsableCommand {
@@ -21,9 +19,6 @@ extension Probe {
             abstract: "Flush with no descriptor left, then again; print what happened as JSON.")
 
         @OptionGroup var rootOptions: RootOptions
-
-        @Option(help: "Other scenes to save twice before the shortage.")
-        var otherScenes = 0
 
         @Flag(help: "Set the value during the shortage in a scene with no file yet (written whole) instead of main.")
         var freshScene = false
@@ -46,13 +41,6 @@ extension Probe {
             let store = try await registry.store(for: "main")
             try store.set("before", forKey: "before")
             try await store.flush()
-            for index in 0..<otherScenes {
-                let other = try await registry.store(for: SceneID("other-\(index)"))
-                for value in 1...2 {
-                    try other.set(value, forKey: "a")
-                    try await other.flush()
-                }
-            }
 
             let target = freshScene ? try await registry.store(for: "fresh") : store
 

@@ -42,10 +42,6 @@ int scenestore_ofd_is_locked(int fd);
 struct stat;
 int scenestore_fstat_untimed(int fd, struct stat *info);
 
-/// `lstat` of `path` as `scenestore_fstat_untimed` does it: never follows
-/// a symbolic link, leaves the times out.
-int scenestore_lstat_untimed(const char *path, struct stat *info);
-
 /// Opens `path` to read, never following a symbolic link, not blocking,
 /// closed on exec, and without updating its access time (`O_NOATIME`)
 /// where the caller may ask that (it owns the file: otherwise EPERM, and

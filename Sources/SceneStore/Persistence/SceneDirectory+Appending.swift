@@ -43,8 +43,8 @@ extension SceneDirectory {
     func append(
         _ record: [UInt8], to id: SceneID, over version: DiskVersion, from position: LogPosition? = nil, sizeLimit: Int
     ) throws(SceneStoreError) -> Bool {
-        guard let (fd, info, path) = try openKeptScene(id) else { return false }
-        defer { sceneDescriptors.keep(fd, identity: FileIdentity(info), for: path) }
+        guard let (fd, info, path) = try openScene(id) else { return false }
+        defer { close(fd) }
         let size = Int(info.st_size)
         let end: (offset: Int, first: Bool, after: Data)
         if let position, position.version == version,
@@ -59,9 +59,7 @@ extension SceneDirectory {
         let append = LogAppend(record: record, first: end.first, end: end.offset, size: size)
         guard append.size <= sizeLimit else { return false }
         // The same file (under the lock nobody replaces it), checked by its inode.
-        let writer = try freeingKeptDescriptors { () throws(SceneStoreError) in
-            try syscall("open", path: path) { path.withCString { open($0, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) } }
-        }
+        let writer = try syscall("open", path: path) { path.withCString { open($0, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) } }
         var written = stat()
         guard scenestore_fstat_untimed(writer, &written) == 0, FileIdentity(written) == FileIdentity(info) else {
             close(writer)
@@ -106,23 +104,6 @@ extension SceneDirectory {
         guard let (fd, info, path) = try openScene(id) else { return nil }
         defer { close(fd) }
         return try peekVersion(of: fd, size: Int(info.st_size), path: path)?.writer
-    }
-
-    /// Scene `id`'s file as ``openScene(_:)`` opens it, through the
-    /// descriptor kept since this process's last append when the path
-    /// still names its file (a regular file: `lstat` without times), so
-    /// the caller gives it back to ``sceneDescriptors``.
-    private func openKeptScene(_ id: SceneID) throws(SceneStoreError) -> (fd: Int32, info: stat, path: String)? {
-        let path = scenePath(id)
-        if let (fd, identity) = sceneDescriptors.take(path) {
-            var info = stat()
-            if path.withCString({ scenestore_lstat_untimed($0, &info) }) == 0,
-               info.st_mode & S_IFMT == S_IFREG, FileIdentity(info) == identity {
-                return (fd, info, path)
-            }
-            close(fd)
-        }
-        return try openScene(id)
     }
 
     /// Scene `id`'s file opened to read, and its `fstat` without times

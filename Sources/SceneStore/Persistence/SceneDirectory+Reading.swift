@@ -77,17 +77,14 @@ extension SceneDirectory {
 
     /// A scene file (or the windows' index) at `path` opened to read
     /// (``scenestore_open_to_read``: never through a symbolic link, never
-    /// blocking on a FIFO), through ``freeingKeptDescriptors(_:)``; the
-    /// caller closes it.
+    /// blocking on a FIFO); the caller closes it.
     func openToRead(_ path: String) throws(SceneStoreError) -> OpenedToRead {
-        try freeingKeptDescriptors { () throws(SceneStoreError) -> OpenedToRead in
-            let fd = path.withCString { scenestore_open_to_read($0) }
-            guard fd == -1 else { return .opened(fd) }
-            switch errno {
-            case ENOENT: return .missing
-            case ELOOP: return .symbolicLink
-            case let code: throw .io(syscall: "open", path: path, errno: code)
-            }
+        let fd = path.withCString { scenestore_open_to_read($0) }
+        guard fd == -1 else { return .opened(fd) }
+        switch errno {
+        case ENOENT: return .missing
+        case ELOOP: return .symbolicLink
+        case let code: throw .io(syscall: "open", path: path, errno: code)
         }
     }
 

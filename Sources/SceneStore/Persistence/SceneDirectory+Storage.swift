@@ -18,11 +18,9 @@ extension SceneDirectory: SceneStorage {
     func location(of id: SceneID) -> String { scenePath(id) }
 
     /// Waits for the previous versions still to unlink: a closed registry
-    /// leaves no side file but its lock and tombstones, and no descriptor open.
+    /// leaves no side file but its lock and tombstones.
     func release() {
         Self.finishCleanup()
-        lockDescriptors.closeAll()
-        sceneDescriptors.closeAll()
     }
 
     func transaction<Result>(

@@ -37,10 +37,6 @@ struct SceneDirectory: Sendable {
     let lockTimeout: Duration
     /// What ``lockTimeout`` is measured on.
     let clock: SceneClock
-    /// The scenes' lock files kept open between saves.
-    let lockDescriptors = KeptDescriptors()
-    /// The scene files kept open between appends (``append(_:to:over:from:sizeLimit:)``).
-    let sceneDescriptors = KeptDescriptors()
 
     init(
         root: URL, limits: SceneRegistry.Limits = .init(), lockTimeout: Duration = .seconds(10),
@@ -161,9 +157,7 @@ struct SceneDirectory: Sendable {
     private func lock(_ id: SceneID, waiting timeout: Duration?) throws(SceneStoreError) -> SceneLock {
         let path = lockPath(id)
         let lock = { () throws(SceneStoreError) in
-            try freeingKeptDescriptors { () throws(SceneStoreError) in
-                try SceneLock(path: path, scene: id, timeout: timeout, clock: clock, descriptors: lockDescriptors)
-            }
+            try SceneLock(path: path, scene: id, timeout: timeout, clock: clock)
         }
         do {
             return try lock()
@@ -205,19 +199,14 @@ struct SceneDirectory: Sendable {
     /// - Returns: the name now holding the previous version, for the caller
     ///   to unlink after releasing the lock (``discardPrevious(_:)``).
     func write(_ bytes: Data, for id: SceneID) throws(SceneStoreError) -> String? {
-        let path = scenePath(id)
-        // The version replaced here is unlinked soon: nothing keeps its blocks.
-        sceneDescriptors.forget(path)
-        return try write(bytes, to: path, of: id)
+        try write(bytes, to: scenePath(id), of: id)
     }
 
     /// Replaces `target` (the scene's file or one of its side files) the same way.
     private func write(_ bytes: Data, to target: String, of id: SceneID) throws(SceneStoreError) -> String? {
         let token = randomToken()
         let temp = tempPath(id, token: token)
-        let fd = try freeingKeptDescriptors { () throws(SceneStoreError) in
-            try syscall("open", path: temp) { open(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600) }
-        }
+        let fd = try syscall("open", path: temp) { open(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600) }
         do {
             try writeAll(bytes, to: fd, path: temp)
             try syscall("fsync", path: temp) { fsync(fd) }
@@ -285,9 +274,7 @@ struct SceneDirectory: Sendable {
     }
 
     func syncDirectory() throws(SceneStoreError) {
-        let fd = try freeingKeptDescriptors { () throws(SceneStoreError) in
-            try syscall("open", path: rootPath) { open(rootPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
-        }
+        let fd = try syscall("open", path: rootPath) { open(rootPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
         defer { close(fd) }
         try syscall("fsync", path: rootPath) { fsync(fd) }
     }
@@ -295,7 +282,6 @@ struct SceneDirectory: Sendable {
     /// Removes the scene file (a discard). Call with the scene lock held.
     func removeScene(_ id: SceneID) throws(SceneStoreError) {
         let path = scenePath(id)
-        sceneDescriptors.forget(path)
         if unlink(path) == -1 && errno != ENOENT {
             throw .io(syscall: "unlink", path: path, errno: errno)
         }
@@ -309,7 +295,6 @@ struct SceneDirectory: Sendable {
     /// directory): the move fails with `ELOOP`/`ENOTDIR` and the damaged
     /// file stays where it is.
     func quarantine(_ id: SceneID, reason: String) throws(SceneStoreError) -> URL {
-        sceneDescriptors.forget(scenePath(id))
         let folder = root.appendingPathComponent(Self.quarantineFolder, isDirectory: true)
         let rootFD = try syscall("open", path: root.path) { open(root.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
         defer { close(rootFD) }

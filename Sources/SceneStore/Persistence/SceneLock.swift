@@ -33,17 +33,10 @@ import Glibc
 final class SceneLock {
     /// The locked descriptor.
     private(set) var fd: Int32
-    /// The creator's descriptor opened by name, or -1: the one kept at
-    /// ``unlock()`` (``fd`` is then the unnamed file's, open for writing).
+    /// The creator's descriptor opened by name, or -1: the one that shows
+    /// in `/proc/<pid>/fd` as the path (``fd`` is the unnamed file's).
     private var named: Int32 = -1
     let path: String
-    /// The locked file's identity, for ``KeptDescriptors``.
-    private var identity: FileIdentity
-    /// Where the descriptor goes back, unlocked, at ``unlock()``; `nil`:
-    /// closed. Never a descriptor open for writing (the creator's of an
-    /// unnamed lock file; its named one is kept instead): a file kept open
-    /// for writing keeps its file system from being remounted read-only.
-    private var descriptors: KeptDescriptors?
 
     /// Waits until this process holds the scene's lock, at most `timeout`.
     ///
@@ -58,30 +51,15 @@ final class SceneLock {
     ///   the lock, throw ``SceneStoreError/lockTimeout(scene:holderPID:waited:)``
     ///   at once, without looking for the holder.
     /// - Parameter clock: what the timeout is measured on (the registry's).
-    /// - Parameter descriptors: where a descriptor of the lock file kept
-    ///   since an earlier lock is taken from (checked like a new one: it
-    ///   is used only while the path names its file), and where this
-    ///   one's goes back at ``unlock()``.
-    init(
-        path: String, scene: SceneID, timeout: Duration?, clock: SceneClock = .continuous,
-        descriptors: KeptDescriptors? = nil
-    ) throws(SceneStoreError) {
+    init(path: String, scene: SceneID, timeout: Duration?, clock: SceneClock = .continuous) throws(SceneStoreError) {
         self.path = path
-        self.descriptors = descriptors
         var wait = LockWait(scene: scene, timeout: timeout, clock: clock)
-        var kept = descriptors?.take(path)
         while true {
             let fd: Int32
             let identity: FileIdentity
             let created: Bool
             var named: Int32 = -1
-            let opened: Opened
-            if let (keptFD, keptIdentity) = kept {
-                (opened, kept) = (.existing(keptFD, keptIdentity), nil)
-            } else {
-                opened = try Self.open(path)
-            }
-            switch opened {
+            switch try Self.open(path) {
             case .again:
                 continue
             case .existing(let opened, let opening):
@@ -111,7 +89,6 @@ final class SceneLock {
             }
             self.fd = fd
             self.named = named
-            self.identity = identity
             return
         }
     }
@@ -233,26 +210,16 @@ final class SceneLock {
     /// which then closes the descriptor.
     func removeFile() {
         unlink(path)
-        descriptors = nil
     }
 
-    /// Lets go of the lock; a descriptor opened by name is kept for the
-    /// next lock of the scene (``KeptDescriptors``), the others closed.
+    /// Lets go of the lock and closes its descriptors.
     func unlock() {
         guard fd >= 0 else { return }
         // Unlocked before the close: a child this process is spawning may
         // share the descriptor until its exec, and would hold the lock.
         flock(fd, LOCK_UN)
-        var kept = fd
-        if named >= 0 {
-            close(fd)
-            kept = named
-        }
-        if let descriptors {
-            descriptors.keep(kept, identity: identity, for: path)
-        } else {
-            close(kept)
-        }
+        close(fd)
+        if named >= 0 { close(named) }
         (fd, named) = (-1, -1)
     }
 
@@ -279,8 +246,7 @@ final class SceneLock {
     /// shows the very file it locked as `PATH (deleted)`, the inode
     /// `/proc/locks` names (a creator keeps its file open by name for this;
     /// see the type's comment). A process that only has a deleted version
-    /// open, unlocked (``KeptDescriptors`` keeps one between saves), while
-    /// it locks another file is no holder.
+    /// open, unlocked, while it locks another file is no holder.
     /// Only processes whose `/proc/<pid>/fd` this one may read are seen:
     /// those of the same user, which is who writes a scene root.
     static func holderOfDeletedVersion(of path: String, device: UInt64, except: UInt64?) -> Int32? {
