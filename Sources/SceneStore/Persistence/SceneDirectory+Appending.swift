@@ -60,21 +60,30 @@ extension SceneDirectory {
         guard append.size <= sizeLimit else { return false }
         // The same file (under the lock nobody replaces it), checked by its inode.
         let writer = try syscall("open", path: path) { path.withCString { open($0, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) } }
-        var written = stat()
-        guard scenestore_fstat_untimed(writer, &written) == 0, FileIdentity(written) == FileIdentity(info) else {
+        var opened = stat()
+        guard scenestore_fstat_untimed(writer, &opened) == 0, FileIdentity(opened) == FileIdentity(info) else {
             close(writer)
             return false
         }
-        let (count, failure) = pwriteAll(append.bytes, at: append.offset, to: writer)
-        if failure != nil, count < append.recordCount {
-            // The record did not reach its end (a full disk), so nobody
-            // can have read it: the file is put back as it was.
-            if append.inPlace || ftruncate(writer, off_t(size)) == 0 {
-                _ = pwriteAll(Array(end.after), at: append.offset, to: writer)
+        var written = 0
+        let wrote = append.bytes.withUnsafeBytes { bytes in
+            Result { () throws(SceneStoreError) in
+                try PositionalIO.write(bytes, at: append.offset, to: writer, path: path, written: &written)
             }
         }
+        if case .failure(let error) = wrote {
+            if written < append.recordCount {
+                // The record did not reach its end (a full disk), so nobody
+                // can have read it: the file is put back as it was.
+                if append.inPlace || ftruncate(writer, off_t(size)) == 0 {
+                    try? PositionalIO.write(end.after, at: append.offset, to: writer, path: path)
+                }
+            }
+            close(writer)
+            throw error
+        }
+        // Closed before the sync: the close tells watchers (above).
         close(writer)
-        if let failure { throw .io(syscall: "pwrite", path: path, errno: failure) }
         try syscall("fdatasync", path: path) { fdatasync(fd) }
         return true
     }
@@ -91,7 +100,7 @@ extension SceneDirectory {
         // A separator, the record, the log's end (LogAppend), and the newline before them.
         let covered = min(size, position.offset + 1 + 1 + recordCount + SceneFile.logEnd.count) - position.offset
         guard covered >= closing.count, try startsWithHead(fd, of: position, path: path) else { return nil }
-        let bytes = try read(fd, at: position.offset, count: covered, path: path)
+        let bytes = try PositionalIO.read(fd, at: position.offset, count: covered, path: path)
         guard bytes.count == covered, bytes.withUnsafeBytes({ $0.starts(with: closing) }) else { return nil }
         return (position.offset, position.first, bytes.dropFirst())
     }
@@ -142,12 +151,12 @@ extension SceneDirectory {
         // A record is usually short: the last 8 KiB hold it and the padding; else up to 64.
         for window in [8 << 10, Self.tailBytes] {
             let tailStart = max(0, size - window)
-            let tail = try read(fd, at: tailStart, count: size - tailStart, path: path)
+            let tail = try PositionalIO.read(fd, at: tailStart, count: size - tailStart, path: path)
             guard tail.count == size - tailStart else { return nil }
             if tailStart == 0 {
                 head = tail
             } else if head == nil {
-                head = try read(fd, at: 0, count: Self.headerBytes, path: path)
+                head = try PositionalIO.read(fd, at: 0, count: Self.headerBytes, path: path)
             }
             guard let head else { return nil }
             if let peeked = SceneFile.peekHeader(head, tail: tail) {
@@ -166,45 +175,4 @@ extension SceneDirectory {
     /// longer than this (a large value) makes the next save write the
     /// whole file instead.
     static let tailBytes = 64 << 10
-
-    /// Up to `count` bytes from `offset` (fewer at the file's end).
-    func read(_ fd: Int32, at offset: Int, count: Int, path: String) throws(SceneStoreError) -> Data {
-        var data = Data(count: count)
-        let filled = data.withUnsafeMutableBytes { Self.preadFully(fd, into: $0, at: offset) }
-        if filled < 0 { throw .io(syscall: "pread", path: path, errno: Int32(-filled)) }
-        if filled < count { data.removeSubrange(filled...) }
-        return data
-    }
-
-    /// Fills `buffer` from `offset` of the file open as `fd`: how many
-    /// bytes it read (fewer at the file's end), or minus `errno`.
-    static func preadFully(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: Int) -> Int {
-        var filled = 0
-        while filled < buffer.count {
-            let count = pread(fd, buffer.baseAddress.map { $0 + filled }, buffer.count - filled, off_t(offset + filled))
-            if count == -1 {
-                if errno == EINTR { continue }
-                return -Int(errno)
-            }
-            if count == 0 { break }
-            filled += count
-        }
-        return filled
-    }
-
-    /// - Returns: how many bytes were written, and the `errno` of a failed write.
-    private func pwriteAll(_ bytes: [UInt8], at offset: Int, to fd: Int32) -> (written: Int, failure: Int32?) {
-        bytes.withUnsafeBytes { raw in
-            var written = 0
-            while written < raw.count {
-                let count = pwrite(fd, raw.baseAddress.map { $0 + written }, raw.count - written, off_t(offset + written))
-                if count == -1 {
-                    if errno == EINTR { continue }
-                    return (written, errno)
-                }
-                written += count
-            }
-            return (written, nil)
-        }
-    }
 }

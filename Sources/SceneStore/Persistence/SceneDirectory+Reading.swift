@@ -51,28 +51,7 @@ extension SceneDirectory {
     /// is a later version, not read; a file that shrank meanwhile gives
     /// fewer bytes (damage, for the caller's parser to judge).
     func readWhole(_ fd: Int32, size: Int, path: String) throws(SceneStoreError) -> Data {
-        var data = Data(count: size)
-        let filled = try read(fd, path: path, into: &data, from: 0, upTo: size)
-        if filled < size { data.removeSubrange(filled...) }
-        return data
-    }
-
-    /// Fills `data[offset..<limit]` from `fd`, stopping early at its end.
-    /// - Returns: the offset up to which `data` now holds the file.
-    private func read(_ fd: Int32, path: String, into data: inout Data, from offset: Int, upTo limit: Int) throws(SceneStoreError) -> Int {
-        var offset = offset
-        while offset < limit {
-            let count = data.withUnsafeMutableBytes { raw in
-                Glibc.read(fd, raw.baseAddress.map { $0 + offset }, limit - offset)
-            }
-            if count == -1 {
-                if errno == EINTR { continue }
-                throw .io(syscall: "read", path: path, errno: errno)
-            }
-            if count == 0 { break }
-            offset += count
-        }
-        return offset
+        try PositionalIO.read(fd, at: 0, count: size, path: path)
     }
 
     /// A scene file (or the windows' index) at `path` opened to read
@@ -110,19 +89,17 @@ extension SceneDirectory {
         guard (try? startsWithHead(fd, of: position, path: path)) == true else { return false }
         let closing = SceneFile.logClosing
         return withUnsafeTemporaryAllocation(byteCount: closing.count, alignment: 1) { end in
-            Self.preadFully(fd, into: end, at: position.offset) == closing.count && end.elementsEqual(closing)
+            (try? PositionalIO.read(fd, into: end, at: position.offset, path: path)) == closing.count
+                && end.elementsEqual(closing)
         }
     }
 
     /// Whether the file open as `fd` starts with the head `position` read.
     func startsWithHead(_ fd: Int32, of position: LogPosition, path: String) throws(SceneStoreError) -> Bool {
-        let (matches, failure) = withUnsafeTemporaryAllocation(byteCount: position.headCount, alignment: 8) { head -> (Bool, Int32?) in
-            let count = Self.preadFully(fd, into: head, at: 0)
-            guard count >= 0 else { return (false, Int32(-count)) }
-            return (position.isHead(UnsafeRawBufferPointer(rebasing: head[..<count])), nil)
+        try withUnsafeTemporaryAllocation(byteCount: position.headCount, alignment: 8) { (head) throws(SceneStoreError) in
+            let count = try PositionalIO.read(fd, into: head, at: 0, path: path)
+            return position.isHead(UnsafeRawBufferPointer(rebasing: head[..<count]))
         }
-        if let failure { throw .io(syscall: "pread", path: path, errno: failure) }
-        return matches
     }
 
     /// The bytes of scene `id`'s file after `position.offset`, when it
@@ -134,7 +111,7 @@ extension SceneDirectory {
         guard let (fd, size, path) = try openLog(id, readAt: position) else { return nil }
         defer { close(fd) }
         guard size > position.offset, StoredDocument.tooLarge(size: size, limits: limits) == nil else { return nil }
-        let tail = try read(fd, at: position.offset, count: size - position.offset, path: path)
+        let tail = try PositionalIO.read(fd, at: position.offset, count: size - position.offset, path: path)
         return tail.count == size - position.offset ? tail : nil
     }
 

@@ -124,7 +124,7 @@ extension SceneDirectory: SceneSessionStorage {
         }
         defer { close(fd) }
         do {
-            try writeAll(bytes, to: fd, path: temp)
+            try PositionalIO.write(bytes, to: fd, path: temp)
             try syscall("fsync", path: temp) { fsync(fd) }
             try syscall("rename", path: sessionIndexPath) { rename(temp, sessionIndexPath) }
         } catch {

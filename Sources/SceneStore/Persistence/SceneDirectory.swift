@@ -208,7 +208,7 @@ struct SceneDirectory: Sendable {
         let temp = tempPath(id, token: token)
         let fd = try syscall("open", path: temp) { open(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600) }
         do {
-            try writeAll(bytes, to: fd, path: temp)
+            try PositionalIO.write(bytes, to: fd, path: temp)
             try syscall("fsync", path: temp) { fsync(fd) }
         } catch {
             close(fd)
@@ -255,22 +255,6 @@ struct SceneDirectory: Sendable {
     /// Returns once every unlink ``discardPrevious(_:)`` queued is done.
     static func finishCleanup() {
         cleanupQueue.sync {}
-    }
-
-    func writeAll(_ bytes: Data, to fd: Int32, path: String) throws(SceneStoreError) {
-        let failure: Int32? = bytes.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let written = Glibc.write(fd, raw.baseAddress.map { $0 + offset }, raw.count - offset)
-                if written == -1 {
-                    if errno == EINTR { continue }
-                    return errno
-                }
-                offset += written
-            }
-            return nil
-        }
-        if let failure { throw .io(syscall: "write", path: path, errno: failure) }
     }
 
     func syncDirectory() throws(SceneStoreError) {
