@@ -169,18 +169,7 @@ struct SceneDirectory: Sendable {
 
     /// The scenes that have a file in the root.
     func sceneIDs() throws(SceneStoreError) -> [SceneID] {
-        guard let directory = opendir(root.path) else {
-            throw .io(syscall: "opendir", path: root.path, errno: errno)
-        }
-        defer { closedir(directory) }
-        var ids: [SceneID] = []
-        while let entry = readdir(directory) {
-            let name = withUnsafePointer(to: entry.pointee.d_name) {
-                $0.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(cString: $0) }
-            }
-            if let id = Self.sceneID(forFileNamed: name) { ids.append(id) }
-        }
-        return ids.sorted()
+        try directoryEntries(rootPath).compactMap(Self.sceneID(forFileNamed:)).sorted()
     }
 
     // MARK: Writing
@@ -325,16 +314,16 @@ struct SceneDirectory: Sendable {
     /// left for this scene. Call with the scene lock held: a live writer
     /// only has a temp file while it holds the lock.
     func removeLeftovers(of id: SceneID) {
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: root.path) else { return }
+        guard let names = try? directoryEntries(rootPath) else { return }
         for name in names where Self.leftoverOwner(name) == id {
-            unlink(root.appendingPathComponent(name).path)
+            unlink(rootPath + "/" + name)
         }
     }
 
     /// The scenes that crashed writers left temp files or previous-version
     /// links for: one listing of the root, when a registry opens it.
     func scenesWithLeftovers() -> Set<SceneID> {
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: root.path) else { return [] }
+        guard let names = try? directoryEntries(rootPath) else { return [] }
         return Set(names.compactMap(Self.leftoverOwner))
     }
 

@@ -261,7 +261,7 @@ final class SceneLock {
             let inodes = Set(holders.filter { $0.device == device && $0.inode != except }.map(\.inode))
             guard !inodes.isEmpty else { continue }
             let fds = "/proc/\(pid)/fd"
-            guard let entries = try? FileManager.default.contentsOfDirectory(atPath: fds) else { continue }
+            guard let entries = try? directoryEntries(fds) else { continue }
             let holds = entries.contains { entry in
                 var info = stat()
                 return link(fds + "/" + entry) == deleted && stat(fds + "/" + entry, &info) == 0

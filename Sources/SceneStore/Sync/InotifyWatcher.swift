@@ -259,14 +259,10 @@ final class LibrarySession {
 
     /// The descriptors of this process that are inotify instances.
     private static func inotifyDescriptors() -> Set<Int32> {
-        guard let dir = opendir("/proc/self/fd") else { return [] }
-        defer { closedir(dir) }
+        guard let names = try? directoryEntries("/proc/self/fd") else { return [] }
         var result: Set<Int32> = []
         var target = [CChar](repeating: 0, count: 64)
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
+        for name in names {
             guard let fd = Int32(name) else { continue }
             let length = readlink("/proc/self/fd/\(name)", &target, target.count - 1)
             guard length > 0 else { continue }
