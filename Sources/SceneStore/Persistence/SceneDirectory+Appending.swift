@@ -43,8 +43,8 @@ extension SceneDirectory {
     func append(
         _ record: [UInt8], to id: SceneID, over version: DiskVersion, from position: LogPosition? = nil, sizeLimit: Int
     ) throws(SceneStoreError) -> Bool {
-        guard let (fd, info, path) = try openScene(id) else { return false }
-        defer { close(fd) }
+        guard let scene = try openScene(id) else { return false }
+        let (fd, info, path) = (scene.file.raw, scene.info, scene.path)
         let size = Int(info.st_size)
         let end: (offset: Int, first: Bool, after: Data)
         if let position, position.version == version,
@@ -59,31 +59,30 @@ extension SceneDirectory {
         let append = LogAppend(record: record, first: end.first, end: end.offset, size: size)
         guard append.size <= sizeLimit else { return false }
         // The same file (under the lock nobody replaces it), checked by its inode.
-        let writer = try syscall("open", path: path) { path.withCString { open($0, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) } }
-        var opened = stat()
-        guard scenestore_fstat_untimed(writer, &opened) == 0, FileIdentity(opened) == FileIdentity(info) else {
-            close(writer)
-            return false
-        }
-        var written = 0
-        let wrote = append.bytes.withUnsafeBytes { bytes in
-            Result { () throws(SceneStoreError) in
-                try PositionalIO.write(bytes, at: append.offset, to: writer, path: path, written: &written)
+        // Closed before the sync: the close tells watchers (above).
+        do {
+            let writer = try Descriptor(path, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+            var opened = stat()
+            guard scenestore_fstat_untimed(writer.raw, &opened) == 0, FileIdentity(opened) == FileIdentity(info) else {
+                return false
             }
-        }
-        if case .failure(let error) = wrote {
-            if written < append.recordCount {
-                // The record did not reach its end (a full disk), so nobody
-                // can have read it: the file is put back as it was.
-                if append.inPlace || ftruncate(writer, off_t(size)) == 0 {
-                    try? PositionalIO.write(end.after, at: append.offset, to: writer, path: path)
+            var written = 0
+            let wrote = append.bytes.withUnsafeBytes { bytes in
+                Result { () throws(SceneStoreError) in
+                    try PositionalIO.write(bytes, at: append.offset, to: writer.raw, path: path, written: &written)
                 }
             }
-            close(writer)
-            throw error
+            if case .failure(let error) = wrote {
+                if written < append.recordCount {
+                    // The record did not reach its end (a full disk), so nobody
+                    // can have read it: the file is put back as it was.
+                    if append.inPlace || ftruncate(writer.raw, off_t(size)) == 0 {
+                        try? PositionalIO.write(end.after, at: append.offset, to: writer.raw, path: path)
+                    }
+                }
+                throw error
+            }
         }
-        // Closed before the sync: the close tells watchers (above).
-        close(writer)
         try syscall("fdatasync", path: path) { fdatasync(fd) }
         return true
     }
@@ -110,30 +109,29 @@ extension SceneDirectory {
     /// its size; `nil` when there is no regular file or it is not laid out
     /// as SceneStore writes it.
     func latestWriter(of id: SceneID) throws(SceneStoreError) -> String? {
-        guard let (fd, info, path) = try openScene(id) else { return nil }
-        defer { close(fd) }
-        return try peekVersion(of: fd, size: Int(info.st_size), path: path)?.writer
+        guard let scene = try openScene(id) else { return nil }
+        return try peekVersion(of: scene.file.raw, size: Int(scene.info.st_size), path: scene.path)?.writer
     }
 
     /// Scene `id`'s file opened to read, and its `fstat` without times
     /// (`scenestore_fstat_untimed`: asking for them would make the next
     /// write's `fdatasync` write the inode too); `nil` when there
     /// is none, a symbolic link (never followed) or anything but a regular
-    /// file. The caller closes it.
-    func openScene(_ id: SceneID) throws(SceneStoreError) -> (fd: Int32, info: stat, path: String)? {
+    /// file. Closed when the result goes away.
+    func openScene(_ id: SceneID) throws(SceneStoreError) -> OpenScene? {
         let path = scenePath(id)
-        guard case .opened(let fd) = try openToRead(path) else { return nil }
+        guard let file = try openToRead(path).descriptor() else { return nil }
         var info = stat()
-        guard scenestore_fstat_untimed(fd, &info) == 0 else {
-            let code = errno
-            close(fd)
-            throw .io(syscall: "statx", path: path, errno: code)
-        }
-        guard info.st_mode & S_IFMT == S_IFREG else {
-            close(fd)
-            return nil
-        }
-        return (fd, info, path)
+        try syscall("statx", path: path) { scenestore_fstat_untimed(file.raw, &info) }
+        guard info.st_mode & S_IFMT == S_IFREG else { return nil }
+        return OpenScene(file: file, info: info, path: path)
+    }
+
+    /// A scene file open to read, what `fstat` said of it and its path.
+    struct OpenScene: ~Copyable {
+        let file: Descriptor
+        let info: stat
+        let path: String
     }
 
     /// The version the file open as `fd` (`size` bytes) names, read from

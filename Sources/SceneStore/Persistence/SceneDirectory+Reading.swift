@@ -18,13 +18,13 @@ extension SceneDirectory {
     ///   descriptor, so it is the same file either way.
     func readBytes(_ id: SceneID, skip: ((DiskVersion) -> Bool)? = nil) throws(SceneStoreError) -> StoredDocument {
         let path = scenePath(id)
-        let fd: Int32
+        let file: Descriptor
         switch try openToRead(path) {
-        case .opened(let opened): fd = opened
+        case .opened(let opened): file = opened
         case .missing: return .missing
         case .symbolicLink: return .notADocument("a symbolic link, not followed")
         }
-        defer { close(fd) }
+        let fd = file.raw
         var info = stat()
         try syscall("statx", path: path) { scenestore_fstat_untimed(fd, &info) }
         guard info.st_mode & S_IFMT == S_IFREG else {
@@ -58,21 +58,32 @@ extension SceneDirectory {
     /// (``scenestore_open_to_read``: never through a symbolic link, never
     /// blocking on a FIFO); the caller closes it.
     func openToRead(_ path: String) throws(SceneStoreError) -> OpenedToRead {
-        let fd = path.withCString { scenestore_open_to_read($0) }
-        guard fd == -1 else { return .opened(fd) }
-        switch errno {
-        case ENOENT: return .missing
-        case ELOOP: return .symbolicLink
-        case let code: throw .io(syscall: "open", path: path, errno: code)
+        do {
+            return .opened(Descriptor(adopting: try syscall("open", path: path) { scenestore_open_to_read(path) }))
+        } catch .io(_, _, ENOENT) {
+            return .missing
+        } catch .io(_, _, ELOOP) {
+            return .symbolicLink
+        } catch {
+            throw error
         }
     }
 
     /// What ``openToRead(_:)`` found at a path.
-    enum OpenedToRead {
-        case opened(Int32)
+    enum OpenedToRead: ~Copyable {
+        case opened(Descriptor)
         case missing
         /// Not followed.
         case symbolicLink
+
+        /// The descriptor, if the file was opened.
+        consuming func descriptor() -> Descriptor? {
+            switch consume self {
+            case .opened(let file): file
+            case .missing: nil
+            case .symbolicLink: nil
+            }
+        }
     }
 
     /// Whether scene `id`'s file still ends its log at `position`: its
@@ -83,9 +94,8 @@ extension SceneDirectory {
     /// is `false`. A FIFO or a directory at the path fails the reads.
     func logEnds(_ id: SceneID, at position: LogPosition) -> Bool {
         let path = scenePath(id)
-        let fd = path.withCString { scenestore_open_to_read($0) }
-        guard fd != -1 else { return false }
-        defer { close(fd) }
+        guard let file = try? openToRead(path).descriptor() else { return false }
+        let fd = file.raw
         guard (try? startsWithHead(fd, of: position, path: path)) == true else { return false }
         let closing = SceneFile.logClosing
         return withUnsafeTemporaryAllocation(byteCount: closing.count, alignment: 1) { end in
@@ -103,32 +113,17 @@ extension SceneDirectory {
     }
 
     /// The bytes of scene `id`'s file after `position.offset`, when it
-    /// goes on from `position` (``openLog(_:readAt:)``), reaches past that
+    /// goes on from `position` (its first bytes are still the ones read
+    /// then: no whole write since), reaches past that
     /// offset and is within the limits; `nil` otherwise. Appends only ever
     /// write after a log's end, so the bytes before `position` are the ones
     /// read then.
     func readLog(_ id: SceneID, after position: LogPosition) throws(SceneStoreError) -> Data? {
-        guard let (fd, size, path) = try openLog(id, readAt: position) else { return nil }
-        defer { close(fd) }
+        // A whole write since makes a new head.
+        guard let scene = try openScene(id), try startsWithHead(scene.file.raw, of: position, path: scene.path) else { return nil }
+        let size = Int(scene.info.st_size)
         guard size > position.offset, StoredDocument.tooLarge(size: size, limits: limits) == nil else { return nil }
-        let tail = try PositionalIO.read(fd, at: position.offset, count: size - position.offset, path: path)
+        let tail = try PositionalIO.read(scene.file.raw, at: position.offset, count: size - position.offset, path: scene.path)
         return tail.count == size - position.offset ? tail : nil
-    }
-
-    /// Scene `id`'s file opened to read, with its size, when its first
-    /// bytes are still the ones `position` read (no whole write since:
-    /// that makes a new header); `nil` otherwise. The caller closes it.
-    private func openLog(_ id: SceneID, readAt position: LogPosition) throws(SceneStoreError) -> (fd: Int32, size: Int, path: String)? {
-        guard let (fd, info, path) = try openScene(id) else { return nil }
-        do {
-            if try startsWithHead(fd, of: position, path: path) {
-                return (fd, Int(info.st_size), path)
-            }
-        } catch {
-            close(fd)
-            throw error
-        }
-        close(fd)
-        return nil
     }
 }

@@ -36,13 +36,11 @@ extension SceneDirectory: SceneSessionStorage {
             } catch {
                 throw error
             }
-            while scenestore_ofd_mark(lock.fd) != 0 {
-                let code = errno
-                if code == EINTR { continue }
+            // EAGAIN: an older SceneStore holds the claim with an OFD write lock.
+            guard try syscall("fcntl(F_OFD_SETLK)", path: lock.path, unless: EAGAIN, EACCES, call: { scenestore_ofd_mark(lock.fd) }) != nil
+            else {
                 lock.unlock()
-                // EAGAIN: an older SceneStore holds the claim with an OFD write lock.
-                if code == EAGAIN || code == EACCES { return nil }
-                throw .io(syscall: "fcntl(F_OFD_SETLK)", path: lock.path, errno: code)
+                return nil
             }
             return FileClaim(lock)
         }
@@ -94,13 +92,13 @@ extension SceneDirectory: SceneSessionStorage {
     ///   index over ``SessionIndex/maxBytes``. Each leaves it as it is.
     private func readSessionIndex() throws(SceneStoreError) -> [SceneID: SessionRecord] {
         let path = sessionIndexPath
-        let fd: Int32
+        let file: Descriptor
         switch try openToRead(path) {
-        case .opened(let opened): fd = opened
+        case .opened(let opened): file = opened
         case .missing: return [:]
         case .symbolicLink: throw .notARegularFile(path: path, found: FileKind(mode: S_IFLNK).description)
         }
-        defer { close(fd) }
+        let fd = file.raw
         var info = stat()
         try syscall("fstat", path: path) { fstat(fd, &info) }
         guard info.st_mode & S_IFMT == S_IFREG else {
@@ -119,13 +117,10 @@ extension SceneDirectory: SceneSessionStorage {
             throw .io(syscall: "write", path: sessionIndexPath, errno: EFBIG)
         }
         let temp = sessionIndexPath + ".tmp-" + randomToken()
-        let fd = try syscall("open", path: temp) {
-            open(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        }
-        defer { close(fd) }
+        let file = try Descriptor(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode: 0o600)
         do {
-            try PositionalIO.write(bytes, to: fd, path: temp)
-            try syscall("fsync", path: temp) { fsync(fd) }
+            try PositionalIO.write(bytes, to: file.raw, path: temp)
+            try syscall("fsync", path: temp) { fsync(file.raw) }
             try syscall("rename", path: sessionIndexPath) { rename(temp, sessionIndexPath) }
         } catch {
             unlink(temp)
@@ -142,20 +137,17 @@ extension SceneDirectory: SceneSessionStorage {
     /// whose process died or lost its claim file.
     private func isClaimed(_ id: SceneID) -> Bool {
         let path = claimPath(id)
-        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-        var current = stat()
-        if fd >= 0 {
-            defer { close(fd) }
-            while true {
-                let held = scenestore_ofd_is_locked(fd)
-                if held == 1 { break }
-                if held == 0 { return fstat(fd, &current) != 0 || hasDeletedHolder(path, current.st_ino) }
-                // Not knowing counts as held: a window is never offered twice.
-                guard errno == EINTR else { return true }
-            }
+        switch Descriptor.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) {
+        case .success(let file):
+            var current = stat()
+            // Not knowing counts as held: a window is never offered twice.
+            guard (try? syscall("fcntl(F_OFD_GETLK)", path: path) { scenestore_ofd_is_locked(file.raw) }) == 0 else { return true }
+            return fstat(file.raw, &current) != 0 || hasDeletedHolder(path, current.st_ino)
+        case .failure(.io(_, _, ENOENT)):
+            return hasDeletedHolder(path, nil)
+        case .failure:
             return true
         }
-        return errno != ENOENT || hasDeletedHolder(path, nil)
     }
 
     private func hasDeletedHolder(_ path: String, _ current: ino_t?) -> Bool {

@@ -120,10 +120,7 @@ struct SceneDirectory: Sendable {
             cursor = cursor.deletingLastPathComponent()
         }
         for directory in missing.reversed() {
-            let result = mkdir(directory.path, 0o700)
-            if result == -1 && errno != EEXIST {
-                throw .io(syscall: "mkdir", path: directory.path, errno: errno)
-            }
+            try syscall("mkdir", path: directory.path, unless: EEXIST) { mkdir(directory.path, 0o700) }
         }
     }
 
@@ -195,28 +192,24 @@ struct SceneDirectory: Sendable {
     private func write(_ bytes: Data, to target: String, of id: SceneID) throws(SceneStoreError) -> String? {
         let token = randomToken()
         let temp = tempPath(id, token: token)
-        let fd = try syscall("open", path: temp) { open(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600) }
+        // Closed only once the new version is in place (when this
+        // returns): closing a written file tells every watcher of the
+        // directory (`IN_CLOSE_WRITE`), and waking them before the swap
+        // costs the swap ~40 µs here. What makes the bytes durable is the
+        // fsync, not the close.
+        let file = try Descriptor(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode: 0o600)
+        let exchanged: Int32?
         do {
-            try PositionalIO.write(bytes, to: fd, path: temp)
-            try syscall("fsync", path: temp) { fsync(fd) }
+            try PositionalIO.write(bytes, to: file.raw, path: temp)
+            try syscall("fsync", path: temp) { fsync(file.raw) }
+            exchanged = try syscall("renameat2", path: target, unless: ENOENT, EINVAL, ENOSYS) { scenestore_exchange(temp, target) }
         } catch {
-            close(fd)
             unlink(temp)
             throw error
         }
-        // Closed only once the new version is in place: closing a written
-        // file tells every watcher of the directory (`IN_CLOSE_WRITE`),
-        // and waking them before the swap costs the swap ~40 µs here. What
-        // makes the bytes durable is the fsync above, not the close.
-        defer { close(fd) }
-        if scenestore_exchange(temp, target) == 0 {
+        if exchanged != nil {
             try syncDirectory()
             return temp
-        }
-        guard errno == ENOENT || errno == EINVAL || errno == ENOSYS else {
-            let code = errno
-            unlink(temp)
-            throw .io(syscall: "renameat2", path: target, errno: code)
         }
         let previous = previousPath(id, token: token)
         let linked = link(target, previous) == 0
@@ -247,17 +240,14 @@ struct SceneDirectory: Sendable {
     }
 
     func syncDirectory() throws(SceneStoreError) {
-        let fd = try syscall("open", path: rootPath) { open(rootPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
-        defer { close(fd) }
-        try syscall("fsync", path: rootPath) { fsync(fd) }
+        let root = try Descriptor(rootPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        try syscall("fsync", path: rootPath) { fsync(root.raw) }
     }
 
     /// Removes the scene file (a discard). Call with the scene lock held.
     func removeScene(_ id: SceneID) throws(SceneStoreError) {
         let path = scenePath(id)
-        if unlink(path) == -1 && errno != ENOENT {
-            throw .io(syscall: "unlink", path: path, errno: errno)
-        }
+        try syscall("unlink", path: path, unless: ENOENT) { unlink(path) }
         try syncDirectory()
     }
 
@@ -269,15 +259,12 @@ struct SceneDirectory: Sendable {
     /// file stays where it is.
     func quarantine(_ id: SceneID, reason: String) throws(SceneStoreError) -> URL {
         let folder = root.appendingPathComponent(Self.quarantineFolder, isDirectory: true)
-        let rootFD = try syscall("open", path: root.path) { open(root.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
-        defer { close(rootFD) }
-        if mkdirat(rootFD, Self.quarantineFolder, 0o700) == -1 && errno != EEXIST {
-            throw .io(syscall: "mkdir", path: folder.path, errno: errno)
-        }
-        let folderFD = try syscall("open", path: folder.path) {
-            openat(rootFD, Self.quarantineFolder, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        }
-        defer { close(folderFD) }
+        let rootDirectory = try Descriptor(root.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        let rootFD = rootDirectory.raw
+        try syscall("mkdir", path: folder.path, unless: EEXIST) { mkdirat(rootFD, Self.quarantineFolder, 0o700) }
+        let folderDirectory = try Descriptor(
+            Self.quarantineFolder, in: rootDirectory, path: folder.path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        let folderFD = folderDirectory.raw
         let stamp = Int(Date().timeIntervalSince1970 * 1000)
         let name = "\(id.rawValue)-\(stamp)-\(reason)-\(randomToken().prefix(6))\(Self.sceneSuffix)"
         let source = id.rawValue + Self.sceneSuffix

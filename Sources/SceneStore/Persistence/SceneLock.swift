@@ -55,52 +55,51 @@ final class SceneLock {
         self.path = path
         var wait = LockWait(scene: scene, timeout: timeout, clock: clock)
         while true {
-            let fd: Int32
+            let file: Descriptor
             let identity: FileIdentity
-            let created: Bool
-            var named: Int32 = -1
+            var created = false
+            var named: Descriptor? = nil
             switch try Self.open(path) {
             case .again:
                 continue
             case .existing(let opened, let opening):
-                (fd, identity, created) = (opened, opening, false)
-                try Self.lock(fd, path: path, wait: &wait)
-            case .created(let opened, let opening, let byName):
-                (fd, identity, created, named) = (opened, opening, true, byName ?? -1)
-                // Locked at its creation (unnamed) when opened by name since.
-                if byName == nil { try Self.lock(fd, path: path, wait: &wait) }
+                try Self.lock(opened.raw, path: path, wait: &wait)
+                file = opened
+                identity = opening
+            case .created(let opened, let opening, let byName, let locked):
+                if !locked { try Self.lock(opened.raw, path: path, wait: &wait) }
+                file = opened
+                identity = opening
+                created = true
+                named = byName
             }
-            guard Self.isAtPath(identity, path) else {
-                // The file was unlinked while we waited.
-                close(fd)
-                if named >= 0 { close(named) }
-                continue
-            }
-            if created, let holder = Self.holderLeft(of: path, fd: fd) {
+            // The file was unlinked while we waited: start over.
+            guard Self.isAtPath(identity, path) else { continue }
+            if created, let holder = Self.holderLeft(of: path, fd: file.raw, clock: clock) {
                 // Someone may be inside under a deleted lock file (or is a
                 // creator that lost the race or gave way, and has not let
                 // go yet): give way, after a random pause so that creators
                 // do not meet again.
                 if Self.isAtPath(identity, path) { unlink(path) }
-                close(fd)
-                if named >= 0 { close(named) }
+                _ = consume file
+                _ = named.take()
                 try wait.pause(jittered: true) { holder }
                 continue
             }
-            self.fd = fd
-            self.named = named
+            self.fd = file.release()
+            if let byName = named.take() { self.named = byName.release() }
             return
         }
     }
 
     /// What opening the lock file found.
-    private enum Opened {
+    private enum Opened: ~Copyable {
         /// The descriptor and the file's identity (an open file's inode
         /// never changes: the check after `flock` only looks at the path).
-        case existing(Int32, FileIdentity)
+        case existing(Descriptor, FileIdentity)
         /// This call made the file; `named`, the file opened once more by
-        /// its name, when it was locked before it appeared at the path.
-        case created(Int32, FileIdentity, named: Int32?)
+        /// its name, when it was `locked` before it appeared at the path.
+        case created(Descriptor, FileIdentity, named: Descriptor?, locked: Bool)
         /// The file vanished or appeared in between: try again.
         case again
     }
@@ -110,22 +109,18 @@ final class SceneLock {
     private static func open(_ path: String) throws(SceneStoreError) -> Opened {
         // Read-only: flock needs no write access, so a scene on a
         // read-only file system still loads (its saves fail with EROFS).
-        let flags = O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK
-        let fd = path.withCString { Glibc.open($0, flags) }
-        if fd == -1 && errno == ENOENT { return try create(path) }
-        if fd == -1 && errno == ELOOP { throw .notARegularFile(path: path, found: FileKind(mode: S_IFLNK).description) }
-        if fd == -1 { throw .io(syscall: "open", path: path, errno: errno) }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else {
-            let code = errno
-            close(fd)
-            throw .io(syscall: "fstat", path: path, errno: code)
+        switch Descriptor.open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK) {
+        case .success(let file):
+            var info = stat()
+            try syscall("fstat", path: path) { fstat(file.raw, &info) }
+            guard info.st_mode & S_IFMT == S_IFREG else {
+                throw .notARegularFile(path: path, found: FileKind(mode: info.st_mode).description)
+            }
+            return .existing(file, FileIdentity(info))
+        case .failure(.io(_, _, ENOENT)): return try create(path)
+        case .failure(.io(_, _, ELOOP)): throw .notARegularFile(path: path, found: FileKind(mode: S_IFLNK).description)
+        case .failure(let error): throw error
         }
-        guard info.st_mode & S_IFMT == S_IFREG else {
-            close(fd)
-            throw .notARegularFile(path: path, found: FileKind(mode: info.st_mode).description)
-        }
-        return .existing(fd, FileIdentity(info))
     }
 
     /// Creates the missing lock file: an unnamed file, locked, then linked
@@ -133,63 +128,57 @@ final class SceneLock {
     /// system has no `O_TMPFILE`, an `O_EXCL` create, locked right after.
     private static func create(_ path: String) throws(SceneStoreError) -> Opened {
         let directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
-        let unnamed = Glibc.open(directory.isEmpty ? "." : directory, openUnnamed | O_RDWR | O_CLOEXEC, 0o600)
-        if unnamed >= 0 {
-            guard flock(unnamed, LOCK_EX | LOCK_NB) == 0,
-                  linkat(AT_FDCWD, "/proc/self/fd/\(unnamed)", AT_FDCWD, path, AT_SYMLINK_FOLLOW) == 0 else {
-                let code = errno
-                close(unnamed)
-                if code == EEXIST { return .again }
-                throw .io(syscall: "linkat", path: path, errno: code)
-            }
-            // By name too (a cleaner may have deleted or replaced it since).
-            let named = Glibc.open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
-            guard named >= 0, let identity = FileIdentity(of: unnamed), isAtPath(identity, path) else {
-                if named >= 0 { close(named) }
-                close(unnamed)
-                return .again
-            }
-            return .created(unnamed, identity, named: named)
+        switch Descriptor.open(directory.isEmpty ? "." : directory, openUnnamed | O_RDWR | O_CLOEXEC, mode: 0o600) {
+        case .success(let unnamed): return try link(unnamed, at: path)
+        case .failure(.io(_, _, let code)) where code == EOPNOTSUPP || code == EISDIR || code == EINVAL:
+            return try createByName(path)
+        case .failure(let error): throw error
         }
-        guard errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL else {
-            throw .io(syscall: "open", path: path, errno: errno)
-        }
-        let fd = Glibc.open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_CREAT | O_EXCL, 0o600)
-        if fd == -1 && errno == EEXIST { return .again }
-        if fd == -1 { throw .io(syscall: "open", path: path, errno: errno) }
-        guard let identity = FileIdentity(of: fd) else {
-            let code = errno
-            close(fd)
-            throw .io(syscall: "fstat", path: path, errno: code)
-        }
-        return .created(fd, identity, named: nil)
     }
 
-    /// Takes the `flock` on `fd`, waiting as `wait` says; closes `fd` when
-    /// it throws.
+    /// Locks the unnamed file and links it at `path`.
+    private static func link(_ unnamed: consuming Descriptor, at path: String) throws(SceneStoreError) -> Opened {
+        let fd = unnamed.raw
+        try syscall("flock", path: path) { flock(fd, LOCK_EX | LOCK_NB) }
+        let linked = try syscall("linkat", path: path, unless: EEXIST) {
+            linkat(AT_FDCWD, "/proc/self/fd/\(fd)", AT_FDCWD, path, AT_SYMLINK_FOLLOW)
+        }
+        guard linked != nil else { return .again }
+        // By name too (a cleaner may have deleted or replaced it since).
+        guard let named = try? Descriptor(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK),
+              let identity = FileIdentity(of: fd), isAtPath(identity, path)
+        else { return .again }
+        return .created(unnamed, identity, named: named, locked: true)
+    }
+
+    /// The `O_EXCL` create where there is no `O_TMPFILE`.
+    private static func createByName(_ path: String) throws(SceneStoreError) -> Opened {
+        switch Descriptor.open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_CREAT | O_EXCL, mode: 0o600) {
+        case .success(let file):
+            var info = stat()
+            try syscall("fstat", path: path) { fstat(file.raw, &info) }
+            return .created(file, FileIdentity(info), named: nil, locked: false)
+        case .failure(.io(_, _, EEXIST)): return .again
+        case .failure(let error): throw error
+        }
+    }
+
+    /// Takes the `flock` on `fd`, waiting as `wait` says.
     private static func lock(_ fd: Int32, path: String, wait: inout LockWait) throws(SceneStoreError) {
-        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
-            let code = errno
-            if code == EINTR { continue }
-            do throws(SceneStoreError) {
-                guard code == EWOULDBLOCK else { throw .io(syscall: "flock", path: path, errno: code) }
-                try wait.pause { holderPID(of: fd) }
-            } catch {
-                close(fd)
-                throw error
-            }
+        while try syscall("flock", path: path, unless: EWOULDBLOCK, call: { flock(fd, LOCK_EX | LOCK_NB) }) == nil {
+            try wait.pause { holderPID(of: fd) }
         }
     }
 
     /// A holder of a deleted version of the lock file that is still there
-    /// after a short grace (5 ms, holding the new lock meanwhile): a
-    /// creator that lost the race to link its file lets go within
-    /// microseconds, a writer inside finishes within a save.
-    private static func holderLeft(of path: String, fd: Int32) -> Int32? {
-        let grace = ContinuousClock.now + .milliseconds(5)
+    /// after a short grace (5 ms on the registry's clock, holding the new
+    /// lock meanwhile): a creator that lost the race to link its file lets
+    /// go within microseconds, a writer inside finishes within a save.
+    private static func holderLeft(of path: String, fd: Int32, clock: SceneClock) -> Int32? {
+        let grace = clock.now + .milliseconds(5)
         var holder = holderOfDeletedVersion(of: path, fd: fd)
-        while holder != nil, ContinuousClock.now < grace {
-            usleep(100)
+        while holder != nil, clock.now < grace {
+            clock.blockingSleep(for: .microseconds(100))
             holder = holderOfDeletedVersion(of: path, fd: fd)
         }
         return holder
@@ -298,15 +287,11 @@ final class SceneLock {
     /// says it is empty, and a read sized by that gets its first page only
     /// (`/proc/locks` of a process holding 100 locks is longer).
     private static func readWhole(_ path: String) -> String? {
-        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { Glibc.close(fd) }
+        guard let file = try? Descriptor(path, O_RDONLY | O_CLOEXEC) else { return nil }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { break }
+        while let count = try? syscall("read", path: path, { chunk.withUnsafeMutableBytes { Glibc.read(file.raw, $0.baseAddress, $0.count) } }),
+              count > 0 {
             bytes += chunk[..<count]
         }
         return String(decoding: bytes, as: UTF8.self)

@@ -26,3 +26,19 @@ package func syscall<R: BinaryInteger>(
         throw .io(syscall: name, path: path, errno: code)
     }
 }
+
+/// ``syscall(_:path:_:)`` for a call whose failure with one of `expected`
+/// is an answer, not an error (`ENOENT` for an `unlink` of what may be
+/// gone): `nil` then.
+@discardableResult
+package func syscall<R: BinaryInteger>(
+    _ name: String, path: String, unless expected: Int32..., call: () -> R
+) throws(SceneStoreError) -> R? {
+    do {
+        return try syscall(name, path: path, call)
+    } catch .io(_, _, let code) where expected.contains(code) {
+        return nil
+    } catch {
+        throw error
+    }
+}

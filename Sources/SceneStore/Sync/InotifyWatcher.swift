@@ -216,11 +216,12 @@ final class LibrarySession {
             throw .watcherUnavailable(reason: "cannot identify the inotify descriptor of libinotifytools")
         }
         // The library opens it without close-on-exec.
-        let flags = fcntl(fd, F_GETFD)
-        guard flags != -1, fcntl(fd, F_SETFD, flags | FD_CLOEXEC) != -1 else {
-            let code = errno
+        do throws(SceneStoreError) {
+            let flags = try syscall("fcntl(F_GETFD)", path: "inotify") { fcntl(fd, F_GETFD) }
+            try syscall("fcntl(F_SETFD)", path: "inotify") { fcntl(fd, F_SETFD, flags | FD_CLOEXEC) }
+        } catch {
             inotifytools_cleanup()
-            throw .watcherUnavailable(reason: "fcntl(FD_CLOEXEC) on the inotify descriptor failed (errno \(code))")
+            throw .watcherUnavailable(reason: "close-on-exec on the inotify descriptor: \(error)")
         }
         // The library waits with select(), which aborts the process for fd >= FD_SETSIZE.
         guard fd < FD_SETSIZE else {
@@ -244,17 +245,10 @@ final class LibrarySession {
     private static func makeWakeFile(inotifyFD: Int32) throws(SceneStoreError) -> (fd: Int32, wd: Int32) {
         let directory = FileManager.default.temporaryDirectory.standardizedFileURL.path
         let path = "\(directory)/scenestore-wake-\(getpid())-\(UUID().uuidString)"
-        let fd = try syscall("open", path: path) {
-            Glibc.open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        }
+        let file = try Descriptor(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode: 0o600)
         defer { unlink(path) }
-        let wd = inotify_add_watch(inotifyFD, path, UInt32(IN_ATTRIB))
-        guard wd >= 0 else {
-            let code = errno
-            Glibc.close(fd)
-            throw .io(syscall: "inotify_add_watch", path: path, errno: code)
-        }
-        return (fd, wd)
+        let wd = try syscall("inotify_add_watch", path: path) { inotify_add_watch(inotifyFD, path, UInt32(IN_ATTRIB)) }
+        return (file.release(), wd)
     }
 
     /// The descriptors of this process that are inotify instances.
@@ -285,13 +279,12 @@ final class LibrarySession {
     func addWatch(path: String, role: InotifyWatchRole) -> Result<Int32, SceneStoreError> {
         let mask = (role == .directory ? Self.directoryMask : Self.ancestorMask)
             | UInt32(IN_MASK_ADD) | UInt32(IN_ONLYDIR)
-        let wd = inotify_add_watch(inotifyFD, path, mask)
-        if wd >= 0 { return .success(wd) }
-        let code = errno
-        if code == ENOSPC {
-            return .failure(.watcherUnavailable(reason: "inotify watch limit reached (fs.inotify.max_user_watches) adding \(path)"))
+        return Result { () throws(SceneStoreError) in
+            try syscall("inotify_add_watch", path: path) { inotify_add_watch(inotifyFD, path, mask) }
+        }.mapError { error in
+            guard case .io(_, _, ENOSPC) = error else { return error }
+            return .watcherUnavailable(reason: "inotify watch limit reached (fs.inotify.max_user_watches) adding \(path)")
         }
-        return .failure(.io(syscall: "inotify_add_watch", path: path, errno: code))
     }
 
     /// Removes a watch; silent when the kernel already dropped it.
