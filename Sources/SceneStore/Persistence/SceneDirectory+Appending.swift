@@ -61,7 +61,9 @@ extension SceneDirectory {
         // The same file (under the lock nobody replaces it), checked by its inode.
         // Closed before the sync: the close tells watchers (above).
         do {
-            let writer = try Descriptor(path, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+            let writer = Descriptor(adopting: try syscall("open", path: path) {
+                system.open(path, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0)
+            })
             var opened = stat()
             guard scenestore_fstat_untimed(writer.raw, &opened) == 0, FileIdentity(opened) == FileIdentity(info) else {
                 return false
@@ -69,7 +71,7 @@ extension SceneDirectory {
             var written = 0
             let wrote = append.bytes.withUnsafeBytes { bytes in
                 Result { () throws(SceneStoreError) in
-                    try PositionalIO.write(bytes, at: append.offset, to: writer.raw, path: path, written: &written)
+                    try PositionalIO.write(bytes, at: append.offset, to: writer.raw, path: path, written: &written, system: system)
                 }
             }
             if case .failure(let error) = wrote {
@@ -77,13 +79,13 @@ extension SceneDirectory {
                     // The record did not reach its end (a full disk), so nobody
                     // can have read it: the file is put back as it was.
                     if append.inPlace || ftruncate(writer.raw, off_t(size)) == 0 {
-                        try? PositionalIO.write(end.after, at: append.offset, to: writer.raw, path: path)
+                        try? PositionalIO.write(end.after, at: append.offset, to: writer.raw, path: path, system: system)
                     }
                 }
                 throw error
             }
         }
-        try syscall("fdatasync", path: path) { fdatasync(fd) }
+        try syscall("fdatasync", path: path) { system.fdatasync(fd) }
         return true
     }
 

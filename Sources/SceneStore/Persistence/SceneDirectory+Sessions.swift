@@ -117,11 +117,11 @@ extension SceneDirectory: SceneSessionStorage {
             throw .io(syscall: "write", path: sessionIndexPath, errno: EFBIG)
         }
         let temp = sessionIndexPath + ".tmp-" + randomToken()
-        let file = try Descriptor(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode: 0o600)
+        let file = try create(temp)
         do {
-            try PositionalIO.write(bytes, to: file.raw, path: temp)
-            try syscall("fsync", path: temp) { fsync(file.raw) }
-            try syscall("rename", path: sessionIndexPath) { rename(temp, sessionIndexPath) }
+            try PositionalIO.write(bytes, to: file.raw, path: temp, system: system)
+            try syscall("fsync", path: temp) { system.fsync(file.raw) }
+            try syscall("rename", path: sessionIndexPath) { system.rename(temp, sessionIndexPath) }
         } catch {
             unlink(temp)
             throw error

@@ -37,16 +37,19 @@ struct SceneDirectory: Sendable {
     let lockTimeout: Duration
     /// What ``lockTimeout`` is measured on.
     let clock: SceneClock
+    /// The calls of the saves (a test's may fail).
+    let system: FileSystem
 
     init(
         root: URL, limits: SceneRegistry.Limits = .init(), lockTimeout: Duration = .seconds(10),
-        clock: SceneClock = .continuous
+        clock: SceneClock = .continuous, system: FileSystem = .live
     ) {
         self.root = root
         self.rootPath = root.path
         self.limits = limits
         self.lockTimeout = lockTimeout
         self.clock = clock
+        self.system = system
     }
 
     func scenePath(_ id: SceneID) -> String {
@@ -197,12 +200,12 @@ struct SceneDirectory: Sendable {
         // directory (`IN_CLOSE_WRITE`), and waking them before the swap
         // costs the swap ~40 µs here. What makes the bytes durable is the
         // fsync, not the close.
-        let file = try Descriptor(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode: 0o600)
+        let file = try create(temp)
         let exchanged: Int32?
         do {
-            try PositionalIO.write(bytes, to: file.raw, path: temp)
-            try syscall("fsync", path: temp) { fsync(file.raw) }
-            exchanged = try syscall("renameat2", path: target, unless: ENOENT, EINVAL, ENOSYS) { scenestore_exchange(temp, target) }
+            try PositionalIO.write(bytes, to: file.raw, path: temp, system: system)
+            try syscall("fsync", path: temp) { system.fsync(file.raw) }
+            exchanged = try syscall("renameat2", path: target, unless: ENOENT, EINVAL, ENOSYS) { system.exchange(temp, target) }
         } catch {
             unlink(temp)
             throw error
@@ -214,7 +217,7 @@ struct SceneDirectory: Sendable {
         let previous = previousPath(id, token: token)
         let linked = link(target, previous) == 0
         do {
-            try syscall("rename", path: target) { rename(temp, target) }
+            try syscall("rename", path: target) { system.rename(temp, target) }
         } catch {
             unlink(temp)
             if linked { unlink(previous) }
@@ -241,7 +244,14 @@ struct SceneDirectory: Sendable {
 
     func syncDirectory() throws(SceneStoreError) {
         let root = try Descriptor(rootPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        try syscall("fsync", path: rootPath) { fsync(root.raw) }
+        try syscall("fsync", path: rootPath) { system.fsync(root.raw) }
+    }
+
+    /// Creates the new file `path` to write (0600, never through a symbolic link).
+    func create(_ path: String) throws(SceneStoreError) -> Descriptor {
+        Descriptor(adopting: try syscall("open", path: path) {
+            system.open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        })
     }
 
     /// Removes the scene file (a discard). Call with the scene lock held.

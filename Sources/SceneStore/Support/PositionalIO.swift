@@ -37,25 +37,31 @@ enum PositionalIO {
         return data
     }
 
-    /// Writes all of `bytes` at `offset`; `written` counts the bytes that
-    /// made it, also when a write fails (a full disk) and this throws.
+    /// Writes all of `bytes` at `offset` through `system`; `written`
+    /// counts the bytes that made it, also when a write fails (a full
+    /// disk) and this throws.
     static func write(
-        _ bytes: UnsafeRawBufferPointer, at offset: Int, to fd: Int32, path: String, written: inout Int
+        _ bytes: UnsafeRawBufferPointer, at offset: Int, to fd: Int32, path: String, written: inout Int,
+        system: FileSystem
     ) throws(SceneStoreError) {
         written = 0
         while written < bytes.count {
             let done = written
             written += try syscall("pwrite", path: path) {
-                pwrite(fd, bytes.baseAddress.map { $0 + done }, bytes.count - done, off_t(offset + done))
+                system.pwrite(fd, UnsafeRawBufferPointer(rebasing: bytes[done...]), offset + done)
             }
         }
     }
 
-    /// Writes all of `bytes` at `offset`.
-    static func write(_ bytes: some ContiguousBytes, at offset: Int = 0, to fd: Int32, path: String) throws(SceneStoreError) {
+    /// Writes all of `bytes` at `offset` through `system`.
+    static func write(
+        _ bytes: some ContiguousBytes, at offset: Int = 0, to fd: Int32, path: String, system: FileSystem
+    ) throws(SceneStoreError) {
         var written = 0
         try bytes.withUnsafeBytes { raw in
-            Result { () throws(SceneStoreError) in try write(raw, at: offset, to: fd, path: path, written: &written) }
+            Result { () throws(SceneStoreError) in
+                try write(raw, at: offset, to: fd, path: path, written: &written, system: system)
+            }
         }.get()
     }
 }

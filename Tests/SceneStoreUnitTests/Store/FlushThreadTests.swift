@@ -6,37 +6,61 @@ import Testing
 /// Blocking I/O runs on threads the library owns: a flush's writes and
 /// syncs never run on the thread of the task that awaits it (a `@MainActor`
 /// model's main thread, or one of the few threads of Swift's cooperative
-/// pool), whatever the save policy. The caller here is a task whose
-/// executor has one thread of its own; the kernel counts each thread's
-/// write system calls (`syscw` in `/proc/<pid>/task/<tid>/io`).
+/// pool), whatever the save policy. The file root runs over a file system
+/// that notes the thread of every `pwrite`, `fsync` and `fdatasync`
+/// (``FileSystem/faulty(_:)`` with no fault); the caller is a task whose
+/// executor has one thread of its own, or the main actor.
 @Suite struct FlushThreadTests {
-    @Test(arguments: [SceneRegistry.SavePolicy.onFlush, .default])
-    func aFlushWritesNothingOnTheCallersThread(_ policy: SceneRegistry.SavePolicy) async throws {
-        let fixture = try SceneStoreFixture(configuration: .testing(savePolicy: policy))
-        let store = try await fixture.registry.store(for: "main")
-        // A task executor with one thread of its own.
-        let caller = BlockingCallExecutor(name: "FlushThreadTests")
-        let thread = await withTaskExecutorPreference(caller) {
-            "/proc/" + ((try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/thread-self")) ?? "self") + "/io"
-        }
+    enum Caller: String, CaseIterable, Sendable {
+        case taskExecutor, mainActor
+    }
+
+    @Test(arguments: [SceneRegistry.SavePolicy.onFlush, .default], Caller.allCases)
+    func aFlushNeitherWritesNorSyncsOnTheCallersThread(_ policy: SceneRegistry.SavePolicy, _ caller: Caller) async throws {
+        let fixture = try SceneStoreFixture()
+        try SceneDirectory.prepare(root: fixture.root)
+        let calls = FileFaults()
+        let registry = SceneRegistry(
+            storage: SceneDirectory(root: fixture.root, system: .faulty(calls)),
+            configuration: .testing(savePolicy: policy))
+        let store = try await registry.store(for: "main")
+        let executor = BlockingCallExecutor(name: "FlushThreadTests")
+        var callers: Set<pthread_t> = []
         // Under the default policy a set right after a save waits for the
         // coalescing window, so the flush finds the store idle: each round
         // after the first.
         for round in 0..<20 {
             try store.set(round, forKey: "k")
-            let before = try Self.writeCalls(thread)
-            try await withTaskExecutorPreference(caller) { try await store.flush() }
-            #expect(try Self.writeCalls(thread) == before, "round \(round): the flush wrote on the caller's thread")
+            switch caller {
+            case .taskExecutor:
+                callers.insert(try await withTaskExecutorPreference(executor) { try await Self.flush(store) })
+            case .mainActor:
+                callers.insert(try await Self.flushOnTheMainActor(store))
+            }
         }
+        for call in [FileFaults.Call.pwrite, .fsync, .fdatasync] {
+            #expect(calls.threads(of: call).isDisjoint(with: callers), "a \(call) ran on the caller's thread")
+        }
+        #expect(calls.count(of: .fsync) + calls.count(of: .fdatasync) >= 20, "fewer syncs than saves")
+        try await registry.close()
         let relaunched = try await fixture.relaunch().store(for: "main")
         #expect(relaunched.value(forKey: "k", as: Int.self) == 19)
         await fixture.tearDown()
     }
 
-    /// The write system calls a thread made so far (`/proc/<pid>/task/<tid>/io`).
-    private static func writeCalls(_ io: String) throws -> Int {
-        let text = try String(contentsOfFile: io, encoding: .utf8)
-        let line = try #require(text.split(separator: "\n").first { $0.hasPrefix("syscw:") })
-        return try #require(Int(line.dropFirst("syscw:".count).trimmingCharacters(in: .whitespaces)))
+    /// Flushes `store` from the preferred task executor; the thread it was
+    /// called on. (The task runs on that executor once it has suspended:
+    /// the yield.)
+    private static func flush(_ store: SceneStore) async throws -> pthread_t {
+        await Task.yield()
+        let thread = pthread_self()
+        try await store.flush()
+        return thread
+    }
+
+    @MainActor private static func flushOnTheMainActor(_ store: SceneStore) async throws -> pthread_t {
+        let thread = pthread_self()
+        try await store.flush()
+        return thread
     }
 }
