@@ -243,12 +243,7 @@ extension SceneStore {
 
     /// Re-reads the scene soon, on ``io`` (coalescing repeated calls).
     func scheduleReload() {
-        let enqueue = state.withLock { state -> Bool in
-            guard state.phase == .open, !state.reloadQueued else { return false }
-            state.reloadQueued = true
-            return true
-        }
-        if enqueue { io.submit { await self.reloadNow() } }
+        if state.withLock({ $0.reloadRequested() }) { io.submit { await self.reloadNow() } }
     }
 
     /// Applies what another process wrote: reads without the lock (a
@@ -259,11 +254,7 @@ extension SceneStore {
     /// lost is written again before the lock is let go: no other process
     /// sees the scene missing in between.
     func reloadNow() async {
-        let open = state.withLock { state in
-            state.reloadQueued = false
-            return state.phase == .open
-        }
-        guard open else { return }
+        guard state.withLock({ $0.reloadStarts() }) else { return }
         do throws(SceneStoreError) {
             guard case .needsLock = try await synchronize(.withoutLock, in: nil) else { return }
             let written = try await storage.transaction(id) { (transaction) async throws(SceneStoreError) -> SavedWrite? in

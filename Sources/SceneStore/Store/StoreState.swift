@@ -29,7 +29,8 @@ struct StoreState: Sendable {
     var saves: SaveSchedule
     /// Read-modify-writes waiting for the store's queue.
     var updates: [QueuedUpdate] = []
-    var reloadQueued = false
+    /// A reload waits on the store's queue (``reloadRequested()``).
+    private(set) var reloadQueued = false
     var lastRecovery: SceneRecovery?
     /// Why loading failed: given to every caller that waited for it.
     var loadFailure: SceneStoreError?
@@ -54,6 +55,22 @@ struct StoreState: Sendable {
         } else {
             phase = .open
         }
+    }
+
+    /// "Read the scene again" (a watcher's event, a rescan, a failed
+    /// check): whether to queue a reload. Requests coalesce: none while one
+    /// is queued and has not started, none once the store is not open.
+    mutating func reloadRequested() -> Bool {
+        guard phase == .open, !reloadQueued else { return false }
+        reloadQueued = true
+        return true
+    }
+
+    /// The queued reload starts: whether it still has a scene to read (the
+    /// store is open). A request from now on queues another.
+    mutating func reloadStarts() -> Bool {
+        reloadQueued = false
+        return phase == .open
     }
 
     /// The largest values (in ``SceneValues/storedBytes``) that memory and

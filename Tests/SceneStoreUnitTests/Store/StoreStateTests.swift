@@ -7,6 +7,22 @@ struct StoreStateTests {
         state.discardedHere(editsUpTo: editsUpTo, at: .zero)
     }
 
+    /// Reload requests coalesce while one is queued; once it has started
+    /// the next request queues another; a closed store queues none.
+    @Test func reloadRequestsCoalesceUntilTheReloadStarts() {
+        var state = StoreState(savePolicy: .onFlush)
+        let first = state.reloadRequested(), second = state.reloadRequested()
+        let started = state.reloadStarts(), afterStart = state.reloadRequested()
+        state.close()
+        let startedClosed = state.reloadStarts(), requestedClosed = state.reloadRequested()
+        #expect(first)
+        #expect(!second, "a second reload queued beside the first")
+        #expect(started)
+        #expect(afterStart, "a request after the reload started was dropped")
+        #expect(!startedClosed)
+        #expect(!requestedClosed, "a closed store queued a reload")
+    }
+
     /// What a local discard kept is scheduled for saving, as the policy says.
     @Test func aLocalDiscardSchedulesTheSaveOfWhatItKept() throws {
         let main = try SceneID("main")
