@@ -32,8 +32,7 @@ package struct FileSystem: Sendable {
         let live = Self.live
         @Sendable func failing(_ call: FileFaults.Call, _ run: () -> Int32) -> Int32 {
             guard case .error(let code)? = faults.take(call) else { return run() }
-            errno = code
-            return -1
+            return failed(code)
         }
         return FileSystem(
             open: { path, flags, mode in failing(.open) { live.open(path, flags, mode) } },
@@ -43,11 +42,9 @@ package struct FileSystem: Sendable {
                 let inside = Glibc.fstat(fd, &info) == 0 ? max(0, min(bytes.count, Int(info.st_size) - offset)) : 0
                 switch faults.take(.pwrite, growing: bytes.count - inside) {
                 case .error(let code)?:
-                    errno = code
-                    return -1
+                    return failed(code)
                 case .space(let grows)? where inside + grows == 0:
-                    errno = ENOSPC
-                    return -1
+                    return failed(ENOSPC)
                 case .space(let grows)?:
                     return live.pwrite(fd, UnsafeRawBufferPointer(rebasing: bytes.prefix(inside + grows)), offset)
                 case nil:
@@ -59,6 +56,12 @@ package struct FileSystem: Sendable {
             exchange: { from, to in failing(.exchange) { live.exchange(from, to) } },
             rename: { from, to in failing(.rename) { live.rename(from, to) } })
     }
+}
+
+/// What a failed C call returns: `-1`, with `errno` set to `code`.
+private func failed<Result: BinaryInteger>(_ code: Int32) -> Result {
+    errno = code
+    return -1
 }
 
 /// The failures a test injects into ``FileSystem/faulty(_:)``: each call

@@ -115,28 +115,19 @@ package final class PollingWatcher: FileWatcher {
 
     /// The entries of `directory` with their stamps (not following symlinks).
     static func scan(_ directory: String) -> Result<[String: Stamp], SceneStoreError> {
-        guard let dir = opendir(directory) else {
-            return .failure(.io(syscall: "opendir", path: directory, errno: errno))
-        }
-        defer { closedir(dir) }
-        let dirFD = dirfd(dir)
-        var entries: [String: Stamp] = [:]
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+        Result { () throws(SceneStoreError) in
+            let stamped = try directoryEntries(directory) { fd, name -> (String, Stamp)? in
+                var info = stat()
+                // An entry removed between readdir and fstatat is simply absent.
+                guard fstatat(fd, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { return nil }
+                return (name, Stamp(
+                    inode: UInt64(info.st_ino),
+                    size: Int64(info.st_size),
+                    modified: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec),
+                    changed: Int64(info.st_ctim.tv_sec) * 1_000_000_000 + Int64(info.st_ctim.tv_nsec)))
             }
-            if name == "." || name == ".." { continue }
-            var info = stat()
-            // An entry removed between readdir and fstatat is simply absent.
-            guard fstatat(dirFD, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { continue }
-            entries[name] = Stamp(
-                inode: UInt64(info.st_ino),
-                size: Int64(info.st_size),
-                modified: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec),
-                changed: Int64(info.st_ctim.tv_sec) * 1_000_000_000 + Int64(info.st_ctim.tv_nsec)
-            )
+            return Dictionary(stamped) { first, _ in first }
         }
-        return .success(entries)
     }
 
     /// One interest: its directory, handler and last snapshot. Scanned on the
