@@ -18,9 +18,19 @@ public struct TmpfsMount: Sendable {
     }
 
     /// Remounts it read-only or read-write; whether that succeeded.
+    /// A read-only remount fails with EBUSY while any process holds a file
+    /// of the mount open for writing, and a child that another test of
+    /// this process is spawning holds a copy of every descriptor of ours
+    /// until its exec: so EBUSY is tried again, every 10 ms for up to 10 s
+    /// (a poll for that exec, not a pace; seen once in a loaded CI run).
     public func remount(readOnly: Bool) -> Bool {
         let flags = UInt(MS_REMOUNT) | (readOnly ? UInt(MS_RDONLY) : 0)
-        return Glibc.mount("tmpfs", path.path, "tmpfs", flags, nil) == 0
+        for _ in 0..<1000 {
+            if Glibc.mount("tmpfs", path.path, "tmpfs", flags, nil) == 0 { return true }
+            guard errno == EBUSY else { return false }
+            usleep(10_000)
+        }
+        return false
     }
 
     /// Unmounts it, lazily (busy descriptors do not keep it).
