@@ -66,8 +66,7 @@ private func failed<Result: BinaryInteger>(_ code: Int32) -> Result {
 
 /// The failures a test injects into ``FileSystem/faulty(_:)``: each call
 /// fails as set, every time, until cleared (a disk stays full until space
-/// is freed), after letting a number of calls through. It also counts the
-/// calls and notes the threads they ran on.
+/// is freed). It also counts the calls and notes the threads they ran on.
 package final class FileFaults: Sendable {
     package enum Call: Sendable, Hashable {
         case open, pwrite, fsync, fdatasync, exchange, rename
@@ -83,30 +82,34 @@ package final class FileFaults: Sendable {
         case space(Int)
     }
 
-    private let plan = Locked<[Call: (fault: Fault, letThrough: Int)]>([:])
-    /// How many calls of each kind were made, failed or not, and on which threads.
-    private let counts = Locked<[Call: (count: Int, threads: Set<pthread_t>)]>([:])
+    private struct State {
+        var faults: [Call: Fault] = [:]
+        /// The calls made, failed or not, with the threads they ran on.
+        var calls: [Call: (count: Int, threads: Set<pthread_t>)] = [:]
+    }
+
+    private let state = Locked(State())
 
     package init() {}
 
-    /// Makes `call` fail as `fault` says from its `letThrough + 1`-th call on.
-    package func inject(_ fault: Fault, into call: Call, letThrough: Int = 0) {
-        plan.withLock { $0[call] = (fault, letThrough) }
+    /// Makes every `call` from now on fail as `fault` says.
+    package func inject(_ fault: Fault, into call: Call) {
+        state.withLock { $0.faults[call] = fault }
     }
 
     /// Lets every call run again.
     package func clear() {
-        plan.withLock { $0 = [:] }
+        state.withLock { $0.faults = [:] }
     }
 
     /// How many `call`s were made.
     package func count(of call: Call) -> Int {
-        counts.withLock { $0[call]?.count ?? 0 }
+        state.withLock { $0.calls[call]?.count ?? 0 }
     }
 
     /// The threads `call`s ran on (`pthread_self()`).
     package func threads(of call: Call) -> Set<pthread_t> {
-        counts.withLock { $0[call]?.threads ?? [] }
+        state.withLock { $0.calls[call]?.threads ?? [] }
     }
 
     /// The fault of the `call` about to run, or `nil` to run it; for a
@@ -114,18 +117,12 @@ package final class FileFaults: Sendable {
     /// `.space` with how many of them it may write (taken from the space).
     fileprivate func take(_ call: Call, growing growth: Int = 0) -> Fault? {
         let thread = pthread_self()
-        counts.withLock { counts in
-            counts[call, default: (0, [])].count += 1
-            counts[call, default: (0, [])].threads.insert(thread)
-        }
-        return plan.withLock { plan -> Fault? in
-            guard let (fault, letThrough) = plan[call] else { return nil }
-            if letThrough > 0 {
-                plan[call] = (fault, letThrough - 1)
-                return nil
-            }
+        return state.withLock { state -> Fault? in
+            state.calls[call, default: (0, [])].count += 1
+            state.calls[call, default: (0, [])].threads.insert(thread)
+            guard let fault = state.faults[call] else { return nil }
             guard case .space(let left) = fault else { return fault }
-            plan[call] = (.space(left - min(left, growth)), 0)
+            state.faults[call] = .space(left - min(left, growth))
             return .space(min(left, growth))
         }
     }
