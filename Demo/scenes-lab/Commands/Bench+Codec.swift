@@ -8,9 +8,9 @@ extension Bench {
     /// reading a file from scratch (parse, checksum) and writing one; a
     /// save that changed one value over the file the store wrote last (its
     /// encoding reused), and the reading of that save by a store that read
-    /// the version before (by difference, ``SceneFileReader``). What an
-    /// opening, a first save, a save and a reload cost before any system
-    /// call.
+    /// the version before (whole, as a store on a storage that keeps
+    /// whole documents reads another's save). What an opening, a first
+    /// save, a save and a reload cost before any system call.
     struct Codec: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Scene file decode and encode, in memory, at several scene sizes.")
@@ -46,7 +46,7 @@ extension Bench {
                 var encoder = SceneFileEncoder()
                 var reader = SceneFileReader()
                 var current = file
-                _ = reader.decode(encoder.encode(current, over: nil, edited: []), expectedKeys: keys, keep: true)
+                _ = reader.decode(encoder.encode(current, over: nil, edited: []), expectedKeys: keys)
                 encoder.written(current.version)
                 for repetition in 0..<repetitions {
                     let start = monotonicNanoseconds()
@@ -63,7 +63,7 @@ extension Bench {
                     let saving = monotonicNanoseconds()
                     let saved = encoder.encode(next, over: current, edited: [key])
                     let reloading = monotonicNanoseconds()
-                    let reread = reader.decode(saved, expectedKeys: keys, keep: true)
+                    let reread = reader.decode(saved, expectedKeys: keys)
                     reloads.append(monotonicNanoseconds() - reloading)
                     saves.append(reloading - saving)
                     guard case .success(next) = reread else { throw failure("a save does not read back as itself") }

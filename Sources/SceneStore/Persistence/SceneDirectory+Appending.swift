@@ -106,15 +106,6 @@ extension SceneDirectory {
         return (position.offset, position.first, bytes.dropFirst())
     }
 
-    /// The writer token of scene `id`'s latest version, from the file's
-    /// header and last 8 KiB (``peekVersion(of:size:path:)``), whatever
-    /// its size; `nil` when there is no regular file or it is not laid out
-    /// as SceneStore writes it.
-    func latestWriter(of id: SceneID) throws(SceneStoreError) -> String? {
-        guard let scene = try openScene(id) else { return nil }
-        return try peekVersion(of: scene.file.raw, size: Int(scene.info.st_size), path: scene.path)?.writer
-    }
-
     /// Scene `id`'s file opened to read, and its `fstat` without times
     /// (`scenestore_fstat_untimed`: asking for them would make the next
     /// write's `fdatasync` write the inode too); `nil` when there
@@ -140,13 +131,12 @@ extension SceneDirectory {
     /// its header and, for a log, its last record: its first kilobyte and
     /// its last 8 KiB (64 KiB when the last line and the padding after the
     /// log are longer); for a log, also where its end starts, whether it
-    /// has no record yet, and the bytes from its `]}` to the file's end;
-    /// and who wrote that version.
+    /// has no record yet, and the bytes from its `]}` to the file's end.
     /// `nil` when neither layout is found (the file then needs a full
     /// reading).
     func peekVersion(
         of fd: Int32, size: Int, path: String
-    ) throws(SceneStoreError) -> (version: DiskVersion, writer: String, logEnd: (offset: Int, first: Bool, after: Data)?)? {
+    ) throws(SceneStoreError) -> (version: DiskVersion, logEnd: (offset: Int, first: Bool, after: Data)?)? {
         var head: Data?
         // A record is usually short: the last 8 KiB hold it and the padding; else up to 64.
         for window in [8 << 10, Self.tailBytes] {
@@ -162,7 +152,7 @@ extension SceneDirectory {
             if let peeked = SceneFile.peekHeader(head, tail: tail) {
                 let version = DiskVersion(incarnation: peeked.incarnation, generation: peeked.generation)
                 let end = tail.withUnsafeBytes { SceneFileTail.read($0.bindMemory(to: UInt8.self)) }
-                return (version, peeked.writerToken, end.map { (tailStart + $0.end, $0.tail == .noRecords, tail[($0.end + 1)...]) })
+                return (version, end.map { (tailStart + $0.end, $0.tail == .noRecords, tail[($0.end + 1)...]) })
             }
             if tailStart == 0 { return nil }
         }

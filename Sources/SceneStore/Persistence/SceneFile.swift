@@ -64,21 +64,14 @@ package struct SceneFile: Equatable {
     }
 
     package static func decode(_ data: Data, expectedKeys: Int = 0) -> Result<SceneFile, Problem> {
-        decode(data, expectedKeys: expectedKeys, over: nil, recording: false).map(\.file)
+        decoded(data, expectedKeys: expectedKeys).map(\.file)
     }
 
-    /// ``decode(_:expectedKeys:)`` read over `baseline` (the same result,
-    /// see ``SceneFileParser/values(over:previous:)``).
-    /// - Returns: the file, the file as of its `values` (before a log's
-    ///   records: what a baseline holds), when `recording` where its values
-    ///   lie (`nil` if its keys are out of checksum order), and where its
-    ///   log ends.
-    static func decode(
-        _ data: Data, expectedKeys: Int, over baseline: SceneFileBaseline?, recording: Bool
-    ) -> Result<Decoded, Problem> {
+    /// ``decode(_:expectedKeys:)``, and where the file's log ends.
+    static func decoded(_ data: Data, expectedKeys: Int) -> Result<Decoded, Problem> {
         let fields: SceneFileParser.Fields
         do throws(Problem) {
-            fields = try SceneFileParser.parse(data, expectedKeys: expectedKeys, baseline: baseline, recording: recording)
+            fields = try SceneFileParser.parse(data, expectedKeys: expectedKeys)
         } catch {
             // Tell a newer format (refused, kept) from damage (quarantined).
             if let header = try? JSONDecoder().decode(Header.self, from: data),
@@ -113,7 +106,7 @@ package struct SceneFile: Equatable {
         )
         switch (version, fields.records) {
         case (1, nil):
-            return .success(Decoded(file: file, snapshot: file, entries: fields.entries, parsedOverBaseline: fields.parsedOverBaseline))
+            return .success(Decoded(file: file))
         case (1, _?):
             return .failure(.malformed("a log in a version 1 file"))
         case (_, nil):
@@ -125,30 +118,22 @@ package struct SceneFile: Equatable {
             if let torn = fields.tornAt, data.withUnsafeBytes({ SceneFileTail.read($0.bindMemory(to: UInt8.self)) }) != nil {
                 return .failure(.malformed("the record at byte \(torn) is damaged, and records follow it"))
             }
-            let snapshot = file
             if let problem = file.apply(records) { return .failure(problem) }
             if !records.isEmpty { file.values.trim() }  // the records' replaced entries and growth
-            return .success(Decoded(
-                file: file, snapshot: snapshot, entries: fields.entries, parsedOverBaseline: fields.parsedOverBaseline,
-                logEnd: fields.logEnd.map { ($0, records.isEmpty) }))
+            return .success(Decoded(file: file, logEnd: fields.logEnd.map { ($0, records.isEmpty) }))
         }
     }
 
-    /// What a full reading found (``decode(_:expectedKeys:over:recording:)``).
+    /// What a full reading found (``decoded(_:expectedKeys:)``).
     struct Decoded {
         var file: SceneFile
-        /// The file as of its `values`, before a log's records.
-        var snapshot: SceneFile
-        /// Where the values lie, when recorded and in checksum order.
-        var entries: [SceneFileBaseline.Entry]?
-        var parsedOverBaseline: Int?
         /// Where a whole log's last record ends, and whether it has none.
         var logEnd: (offset: Int, first: Bool)?
     }
 
     /// Applies a version 2 file's records, in order; a problem when one
     /// does not follow the generation before it.
-    mutating func apply(_ records: [SceneFileRecord]) -> Problem? {
+    package mutating func apply(_ records: [SceneFileRecord]) -> Problem? {
         for record in records {
             guard generation < Self.maxGeneration, record.generation == generation + 1 else {
                 return .malformed("a record of generation \(record.generation) follows generation \(generation)")

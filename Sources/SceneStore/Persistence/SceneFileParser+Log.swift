@@ -37,7 +37,7 @@ extension SceneFileParser {
     /// - Returns: the records and where the last one ends.
     static func logContinuation(_ data: Data, from offset: Int, first: Bool) -> ([SceneFileRecord], end: Int)? {
         data.withUnsafeBytes { raw -> ([SceneFileRecord], end: Int)? in
-            var parser = SceneFileParser(bytes: raw.bindMemory(to: UInt8.self), expectedKeys: 0, baseline: nil, recording: false)
+            var parser = SceneFileParser(bytes: raw.bindMemory(to: UInt8.self), expectedKeys: 0)
             parser.index = offset
             var records: [SceneFileRecord] = []
             var end = offset

@@ -33,13 +33,6 @@ struct SceneFileParser {
         /// SceneStore writes), when a full ``Checksum/matches(_:_:)``
         /// is needed instead.
         var checksumInFileOrder: String?
-        /// Where each value lies, in file order, when the parse was asked
-        /// to record them and the keys were in checksum order: what a
-        /// ``SceneFileBaseline`` keeps for reading the next document.
-        var entries: [SceneFileBaseline.Entry]?
-        /// How many values were parsed when the values were read over a
-        /// baseline (the others were taken from it); `nil`: read whole.
-        var parsedOverBaseline: Int?
         /// A version 2 file's records, up to the first that is damaged or
         /// cut short; `nil`: the file has no log.
         var records: [SceneFileRecord]?
@@ -53,44 +46,24 @@ struct SceneFileParser {
     /// - Parameter expectedKeys: room made in `values` at once (a reader
     ///   expects about as many keys as the version it holds), sparing the
     ///   dictionary's growth and rehashing.
-    /// - Parameter baseline: a document read before: values whose bytes
-    ///   are the same in both are taken from it instead of being parsed
-    ///   (the result is the same either way).
-    /// - Parameter recording: whether to fill ``Fields/entries``.
-    static func parse(
-        _ data: Data, expectedKeys: Int = 0, baseline: SceneFileBaseline? = nil, recording: Bool = false
-    ) throws(SceneFile.Problem) -> Fields {
+    static func parse(_ data: Data, expectedKeys: Int = 0) throws(SceneFile.Problem) -> Fields {
         let result: Result<Fields, SceneFile.Problem> = data.withUnsafeBytes { raw in
-            (baseline?.document ?? Data()).withUnsafeBytes { previous in
-                var parser = SceneFileParser(
-                    bytes: raw.bindMemory(to: UInt8.self), expectedKeys: expectedKeys,
-                    baseline: baseline.map { ($0, previous.bindMemory(to: UInt8.self)) }, recording: recording)
-                do throws(SceneFile.Problem) {
-                    return .success(try parser.document())
-                } catch {
-                    return .failure(error)
-                }
+            var parser = SceneFileParser(bytes: raw.bindMemory(to: UInt8.self), expectedKeys: expectedKeys)
+            do throws(SceneFile.Problem) {
+                return .success(try parser.document())
+            } catch {
+                return .failure(error)
             }
         }
         return try result.get()
     }
 
     private let expectedKeys: Int
-    /// The baseline and its document's bytes.
-    let baseline: (SceneFileBaseline, UnsafeBufferPointer<UInt8>)?
-    let recording: Bool
-    /// See ``Fields/parsedOverBaseline``.
-    var parsedOverBaseline: Int?
 
-    init(
-        bytes: UnsafeBufferPointer<UInt8>, expectedKeys: Int,
-        baseline: (SceneFileBaseline, UnsafeBufferPointer<UInt8>)?, recording: Bool
-    ) {
+    init(bytes: UnsafeBufferPointer<UInt8>, expectedKeys: Int) {
         self.bytes = bytes
         // Never more than the bytes could hold (a key and its value take 30 at least).
         self.expectedKeys = min(max(expectedKeys, 0), bytes.count / 30)
-        self.baseline = baseline
-        self.recording = recording
     }
 
     // MARK: Structure
@@ -118,9 +91,7 @@ struct SceneFileParser {
             case "incarnation": fields.incarnation = try string()
             case "checksum": fields.checksum = try string()
             case "writer": (fields.pid, fields.token) = try writer(seen: &seen)
-            case "values":
-                (fields.values, fields.checksumInFileOrder, fields.entries) = try values()
-                fields.parsedOverBaseline = parsedOverBaseline
+            case "values": (fields.values, fields.checksumInFileOrder) = try values()
             case "log":
                 (fields.records, fields.tornAt, fields.logEnd) = try log()
                 // A torn tail ends the document: what follows is its debris.
@@ -173,23 +144,14 @@ struct SceneFileParser {
         "format", "version", "scene", "generation", "incarnation", "checksum", "writer", "values", "log",
     ]
 
-    /// The values, their checksum when the file has them in checksum
-    /// order (hashed as they are read: no second pass, no lookups), and
-    /// where each lies (when ``recording`` and in that order).
-    private mutating func values() throws(SceneFile.Problem) -> (SceneValues, String?, [SceneFileBaseline.Entry]?) {
-        if let baseline {
-            let start = index
-            if let read = try values(over: baseline.0, previous: baseline.1) { return read }
-            index = start
-            parsedOverBaseline = nil
-        }
+    /// The values, and their checksum when the file has them in checksum
+    /// order (hashed as they are read: no second pass, no lookups).
+    private mutating func values() throws(SceneFile.Problem) -> (SceneValues, String?) {
         var values = SceneValues(minimumCapacity: expectedKeys, bytes: bytes.count)
         var checksum = Checksum()
         var previous: String?
         var sorted = true
-        var entries: [SceneFileBaseline.Entry] = []
-        if recording { entries.reserveCapacity(expectedKeys) }
-        try object { (parser, key, start) throws(SceneFile.Problem) in
+        try object { (parser, key) throws(SceneFile.Problem) in
             let value = try parser.value(forKey: key)
             guard values.updateValue(value, forKey: key) == nil else {
                 throw parser.failure("key \(key.debugDescription) appears twice")
@@ -198,11 +160,10 @@ struct SceneFileParser {
                 sorted = previous.map { utf8Precedes($0, key) } ?? true
                 checksum.add(key: key, value: value)
                 previous = key
-                if parser.recording { entries.append(.init(range: start..<parser.index, key: key, value: value)) }
             }
         }
         values.trim()
-        return (values, sorted ? checksum.text : nil, sorted && recording ? entries : nil)
+        return (values, sorted ? checksum.text : nil)
     }
 
     /// `{"type": KIND, "value": V}`, in either order. The writer puts
@@ -298,7 +259,8 @@ struct SceneFileParser {
     }
 
     /// Calls `member` for each key of an object, positioned at its value,
-    /// with the offset where the member (its key's opening quote) starts.
+    /// with the offset where the member (its key's opening quote) starts
+    /// (where a record's checksum coverage ends).
     mutating func object(
         _ member: (inout SceneFileParser, String, Int) throws(SceneFile.Problem) -> Void
     ) throws(SceneFile.Problem) {

@@ -1,19 +1,11 @@
 import Foundation
 
-/// Decodes one scene's documents as they come, reading each over the one
-/// before (``SceneFileBaseline``): another process's save of a 100-key
-/// scene that changed one value is parsed for that value only. The result
-/// is always the one a full ``SceneFile/decode(_:expectedKeys:)`` gives.
-///
-/// It keeps the last document it decoded, up to
-/// ``StoredDocument/wholeReadBytes``: about twice the file's size in memory,
-/// and only once asked to (a store keeps one from the first change another
-/// process made, not from opening).
+/// Decodes one scene's documents as they come, and keeps where the last
+/// log read ended (``position``): the next reading takes only what
+/// another process appended after it (``SceneStorage/readLog(_:after:)``,
+/// ``records(in:)``), and a store told of its own append reads nothing
+/// (``ownAppend``).
 package struct SceneFileReader: Sendable {
-    private var baseline: SceneFileBaseline?
-    /// The last log read whole to its end: its bytes, where its last
-    /// record ends (and whether it has none), and what it holds.
-    private var log: (document: Data, end: Int, first: Bool, file: SceneFile)?
     /// Where the last log read ended, whatever its size; `nil` after
     /// anything else (a version 1 file, a torn tail, damage).
     package private(set) var position: LogPosition?
@@ -26,29 +18,14 @@ package struct SceneFileReader: Sendable {
     /// How many readings took only a log's new records from the storage
     /// (``advance(over:to:)``).
     package private(set) var recordReads = 0
-    /// How many values the last successful decode parsed, when it read
-    /// over a baseline (the others came from it, or it read a log's new
-    /// records only: 0); `nil`: it read them all.
-    private(set) var parsedOverBaseline: Int?
 
     package init() {}
 
-    /// - Parameter keep: whether `data` becomes the next document's baseline.
-    package mutating func decode(_ data: Data, expectedKeys: Int, keep: Bool) -> Result<SceneFile, SceneFile.Problem> {
-        let keep = keep && data.count <= StoredDocument.wholeReadBytes
-        if keep, let file = continuing(data) {
-            parsedOverBaseline = 0
-            return .success(file)
-        }
-        switch SceneFile.decode(data, expectedKeys: expectedKeys, over: baseline, recording: keep) {
+    package mutating func decode(_ data: Data, expectedKeys: Int) -> Result<SceneFile, SceneFile.Problem> {
+        switch SceneFile.decoded(data, expectedKeys: expectedKeys) {
         case .success(let read):
-            parsedOverBaseline = read.parsedOverBaseline
             position = read.logEnd.map {
                 LogPosition(data, offset: $0.offset, first: $0.first, version: read.file.version)
-            }
-            if keep {
-                baseline = read.entries.map { SceneFileBaseline(document: data, entries: $0, file: read.snapshot) }
-                log = read.logEnd.map { (data, $0.offset, $0.first, read.file) }
             }
             return .success(read.file)
         case .failure(let problem):
@@ -131,27 +108,5 @@ package struct SceneFileReader: Sendable {
     /// or gone): the next reading is whole, and sets it again.
     package mutating func forgetPosition() {
         position = nil
-    }
-
-    /// `data` read as the log read last with records appended: its bytes
-    /// up to where that log's last record ended are the same, and whole
-    /// records and the document's end follow. Only those records are
-    /// parsed, and applied to what that log held; the result is the one a
-    /// full reading gives (the same bytes parse the same way). `nil` for
-    /// anything else, which a full reading judges.
-    private mutating func continuing(_ data: Data) -> SceneFile? {
-        guard let log, data.count > log.end else { return nil }
-        let same = data.withUnsafeBytes { new in
-            log.document.withUnsafeBytes { old in
-                guard let new = new.baseAddress, let old = old.baseAddress else { return false }
-                return memcmp(new, old, log.end) == 0
-            }
-        }
-        guard same, let (records, end) = SceneFileParser.logContinuation(data, from: log.end, first: log.first) else { return nil }
-        var file = log.file
-        guard file.apply(records) == nil else { return nil }
-        self.log = (data, end, log.first && records.isEmpty, file)
-        position = LogPosition(data, offset: end, first: log.first && records.isEmpty, version: file.version)
-        return file
     }
 }

@@ -124,13 +124,6 @@ package protocol SceneStorage: Sendable {
     /// nothing more (``SceneFileReader/ownAppend``).
     func logEnds(_ id: SceneID, at position: LogPosition) -> Bool
 
-    /// The writer token of scene `id`'s latest version (a log's last
-    /// record, else the header), read without decoding the values; `nil`
-    /// when there is no document or it is not laid out as SceneStore
-    /// writes it. A store whose own save was told to it by the watcher
-    /// finds its token there and reads nothing more.
-    func latestWriter(of id: SceneID) async throws(SceneStoreError) -> String?
-
     /// The scenes that have a document, sorted.
     func sceneIDs() async throws(SceneStoreError) -> [SceneID]
 
@@ -300,12 +293,6 @@ extension SceneStorage {
         false
     }
 
-    /// The stored document read whole, its header peeked.
-    package func latestWriter(of id: SceneID) async throws(SceneStoreError) -> String? {
-        guard case .bytes(let data) = try await readBytes(id, skip: nil) else { return nil }
-        return SceneFile.peekHeader(data)?.writerToken
-    }
-
     /// Never replaces: a storage without conditional replacement saves in
     /// transactions only.
     package func replace(_ id: SceneID, with document: Data, ifCurrent version: DiskVersion) async throws(SceneStoreError) -> Bool {
@@ -331,18 +318,17 @@ package enum SceneReadResult: Sendable {
 
     /// `stored` checked as the document of scene `id`; `nil` when it was
     /// ``StoredDocument/skipped``.
-    /// - Parameter reader: decodes the document, over the one it read
-    ///   before; `keep` says whether this one is kept for the next.
+    /// - Parameter reader: decodes the document, and keeps where its log ends.
     init?(
         _ stored: StoredDocument, as id: SceneID, limits: SceneRegistry.Limits,
-        expectedKeys: Int = 0, reader: inout SceneFileReader, keep: Bool
+        expectedKeys: Int = 0, reader: inout SceneFileReader
     ) {
         switch stored {
         case .skipped: return nil
         case .missing: self = .missing
         case .notADocument(let what): self = .damaged(.malformed(what))
         case .bytes(let data):
-            self = Self(decoded: reader.decode(data, expectedKeys: expectedKeys, keep: keep), as: id, limits: limits)
+            self = Self(decoded: reader.decode(data, expectedKeys: expectedKeys), as: id, limits: limits)
         }
     }
 

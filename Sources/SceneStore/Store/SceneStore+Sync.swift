@@ -59,7 +59,7 @@ extension SceneStore {
             stored = try await storage.readBytes(id, skip: skip)
         }
         let reading = reader.withLock { reader in
-            SceneReadResult(stored, as: id, limits: storage.limits, expectedKeys: keys, reader: &reader, keep: !site.opening)
+            SceneReadResult(stored, as: id, limits: storage.limits, expectedKeys: keys, reader: &reader)
         }
         let writable = configuration.access == .readWrite
         switch mutate({ $0.read(reading, at: site, writable: writable) }) {
@@ -201,17 +201,11 @@ extension SceneStore {
             if case .settled? = try? await self.synchronize(.withoutLock, in: nil) { return }
             self.scheduleReload()
         }
-        if ran { return }
         // Busy: most often with this store's own save, whose record the
-        // watcher reports before the save ends. The save records what it
-        // wrote; a reload would only find it so. The file's header and
-        // last record tell (``SceneStorage/latestWriter(of:)``), whatever
-        // its size. (A local read never suspends: this ends here, on the
-        // watcher's thread.)
-        Task.immediate {
-            if let writer = try? await self.storage.latestWriter(of: self.id), writer == self.writer.token { return }
-            self.scheduleReload()
-        }
+        // watcher reports before the save ends. Queued behind it, the
+        // reading finds the log ending where the save left it and reads
+        // nothing more (``applyAppendedRecords()``).
+        if !ran { scheduleReload() }
     }
 
     /// Whether the scene's log ends where this store's own record, being

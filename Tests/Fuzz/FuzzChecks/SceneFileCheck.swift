@@ -26,7 +26,6 @@ import SceneStore
 package enum SceneFileCheck {
     package static func check(_ data: Data) throws(FuzzFailure) {
         _ = SceneFile.peekHeader(data)
-        try checkReadingByDifference(data)
         let file: SceneFile
         switch SceneFile.decode(data) {
         case .failure(.newerVersion(let version)):
@@ -86,46 +85,6 @@ package enum SceneFileCheck {
             }
         } else if !(file.incarnation + file.scene + file.writer.token).utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
             throw FuzzFailure("header of a written file not read, incarnation \(file.incarnation.debugDescription)\n\(text(encoded))")
-        }
-    }
-
-    private static func checkReadingByDifference(_ data: Data) throws(FuzzFailure) {
-        var pairs: [(baseline: Data, next: Data)] = []
-        if case .success(let file) = SceneFile.decode(data) {
-            pairs += [(file.encoded(), data), (data, file.encoded())]
-        }
-        if !data.isEmpty {
-            var changed = data
-            let offset = data.reduce(0) { ($0 &* 31 &+ Int($1)) & 0xFFFF } % data.count
-            changed[changed.startIndex + offset] ^= 0x01
-            pairs.append((data, changed))
-        }
-        for (baseline, next) in pairs {
-            var reader = SceneFileReader()
-            _ = reader.decode(baseline, expectedKeys: 0, keep: true)
-            let byDifference = outcome(reader.decode(next, expectedKeys: 0, keep: true))
-            let whole = outcome(SceneFile.decode(next))
-            guard byDifference == whole else {
-                throw FuzzFailure("read over a baseline: \(byDifference), read whole: \(whole)\n\(text(baseline))\nthen\n\(text(next))")
-            }
-        }
-    }
-
-    /// A reading's file, or the kind of its problem (two readings may name
-    /// different offsets of one damage).
-    private enum Outcome: Equatable {
-        case file(SceneFile)
-        case malformed
-        case badChecksum
-        case newer(Int)
-    }
-
-    private static func outcome(_ result: Result<SceneFile, SceneFile.Problem>) -> Outcome {
-        switch result {
-        case .success(let file): .file(file)
-        case .failure(.malformed): .malformed
-        case .failure(.badChecksum): .badChecksum
-        case .failure(.newerVersion(let version)): .newer(version)
         }
     }
 

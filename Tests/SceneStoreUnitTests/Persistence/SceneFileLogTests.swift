@@ -89,26 +89,25 @@ import Testing
         }
     }
 
-    /// A reader that read a log parses only the records appended since,
-    /// and reads what a full reading reads.
-    @Test func aReaderParsesOnlyTheRecordsAppendedSinceItsLastRead() throws {
+    /// A reader keeps where the log it read last ends, at the version it
+    /// holds there (the next reading takes what follows); after a torn
+    /// tail it keeps none (the next reading is whole).
+    @Test func aReaderKeepsWhereTheLogItReadEnds() throws {
         let (versions, bytes, _) = try threeVersions()
         var reader = SceneFileReader()
-        #expect(try reader.decode(bytes[0], expectedKeys: 0, keep: true).get() == versions[0])
-        #expect(reader.parsedOverBaseline == nil)
-        for index in 1...2 {
-            #expect(try reader.decode(bytes[index], expectedKeys: 0, keep: true).get() == versions[index])
-            #expect(reader.parsedOverBaseline == 0)
+        for index in 0...2 {
+            #expect(try reader.decode(bytes[index], expectedKeys: 0).get() == versions[index])
+            #expect(reader.position?.version == versions[index].version)
         }
-        // Written whole (compacted), the file is read whole again.
         let whole = versions[2].encoded(.log)
-        #expect(try reader.decode(whole, expectedKeys: 0, keep: true).get() == versions[2])
-        #expect(reader.parsedOverBaseline != 0)
-        // A torn append after it is judged by a full reading: the version before.
+        #expect(try reader.decode(whole, expectedKeys: 0).get() == versions[2])
+        #expect(reader.position?.offset == whole.count - SceneFile.logEnd.count)
+        // A torn append after it: the version before, and no position.
         let (appended, append) = try appending(SceneFileRecord(
             generation: 4, writer: writer, set: [("z", .bool(true))], removed: []).line(), to: whole)
         let torn = appended.prefix(append.offset + append.recordCount / 2)
-        #expect(try reader.decode(torn, expectedKeys: 0, keep: true).get() == versions[2])
+        #expect(try reader.decode(torn, expectedKeys: 0).get() == versions[2])
+        #expect(reader.position == nil)
     }
 
     @Test func aDamagedRecordWithRecordsAfterItIsDamage() throws {
