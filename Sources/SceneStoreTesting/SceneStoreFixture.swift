@@ -12,8 +12,14 @@ import SceneStore
 /// #expect(try relaunched.store(for: "main").value(forKey: "tab", default: 0) == 3)
 /// ```
 ///
+/// With `inMemory`, the directory is made in `/dev/shm`, a file system in
+/// memory: the same files, locks, appends and inotify events as on a disk,
+/// and no disk's latency (an `fsync` there returns at once), for an app's
+/// tests that are not about durability.
+///
 /// The directory is removed by ``tearDown()`` or, at the latest, when the
-/// fixture is deallocated. By default stores save as an app's do
+/// fixture is deallocated; one in memory that a killed test process left
+/// is removed by the next fixture in memory. By default stores save as an app's do
 /// (`SceneRegistry.Configuration.testing`: the library's default save
 /// policy, `.coalesced` 30 ms), so an isolated `set` reaches the disk at
 /// once, and what ``crash()`` keeps is what was saved by then. A test that
@@ -30,11 +36,18 @@ public final class SceneStoreFixture: Sendable {
     private let registries: Locked<(current: SceneRegistry, others: [SceneRegistry])>
 
     /// Creates the temporary root and opens the first registry on it.
-    public init(configuration: SceneRegistry.Configuration = .testing) throws {
-        var template = Array(
-            FileManager.default.temporaryDirectory.appendingPathComponent("scenestore-XXXXXX").path.utf8CString)
+    /// - Parameter inMemory: the root in `/dev/shm` (a memory file system;
+    ///   the temporary directory where there is none).
+    public init(configuration: SceneRegistry.Configuration = .testing, inMemory: Bool = false) throws {
+        var base = FileManager.default.temporaryDirectory
+        var name = "scenestore-XXXXXX"
+        if inMemory, access(Self.memory.path, W_OK) == 0 {
+            Self.removeAbandoned()
+            (base, name) = (Self.memory, "scenestore-\(getpid())-XXXXXX")
+        }
+        var template = Array(base.appendingPathComponent(name).path.utf8CString)
         guard let made = template.withUnsafeMutableBufferPointer({ buffer in buffer.baseAddress.flatMap { mkdtemp($0) } }) else {
-            throw SceneStoreError.io(syscall: "mkdtemp", path: FileManager.default.temporaryDirectory.path, errno: errno)
+            throw SceneStoreError.io(syscall: "mkdtemp", path: base.path, errno: errno)
         }
         directory = URL(fileURLWithPath: String(cString: made), isDirectory: true)
         root = directory.appendingPathComponent("scenes", isDirectory: true)
@@ -82,6 +95,21 @@ public final class SceneStoreFixture: Sendable {
         let all = registries.withLock { [$0.current] + $0.others }
         for registry in all { try? await registry.close() }
         try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// A file system in memory (tmpfs) on every Linux system that runs systemd or a container runtime.
+    private static let memory = URL(fileURLWithPath: "/dev/shm", isDirectory: true)
+
+    /// Removes the directories in memory of test processes that are gone
+    /// (killed before their fixtures were deallocated): a directory there
+    /// holds memory until the next boot. Its name carries its process's pid.
+    private static func removeAbandoned() {
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: memory.path)) ?? [] {
+            let fields = name.split(separator: "-")
+            guard fields.count == 3, fields[0] == "scenestore", let pid = pid_t(fields[1]),
+                  kill(pid, 0) != 0, errno == ESRCH else { continue }
+            try? FileManager.default.removeItem(at: memory.appendingPathComponent(name))
+        }
     }
 
     private func replaceCurrent() throws -> SceneRegistry {

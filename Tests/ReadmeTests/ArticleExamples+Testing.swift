@@ -81,12 +81,10 @@ import Testing
 
     // Without a disk
     @Test func tabSurvivesRelaunchInMemory() async throws {
-        let scenes = InMemoryScenes()
-        let first = scenes.registry()
-        try await first.store(for: "main").set(2, forKey: "tab")
-        try await first.close()
-        let relaunched = scenes.registry()
+        let fixture = try SceneStoreFixture(inMemory: true)
+        try await fixture.registry.store(for: "main").set(2, forKey: "tab")
+        let relaunched = try await fixture.relaunch()
         await #expect(try relaunched.store(for: "main").value(forKey: "tab", default: 0) == 2)
-        try await relaunched.close()
+        await fixture.tearDown()
     }
 }

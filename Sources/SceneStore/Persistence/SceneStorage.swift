@@ -33,8 +33,8 @@ import Logging
 ///   event is a hint, never a value: a spurious one costs a read.
 /// * Everything may be called from any thread or task. The calls that
 ///   reach the medium are `async`: a database suspends while it waits for
-///   the server; the file root and memory never suspend (their work is
-///   quick local I/O), so a store applies their changes right where it
+///   the server; the file root never suspends (its work is
+///   quick local I/O), so a store applies its changes right where it
 ///   hears of them.
 package protocol SceneStorage: Sendable {
     /// Where the scenes are.
@@ -53,7 +53,7 @@ package protocol SceneStorage: Sendable {
     func readBytes(_ id: SceneID, skip: ((DiskVersion) -> Bool)?) async throws(SceneStoreError) -> StoredDocument
 
     /// Whether a read outside a transaction waits on nothing but this
-    /// machine (a local disk, memory; never a server) and never suspends:
+    /// machine (a local disk; never a server) and never suspends:
     /// a store then applies a small change on the watcher's thread, where
     /// it is heard of.
     var readsAreLocal: Bool { get }

@@ -6,16 +6,12 @@ public enum SceneLocation: Sendable, Hashable, CustomStringConvertible {
     case directory(URL)
     /// A database, named by its URL without a password.
     case database(String)
-    /// Memory shared by the registries of one process (SceneStoreTesting's
-    /// `InMemoryScenes`), named.
-    case memory(String)
 
-    /// A path, a database URL without its password, or `memory:<name>`.
+    /// A path, or a database URL without its password.
     public var description: String {
         switch self {
         case .directory(let url): url.path
         case .database(let url): url
-        case .memory(let name): "memory:\(name)"
         }
     }
 }

@@ -28,16 +28,12 @@ public enum FileWatcherKind: Sendable, Equatable, CustomStringConvertible {
     /// A database's change notifications (PostgreSQL `LISTEN`), for
     /// scenes kept in a database rather than in files.
     case databaseNotifications
-    /// The saves of other registries on the same memory (SceneStoreTesting's
-    /// `InMemoryScenes`), told directly.
-    case inMemory
 
     public var description: String {
         switch self {
         case .inotify: "inotify"
         case .polling(let interval): "polling every \(interval)"
         case .databaseNotifications: "database notifications"
-        case .inMemory: "in memory"
         }
     }
 }

@@ -5,9 +5,9 @@ import MultiProcessSupport
 import Testing
 
 /// The storage contract in one process, where registries stand in for
-/// processes: on memory (SceneStoreTesting's `InMemoryScenes`, what apps
-/// use in their own tests), on the file root and on PostgreSQL. Whatever
-/// holds on one holds on the others.
+/// processes: on a scene root in memory (`SceneStoreFixture(inMemory:)`,
+/// what apps use in their own tests), on one on disk and on PostgreSQL.
+/// Whatever holds on one holds on the others.
 // Hang guard: its slowest test took 14 s here (2 cores); 3 minutes, as TSan runs it several times slower.
 @Suite(.timeLimit(.minutes(3)))
 struct InProcessContractTests {
@@ -24,37 +24,15 @@ struct InProcessContractTests {
         }
     }
 
-    /// Where one test's scenes live: memory, or a fresh root or database;
-    /// ``registry(_:)`` opens another "process" on them.
-    enum Place: Sendable {
-        case memory(InMemoryScenes)
-        case stored(StoragePlace)
-
-        func registry(_ configuration: SceneRegistry.Configuration = .testing) throws -> SceneRegistry {
-            switch self {
-            case .memory(let scenes): SceneRegistry(inMemory: scenes, configuration: configuration)
-            case .stored(let place): try place.registry(configuration)
-            }
-        }
-
-        /// Drops `registry` as `kill -9` would its process.
-        func crash(_ registry: SceneRegistry) {
-            switch self {
-            case .memory(let scenes): scenes.crash(registry)
-            case .stored: registry.abandon()
-            }
-        }
-
-        func tearDown() async {
-            if case .stored(let place) = self { await place.fixture.tearDown() }
-        }
-    }
+    /// Where one test's scenes live: a fresh root (in memory or on disk)
+    /// or database; ``StoragePlace/registry(_:)`` opens another "process" on them.
+    typealias Place = StoragePlace
 
     func place(_ medium: Medium) async throws -> Place {
         switch medium {
-        case .memory: .memory(InMemoryScenes())
-        case .files: .stored(try await StoragePlace.make(.files))
-        case .postgres: .stored(try await StoragePlace.make(.postgres))
+        case .memory: StoragePlace(fixture: try SceneStoreFixture(inMemory: true), databaseURL: nil)
+        case .files: try await StoragePlace.make(.files)
+        case .postgres: try await StoragePlace.make(.postgres)
         }
     }
 
@@ -177,50 +155,9 @@ struct InProcessContractTests {
     }
 }
 
-/// What only memory lets a test do by hand: damage and delete a document.
-// Hang guard: its slowest test took 2 s in its layer here, 62 s in the whole suite (every test at once on 2 cores); 2 minutes.
-@Suite(.timeLimit(.minutes(2)))
-struct InMemoryScenesTests {
-    /// A damaged document is moved aside and the open store writes the
-    /// scene again from its memory; a reopened one starts from that.
-    @Test func aDamagedDocumentIsQuarantinedAndWrittenAgain() async throws {
-        let scenes = InMemoryScenes()
-        let registry = scenes.registry(configuration: .init(savePolicy: .onFlush, watcher: .automatic))
-        let store = try await registry.store(for: "main")
-        let events = store.events()
-        try store.set(5, forKey: "tab")
-        try await store.flush()
-        let main = try SceneID("main")
-        scenes.replaceDocument(of: main, with: Data("not a scene".utf8))
-        let recovered = await events.first(within: .seconds(20)) { event in
-            if case .recovered = event { true } else { false }
-        }
-        #expect(recovered != nil)
-        #expect(scenes.quarantined(main) == [Data("not a scene".utf8)])
-        try await registry.close()
-        let reopened = scenes.registry()
-        await #expect(try reopened.store(for: "main").value(forKey: "tab", default: 0) == 5)
-        #expect(reopened.location == .memory("scenes"))
-        try await reopened.close()
-    }
+extension StoragePlace {
+    func tearDown() async { await fixture.tearDown() }
 
-    /// A document deleted by hand (no tombstone) is written again by the
-    /// store that holds it.
-    @Test func aVanishedDocumentIsWrittenAgainFromMemory() async throws {
-        let scenes = InMemoryScenes()
-        let registry = scenes.registry(configuration: .init(savePolicy: .onFlush, watcher: .automatic))
-        let store = try await registry.store(for: "main")
-        try store.set("kept", forKey: "title")
-        try await store.flush()
-        let main = try SceneID("main")
-        scenes.replaceDocument(of: main, with: nil)
-        var restored = false
-        for _ in 0..<2000 where !restored {
-            restored = scenes.document(of: main) != nil
-            if !restored { try await Task.sleep(for: .milliseconds(10)) }
-        }
-        #expect(restored, "the vanished document was not written again")
-        try await registry.close()
-        await #expect(try scenes.registry().store(for: "main").value(forKey: "title", default: "") == "kept")
-    }
+    /// Drops `registry` as `kill -9` would its process.
+    func crash(_ registry: SceneRegistry) { registry.abandon() }
 }

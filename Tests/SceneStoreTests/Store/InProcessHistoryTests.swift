@@ -5,8 +5,8 @@ import MultiProcessSupport
 import Testing
 
 /// The history check in one process, where each client is a registry of
-/// its own: on memory (SceneStoreTesting's `InMemoryScenes`), where it runs
-/// in a second, and on the file root. Clients run random sets (half of
+/// its own: on a scene root in memory (`SceneStoreFixture(inMemory:)`)
+/// and on one on disk. Clients run random sets (half of
 /// them of a value seen before), removes, updates, discards, reopens and
 /// crashes (a set left unflushed, then the registry dropped as `kill -9`
 /// would) on three keys of one scene (one client watching nothing, so its
@@ -31,12 +31,9 @@ struct InProcessHistoryTests {
     // Hang guard: 250 phases of 10 operations took 28 s in its layer here, ran into a 3-minute limit in the whole suite (298 s, every test at once on 2 cores); 3 minutes and one more per 500 operations.
     @Test(.timeLimit(.minutes(3 + InProcessHistoryTests.phases * InProcessHistoryTests.operations / 500)), arguments: [Medium.memory, .files])
     func everyStoredStateIsExplainedByTheHistory(_ medium: Medium) async throws {
-        let memory = InMemoryScenes()
-        let fixture = try SceneStoreFixture()
+        let fixture = try SceneStoreFixture(inMemory: medium == .memory)
         let open: @Sendable (SceneRegistry.Configuration) throws -> SceneRegistry = { configuration in
-            medium == .memory
-                ? SceneRegistry(inMemory: memory, configuration: configuration)
-                : try SceneRegistry(root: fixture.root, configuration: configuration)
+            try SceneRegistry(root: fixture.root, configuration: configuration)
         }
         let observer = try open(.init(savePolicy: .onFlush, watcher: .automatic))
         let watched = try await observer.store(for: "h")
