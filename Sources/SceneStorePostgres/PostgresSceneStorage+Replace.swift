@@ -5,9 +5,6 @@ import PostgresNIO
 import SceneStore
 
 extension PostgresSceneStorage {
-    /// Offered: a save over the version a store holds is one statement.
-    package var replacesConditionally: Bool { true }
-
     /// Replaces the scene's document in one autocommitted statement (one
     /// round trip) that announces it too (its scene id on the app's
     /// channel): only if the row still holds

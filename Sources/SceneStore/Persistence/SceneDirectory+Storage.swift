@@ -9,8 +9,6 @@ extension SceneDirectory: SceneStorage {
 
     var location: String { rootPath }
 
-    var readsAreLocal: Bool { true }
-
     /// Scene files are logs: a save over the stored version appends its
     /// record and `fdatasync`s (SceneDirectory+Appending.swift).
     var layout: SceneFile.Layout { .log }

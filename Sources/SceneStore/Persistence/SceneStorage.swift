@@ -52,12 +52,6 @@ package protocol SceneStorage: Sendable {
     ///   bytes (a reader that already has that version).
     func readBytes(_ id: SceneID, skip: ((DiskVersion) -> Bool)?) async throws(SceneStoreError) -> StoredDocument
 
-    /// Whether a read outside a transaction waits on nothing but this
-    /// machine (a local disk; never a server) and never suspends:
-    /// a store then applies a small change on the watcher's thread, where
-    /// it is heard of.
-    var readsAreLocal: Bool { get }
-
     /// Where a store runs its I/O on this storage; `nil` (the default): a
     /// serial queue of the store's own, for a storage whose calls block
     /// their thread (local I/O). A storage whose calls only suspend gives
@@ -67,10 +61,14 @@ package protocol SceneStorage: Sendable {
     /// whose few threads an app may block.
     var workExecutor: (any TaskExecutor)? { get }
 
-    /// How the storage keeps a scene's document: whole
-    /// (``SceneFile/Layout/document``, the default), or as a log, where a
-    /// save over the stored version appends its record
-    /// (``SceneStorageTransaction/append(_:over:sizeLimit:)``).
+    /// How the storage keeps a scene's document, which also says how a
+    /// store reaches it: whole (``SceneFile/Layout/document``, the
+    /// default: a database, where a save over the stored version replaces
+    /// the document in one statement, ``replace(_:with:ifCurrent:)``), or
+    /// as a log (the file root, where such a save appends its record,
+    /// ``append(_:_:ifCurrent:from:sizeLimit:)``, and whose reads are
+    /// local and never suspend: a store applies a small change on the
+    /// watcher's thread, where it is heard of).
     var layout: SceneFile.Layout { get }
 
     /// Runs `body` holding the exclusive lock of scene `id`; see the
@@ -78,11 +76,6 @@ package protocol SceneStorage: Sendable {
     func transaction<Result>(
         _ id: SceneID, _ body: (any SceneStorageTransaction) async throws(SceneStoreError) -> Result
     ) async throws(SceneStoreError) -> Result
-
-    /// Whether ``replace(_:with:ifCurrent:)`` can save: then a store
-    /// whose view of a scene is current saves in one step, without a
-    /// transaction (a database: one statement, one round trip).
-    var replacesConditionally: Bool { get }
 
     /// Replaces scene `id`'s document with `document` in one atomic step,
     /// only if the stored document's header still names `version` and no
@@ -266,10 +259,6 @@ extension SceneStorage {
     package func location(of id: SceneID) -> String { "\(location), scene \(id.rawValue)" }
 
     package func release() {}
-
-    package var readsAreLocal: Bool { false }
-
-    package var replacesConditionally: Bool { false }
 
     package var workExecutor: (any TaskExecutor)? { nil }
 

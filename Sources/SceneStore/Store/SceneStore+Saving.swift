@@ -81,9 +81,7 @@ extension SceneStore {
             guard try await storage.append(id, line, ifCurrent: base.version, from: position, sizeLimit: sizeLimit) else { return nil }
             return SavedWrite(edits: edits, file: nil, base: nil, appended: (record, base.version))
         }
-        guard storage.replacesConditionally,
-              let (base, edits, file) = state.withLock({ $0.planWithoutLock(scene: id, writer: writer) })
-        else { return nil }
+        guard let (base, edits, file) = state.withLock({ $0.planWithoutLock(scene: id, writer: writer) }) else { return nil }
         let bytes = encoder.withLock { $0.encode(file, over: base, edited: edits.keys) }
         guard try await storage.replace(id, with: bytes, ifCurrent: base.version) else { return nil }
         return SavedWrite(edits: edits, file: file, base: base)

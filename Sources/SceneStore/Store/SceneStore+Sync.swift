@@ -192,7 +192,7 @@ extension SceneStore {
         // First, and without the store's state lock, which its saves take:
         // most events of a scene a store saves are its own records.
         if logEndsWhereThisStoreLeftIt() { return }
-        guard storage.readsAreLocal, state.withLock({ $0.phase == .open && $0.byteCount <= Self.inlineReloadBytes })
+        guard storage.layout == .log, state.withLock({ $0.phase == .open && $0.byteCount <= Self.inlineReloadBytes })
         else {
             scheduleReload()
             return
@@ -216,7 +216,7 @@ extension SceneStore {
     /// while the store's next save runs; reading it back took a quarter
     /// of a commit's time.
     private func logEndsWhereThisStoreLeftIt() -> Bool {
-        guard storage.layout == .log, storage.readsAreLocal else { return false }
+        guard storage.layout == .log else { return false }
         // Not waited for: the reader is held while a scene is decoded.
         guard let (own, position) = reader.withLockIfAvailable({ ($0.ownAppend, $0.position) }) else { return false }
         if let own, storage.logEnds(id, at: own) { return true }
