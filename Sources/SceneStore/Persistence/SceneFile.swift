@@ -68,7 +68,7 @@ package struct SceneFile: Equatable {
     }
 
     /// ``decode(_:expectedKeys:)``, and where the file's log ends.
-    static func decoded(_ data: Data, expectedKeys: Int) -> Result<Decoded, Problem> {
+    package static func decoded(_ data: Data, expectedKeys: Int) -> Result<Decoded, Problem> {
         let fields: SceneFileParser.Fields
         do throws(Problem) {
             fields = try SceneFileParser.parse(data, expectedKeys: expectedKeys)
@@ -125,10 +125,15 @@ package struct SceneFile: Equatable {
     }
 
     /// What a full reading found (``decoded(_:expectedKeys:)``).
-    struct Decoded {
-        var file: SceneFile
+    package struct Decoded {
+        package var file: SceneFile
         /// Where a whole log's last record ends, and whether it has none.
-        var logEnd: (offset: Int, first: Bool)?
+        package var logEnd: (offset: Int, first: Bool)?
+
+        /// Where the next reading of `data`, this document, goes on.
+        package func position(in data: Data) -> LogPosition? {
+            logEnd.map { LogPosition(data, offset: $0.offset, first: $0.first, version: file.version) }
+        }
     }
 
     /// Applies a version 2 file's records, in order; a problem when one

@@ -1,10 +1,10 @@
 import Foundation
 
-/// Decodes one scene's documents as they come, and keeps where the last
-/// log read ended (``position``): the next reading takes only what
-/// another process appended after it (``SceneStorage/readLog(_:after:)``,
-/// ``records(in:)``), and a store told of its own append reads nothing
-/// (``ownAppend``).
+/// Where one store's readings and saves left its scene's log
+/// (``position``): the next reading takes only what another process
+/// appended after it (``SceneStorage/readLog(_:after:)``, ``records(in:)``),
+/// and a store told of its own append reads nothing (``ownAppend``). Part
+/// of ``StoreState``, beside the version memory holds.
 package struct SceneFileReader: Sendable {
     /// Where the last log read ended, whatever its size; `nil` after
     /// anything else (a version 1 file, a torn tail, damage).
@@ -21,17 +21,10 @@ package struct SceneFileReader: Sendable {
 
     package init() {}
 
-    package mutating func decode(_ data: Data, expectedKeys: Int) -> Result<SceneFile, SceneFile.Problem> {
-        switch SceneFile.decoded(data, expectedKeys: expectedKeys) {
-        case .success(let read):
-            position = read.logEnd.map {
-                LogPosition(data, offset: $0.offset, first: $0.first, version: read.file.version)
-            }
-            return .success(read.file)
-        case .failure(let problem):
-            position = nil
-            return .failure(problem)
-        }
+    /// A document was read whole: its log ends at `end` (`nil`: it has
+    /// no log, or none that ended whole).
+    package mutating func read(to end: LogPosition?) {
+        position = end
     }
 
     /// The log went on with `records`, read from ``position`` by the
@@ -89,13 +82,12 @@ package struct SceneFileReader: Sendable {
         }
     }
 
-    /// The records in `tail`, the bytes a storage read after ``position``,
+    /// The records in `tail`, the bytes a storage read after `position`,
     /// when they are whole, go on from it one generation at a time and
     /// end the document; and where the last one ends in `tail`. `nil` for
     /// anything else (a torn tail, a gap), which a full reading judges.
-    package func records(in tail: Data) -> (records: [SceneFileRecord], end: Int)? {
-        guard let position, let (records, end) = SceneFileParser.logContinuation(tail, from: 0, first: position.first)
-        else { return nil }
+    package static func records(in tail: Data, after position: LogPosition) -> (records: [SceneFileRecord], end: Int)? {
+        guard let (records, end) = SceneFileParser.logContinuation(tail, from: 0, first: position.first) else { return nil }
         var generation = position.version.generation
         for record in records {
             guard record.generation == generation + 1 else { return nil }

@@ -305,19 +305,24 @@ package enum SceneReadResult: Sendable {
     /// Written by a newer SceneStore: refused, left as it is.
     case newerVersion(Int)
 
-    /// `stored` checked as the document of scene `id`; `nil` when it was
-    /// ``StoredDocument/skipped``.
-    /// - Parameter reader: decodes the document, and keeps where its log ends.
-    init?(
-        _ stored: StoredDocument, as id: SceneID, limits: SceneRegistry.Limits,
-        expectedKeys: Int = 0, reader: inout SceneFileReader
-    ) {
+    /// `stored` decoded and checked as the document of scene `id`, and
+    /// where its log ends (``SceneFileReader/read(to:)``); `nil` when it
+    /// was ``StoredDocument/skipped``. Pure: a large scene is decoded
+    /// outside every lock of its store.
+    static func decoding(
+        _ stored: StoredDocument, as id: SceneID, limits: SceneRegistry.Limits, expectedKeys: Int = 0
+    ) -> (result: SceneReadResult, logEnd: LogPosition?)? {
         switch stored {
         case .skipped: return nil
-        case .missing: self = .missing
-        case .notADocument(let what): self = .damaged(.malformed(what))
+        case .missing: return (.missing, nil)
+        case .notADocument(let what): return (.damaged(.malformed(what)), nil)
         case .bytes(let data):
-            self = Self(decoded: reader.decode(data, expectedKeys: expectedKeys), as: id, limits: limits)
+            switch SceneFile.decoded(data, expectedKeys: expectedKeys) {
+            case .success(let read):
+                return (Self(decoded: .success(read.file), as: id, limits: limits), read.position(in: data))
+            case .failure(let problem):
+                return (Self(decoded: .failure(problem), as: id, limits: limits), nil)
+            }
         }
     }
 

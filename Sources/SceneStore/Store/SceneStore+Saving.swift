@@ -34,7 +34,7 @@ extension SceneStore {
         guard state.withLock({ $0.beginSave(queued: queued) }) else { return }
         // An append of this save that did not end in record(_:) (refused,
         // failed, or deferred) is not this store's record: forgotten here.
-        defer { reader.withLock { $0.appendEnded(written: false) } }
+        defer { state.withLock { $0.reader.appendEnded(written: false) } }
         var failure: SceneStoreError?
         do throws(SceneStoreError) {
             if let written = try await replaceIfCurrent() {
@@ -77,7 +77,7 @@ extension SceneStore {
             // The file root: the record appended if the file still ends in `base`.
             guard let (base, edits, record) = state.withLock({ $0.planRecordWithoutLock(writer: writer) }) else { return nil }
             let (line, sizeLimit) = encoder.withLock { $0.line(of: record, over: base) }
-            let position = reader.withLock { $0.appending(line.count, generation: record.generation, over: base.version) }
+            let position = state.withLock { $0.reader.appending(line.count, generation: record.generation, over: base.version) }
             guard try await storage.append(id, line, ifCurrent: base.version, from: position, sizeLimit: sizeLimit) else { return nil }
             return SavedWrite(edits: edits, file: nil, base: nil, appended: (record, base.version))
         }
@@ -118,7 +118,7 @@ extension SceneStore {
         case .write(let edits, let file):
             if let base, storage.layout == .log {
                 let (record, sizeLimit) = encoder.withLock { $0.record(file, over: base, edited: edits.keys) }
-                _ = reader.withLock { $0.appending(record.count, generation: file.generation, over: base.version) }
+                _ = state.withLock { $0.reader.appending(record.count, generation: file.generation, over: base.version) }
                 if try await !transaction.append(record, over: base.version, sizeLimit: sizeLimit) {
                     // Not a log that ends in `base` (a version 1 file, a torn
                     // tail), or grown past its bound: written whole, compacted.
@@ -141,15 +141,20 @@ extension SceneStore {
         guard let written else { return }
         if let (record, base) = written.appended {
             encoder.withLock { $0.written(DiskVersion(incarnation: base.incarnation, generation: record.generation)) }
-            let applied = mutate { $0.appended(written.edits, record, over: base) }
-            // Read from after this record from now on, once memory holds it.
-            reader.withLock { $0.appendEnded(written: applied) }
+            let applied = mutate { state in
+                let applied = state.appended(written.edits, record, over: base)
+                // Read from after this record from now on, once memory holds it.
+                state.reader.appendEnded(written: applied)
+                return applied
+            }
             if !applied { scheduleReload() }
         } else if let file = written.file {
             encoder.withLock { $0.written(file.version) }
-            // Read from after what this save wrote: its record, or the whole file.
-            reader.withLock { $0.saved(wholeFileAt: written.position) }
-            mutate { $0.saved(written.edits, as: file, over: written.base) }
+            mutate { state in
+                state.saved(written.edits, as: file, over: written.base)
+                // Read from after what this save wrote: its record, or the whole file.
+                state.reader.saved(wholeFileAt: written.position)
+            }
         } else {
             mutate { $0.confirmed(written.edits, current: written.base) }
         }

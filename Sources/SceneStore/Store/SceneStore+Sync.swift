@@ -58,11 +58,9 @@ extension SceneStore {
         } else {
             stored = try await storage.readBytes(id, skip: skip)
         }
-        let reading = reader.withLock { reader in
-            SceneReadResult(stored, as: id, limits: storage.limits, expectedKeys: keys, reader: &reader)
-        }
+        let reading = SceneReadResult.decoding(stored, as: id, limits: storage.limits, expectedKeys: keys)
         let writable = configuration.access == .readWrite
-        switch mutate({ $0.read(reading, at: site, writable: writable) }) {
+        switch mutate({ $0.read(reading?.result, logEnd: reading?.logEnd, at: site, writable: writable) }) {
         case .settled(let base):
             return .settled(base: base)
         case .refuse(let version):
@@ -101,17 +99,20 @@ extension SceneStore {
     ///   whole write since, a torn tail, records that do not follow, a
     ///   limit): the scene is then read whole.
     private func applyAppendedRecords() async throws(SceneStoreError) -> Bool {
-        guard storage.layout == .log, let position = reader.withLock({ $0.position }) else { return false }
+        guard storage.layout == .log, let position = state.withLock({ $0.reader.position }) else { return false }
         guard let tail = try await storage.readLog(id, after: position) else {
             // Written whole since (or gone): not asked again until a full reading.
-            reader.withLock { $0.forgetPosition() }
+            state.withLock { $0.reader.forgetPosition() }
             return false
         }
-        guard let (records, end) = reader.withLock({ $0.records(in: tail) }),
-              mutate({ $0.adoptRecords(records, limits: storage.limits) })
-        else { return false }
-        reader.withLock { $0.advance(over: records, to: end) }
-        return true
+        // Parsed outside the lock, which a `set` takes.
+        guard let (records, end) = SceneFileReader.records(in: tail, after: position) else { return false }
+        return mutate { state in
+            // Nothing else moved the position meanwhile (all of it runs on ``io``).
+            guard state.reader.position == position, state.adoptRecords(records, limits: storage.limits) else { return false }
+            state.reader.advance(over: records, to: end)
+            return true
+        }
     }
 
     func unsupported(_ version: Int) -> SceneStoreError {
@@ -217,12 +218,14 @@ extension SceneStore {
     /// of a commit's time.
     private func logEndsWhereThisStoreLeftIt() -> Bool {
         guard storage.layout == .log else { return false }
-        // Not waited for: the reader is held while a scene is decoded.
-        guard let (own, position) = reader.withLockIfAvailable({ ($0.ownAppend, $0.position) }) else { return false }
+        // The lock only for the two positions (no I/O under it).
+        let (own, position) = state.withLock { state in
+            // A reading of nothing after the position settles it only over
+            // a document memory holds (``StoreState/adoptRecords(_:limits:)``).
+            (state.reader.ownAppend, state.diskFile == nil ? nil : state.reader.position)
+        }
         if let own, storage.logEnds(id, at: own) { return true }
-        // As a reading of nothing after the position would settle it: only
-        // over a document memory holds (``StoreState/adoptRecords(_:limits:)``).
-        guard let position, state.withLock({ $0.diskFile != nil }) else { return false }
+        guard let position else { return false }
         return storage.logEnds(id, at: position)
     }
 

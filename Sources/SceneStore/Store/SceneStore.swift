@@ -28,9 +28,6 @@ public final class SceneStore: Sendable {
     let state: Locked<StoreState>
     /// Used on ``io`` only; its lock is never contended.
     let encoder: Locked<SceneFileEncoder>
-    /// Reads the scene's documents, each over the one before (used only by
-    /// work holding the store's executor).
-    let reader = Locked(SceneFileReader())
     /// Every storage operation of this store runs here, one at a time;
     /// created claimed by the store's load.
     let io: StoreExecutor

@@ -54,9 +54,13 @@ extension StoreState {
     /// Decides what `reading` (`nil`: skipped, a version memory holds) made
     /// at `site` means, and applies what needs no I/O: a newer file is
     /// adopted, its differences enqueued as changes from the process that
-    /// wrote it.
-    mutating func read(_ reading: SceneReadResult?, at site: ReadSite, writable: Bool) -> ReadVerdict {
+    /// wrote it. The next reading goes on from `logEnd`, where the log
+    /// read ends.
+    mutating func read(
+        _ reading: SceneReadResult?, logEnd: LogPosition? = nil, at site: ReadSite, writable: Bool
+    ) -> ReadVerdict {
         guard let reading else { return .settled(base: diskFile) }
+        reader.read(to: logEnd)
         switch reading {
         case .file(let file):
             if site.opening {

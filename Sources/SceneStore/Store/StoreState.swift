@@ -25,6 +25,8 @@ struct StoreState: Sendable {
     /// The scene file as this store last read or wrote it.
     private(set) var diskFile: SceneFile?
     var disk: DiskVersion { diskFile?.version ?? .none }
+    /// Where this store's last reading or save left the scene's log.
+    var reader = SceneFileReader()
     /// When to save next.
     var saves: SaveSchedule
     /// Read-modify-writes waiting for the store's queue.

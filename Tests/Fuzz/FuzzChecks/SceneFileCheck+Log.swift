@@ -103,10 +103,10 @@ extension SceneFileCheck {
     /// `nil`: `document` has no log end; `.some(nil)`: the records are not
     /// whole, and a full reading judges.
     private static func readAppended(_ bytes: Data, after document: Data) -> SceneFile?? {
-        var reader = SceneFileReader()
-        guard case .success(var file) = reader.decode(document, expectedKeys: 0), let position = reader.position,
+        guard case .success(let read) = SceneFile.decoded(document, expectedKeys: 0), let position = read.position(in: document),
               bytes.count >= position.offset else { return nil }
-        guard let (records, _) = reader.records(in: Data(bytes[position.offset...])),
+        var file = read.file
+        guard let (records, _) = SceneFileReader.records(in: Data(bytes[position.offset...]), after: position),
               file.apply(records) == nil else { return .some(nil) }
         return file
     }

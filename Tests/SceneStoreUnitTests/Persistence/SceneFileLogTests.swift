@@ -89,25 +89,25 @@ import Testing
         }
     }
 
-    /// A reader keeps where the log it read last ends, at the version it
+    /// A reading tells where the log it read ends, at the version it
     /// holds there (the next reading takes what follows); after a torn
-    /// tail it keeps none (the next reading is whole).
-    @Test func aReaderKeepsWhereTheLogItReadEnds() throws {
+    /// tail, nowhere (the next reading is whole).
+    @Test func aReadingTellsWhereItsLogEnds() throws {
         let (versions, bytes, _) = try threeVersions()
-        var reader = SceneFileReader()
         for index in 0...2 {
-            #expect(try reader.decode(bytes[index], expectedKeys: 0).get() == versions[index])
-            #expect(reader.position?.version == versions[index].version)
+            let read = try SceneFile.decoded(bytes[index], expectedKeys: 0).get()
+            #expect(read.file == versions[index])
+            #expect(read.position(in: bytes[index])?.version == versions[index].version)
         }
         let whole = versions[2].encoded(.log)
-        #expect(try reader.decode(whole, expectedKeys: 0).get() == versions[2])
-        #expect(reader.position?.offset == whole.count - SceneFile.logEnd.count)
+        #expect(try SceneFile.decoded(whole, expectedKeys: 0).get().position(in: whole)?.offset == whole.count - SceneFile.logEnd.count)
         // A torn append after it: the version before, and no position.
         let (appended, append) = try appending(SceneFileRecord(
             generation: 4, writer: writer, set: [("z", .bool(true))], removed: []).line(), to: whole)
-        let torn = appended.prefix(append.offset + append.recordCount / 2)
-        #expect(try reader.decode(torn, expectedKeys: 0).get() == versions[2])
-        #expect(reader.position == nil)
+        let torn = Data(appended.prefix(append.offset + append.recordCount / 2))
+        let read = try SceneFile.decoded(torn, expectedKeys: 0).get()
+        #expect(read.file == versions[2])
+        #expect(read.position(in: torn) == nil)
     }
 
     @Test func aDamagedRecordWithRecordsAfterItIsDamage() throws {

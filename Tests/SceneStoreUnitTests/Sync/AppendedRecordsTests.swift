@@ -25,7 +25,7 @@ import Testing
             #expect(await seen.first { $0 == "changed \(round)" } == "changed \(round)")
         }
         #expect(store.snapshot == other.snapshot)
-        #expect(store.reader.withLock { $0.recordReads } > 0, "every change was read with the whole scene")
+        #expect(store.state.withLock { $0.reader.recordReads } > 0, "every change was read with the whole scene")
         await fixture.tearDown()
     }
 
@@ -56,7 +56,7 @@ import Testing
         #expect(await mine.first { $0 == 140 } == 140)
         #expect(store.snapshot == other.snapshot)
         #expect(inodes.count > 2, "the file was never written whole again: \(inodes.count) inodes")
-        #expect(store.reader.withLock { $0.recordReads } > 0)
+        #expect(store.state.withLock { $0.reader.recordReads } > 0)
         await fixture.tearDown()
     }
 }

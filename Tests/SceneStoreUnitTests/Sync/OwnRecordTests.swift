@@ -18,9 +18,9 @@ import Testing
         for round in 0..<200 {
             try store.set("\(round) \(text)", forKey: "key \(round % 5)")
             try await store.flush()
-            let position = store.reader.withLock { $0.position }
+            let position = store.state.withLock { $0.reader.position }
             #expect(position.map { store.storage.logEnds(store.id, at: $0) } == true, "round \(round): \(String(describing: position))")
-            #expect(store.reader.withLock { $0.ownAppend } == nil)
+            #expect(store.state.withLock { $0.reader.ownAppend } == nil)
             var info = stat()
             if stat(fixture.root.appendingPathComponent("main.json").path, &info) == 0 { inodes.insert(UInt64(info.st_ino)) }
         }
@@ -35,7 +35,7 @@ import Testing
         let store = try await fixture.registry.store(for: "main")
         try store.set("mine", forKey: "a")
         try await store.flush()
-        let position = try #require(store.reader.withLock { $0.position })
+        let position = try #require(store.state.withLock { $0.reader.position })
         #expect(store.storage.logEnds(store.id, at: position))
 
         let seen = store.values(forKey: "b", default: "")
