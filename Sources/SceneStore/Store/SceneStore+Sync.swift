@@ -218,12 +218,14 @@ extension SceneStore {
     /// of a commit's time.
     private func logEndsWhereThisStoreLeftIt() -> Bool {
         guard storage.layout == .log else { return false }
-        // The lock only for the two positions (no I/O under it).
-        let (own, position) = state.withLock { state in
+        // Not waited for: a transition adopting a large scene holds the
+        // lock for as long as it compares it, and the watcher's thread
+        // serves every store of the process. Only two positions are copied.
+        guard let (own, position) = state.withLockIfAvailable({ state in
             // A reading of nothing after the position settles it only over
             // a document memory holds (``StoreState/adoptRecords(_:limits:)``).
             (state.reader.ownAppend, state.diskFile == nil ? nil : state.reader.position)
-        }
+        }) else { return false }
         if let own, storage.logEnds(id, at: own) { return true }
         guard let position else { return false }
         return storage.logEnds(id, at: position)
