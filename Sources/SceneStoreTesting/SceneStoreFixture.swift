@@ -36,8 +36,10 @@ public final class SceneStoreFixture: Sendable {
     private let registries: Locked<(current: SceneRegistry, others: [SceneRegistry])>
 
     /// Creates the temporary root and opens the first registry on it.
-    /// - Parameter inMemory: the root in `/dev/shm` (a memory file system;
-    ///   the temporary directory where there is none).
+    /// - Parameters:
+    ///   - configuration: the registries' (`.testing` by default).
+    ///   - inMemory: the root in `/dev/shm` (a memory file system; the
+    ///     temporary directory where there is none).
     public init(configuration: SceneRegistry.Configuration = .testing, inMemory: Bool = false) throws {
         var base = FileManager.default.temporaryDirectory
         var name = "scenestore-XXXXXX"

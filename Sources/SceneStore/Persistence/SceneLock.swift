@@ -195,12 +195,6 @@ final class SceneLock {
         return path.withCString { lstat($0, &current) } == 0 && FileIdentity(current) == identity
     }
 
-    /// Unlinks the lock file; the lock stays held until ``unlock()``,
-    /// which then closes the descriptor.
-    func removeFile() {
-        unlink(path)
-    }
-
     /// Lets go of the lock and closes its descriptors.
     func unlock() {
         guard fd >= 0 else { return }
