@@ -5,6 +5,18 @@ import PostgresNIO
 import SceneStore
 
 extension PostgresSceneStorage {
+    /// The document, `base` with `record` applied, written by
+    /// ``replace(_:with:ifCurrent:)``: one statement.
+    package func commit(
+        _ id: SceneID, _ record: SceneFileRecord, over base: SceneFile, using writing: SaveWriting
+    ) async throws(SceneStoreError) -> Bool {
+        var file = base
+        guard file.apply([record]) == nil else { return false }
+        let edited = record.removed + record.set.map(\.0)
+        let document = writing.encoder.withLock { $0.encode(file, over: base, edited: edited) }
+        return try await replace(id, with: document, ifCurrent: base.version)
+    }
+
     /// Replaces the scene's document in one autocommitted statement (one
     /// round trip) that announces it too (its scene id on the app's
     /// channel): only if the row still holds

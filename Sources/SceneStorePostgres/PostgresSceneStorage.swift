@@ -132,7 +132,7 @@ package final class PostgresSceneStorage: SceneStorage {
     /// fetched, else from the columns that repeat its header.
     /// - Parameter locking: lock the row until the transaction ends
     ///   (`FOR UPDATE`), so that no one-statement save
-    ///   (``replace(_:with:ifCurrent:)``) lands before its write.
+    ///   (``commit(_:_:over:using:)``) lands before its write.
     func readDocument(
         _ id: SceneID, on session: PostgresSession, skip: ((DiskVersion) -> Bool)?, locking: Bool = false
     ) async throws(SceneStoreError) -> StoredDocument {

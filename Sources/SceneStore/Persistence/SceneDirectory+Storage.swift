@@ -29,12 +29,16 @@ extension SceneDirectory: SceneStorage {
         return try await body(FileTransaction(directory: self, id: id))
     }
 
-    func append(
-        _ id: SceneID, _ record: [UInt8], ifCurrent version: DiskVersion, from position: LogPosition? = nil, sizeLimit: Int
+    /// The record appended when the scene is free and its log still ends
+    /// in `base` (SceneDirectory+Appending.swift).
+    func commit(
+        _ id: SceneID, _ record: SceneFileRecord, over base: SceneFile, using writing: SaveWriting
     ) throws(SceneStoreError) -> Bool {
         guard let lock = try lockIfFree(id) else { return false }
         defer { lock.unlock() }
-        return try append(record, to: id, over: version, from: position, sizeLimit: sizeLimit)
+        let (line, sizeLimit) = writing.encoder.withLock { $0.line(of: record, over: base) }
+        let position = writing.appending(line.count, record.generation, base.version)
+        return try append(line, to: id, over: base.version, from: position, sizeLimit: sizeLimit)
     }
 
     func watch(
@@ -76,8 +80,19 @@ private struct FileTransaction: SceneStorageTransaction {
         SceneDirectory.discardPrevious(try directory.write(document, for: id))
     }
 
-    func append(_ record: [UInt8], over version: DiskVersion, sizeLimit: Int) throws(SceneStoreError) -> Bool {
-        try directory.append(record, to: id, over: version, sizeLimit: sizeLimit)
+    /// The record of `edited` appended over `base` when the log ends
+    /// there and may grow; else the whole file, compacted.
+    func write(
+        _ file: SceneFile, over base: SceneFile?, edited: [String], using writing: SaveWriting
+    ) throws(SceneStoreError) -> LogPosition? {
+        if let base {
+            let (record, sizeLimit) = writing.encoder.withLock { $0.record(file, over: base, edited: edited) }
+            _ = writing.appending(record.count, file.generation, base.version)
+            if try directory.append(record, to: id, over: base.version, sizeLimit: sizeLimit) { return nil }
+        }
+        let bytes = writing.encoder.withLock { $0.encode(file, over: base, edited: edited) }
+        try write(bytes)
+        return LogPosition(written: bytes, version: file.version)
     }
 
     func removeScene() throws(SceneStoreError) {

@@ -58,13 +58,6 @@ package struct SceneFileEncoder {
         return bytes(of: file)
     }
 
-    /// The whole file of `file`, when the last call was
-    /// ``record(_:over:edited:)`` for it (its append was refused).
-    package mutating func encodeStaged(_ file: SceneFile) -> Data {
-        rebuild(from: file.values)
-        return bytes(of: file)
-    }
-
     /// The record of `file` over `base` (``SceneFile/Layout/log``): one
     /// line holding the new generation, the writer and the edited keys,
     /// with its checksum.

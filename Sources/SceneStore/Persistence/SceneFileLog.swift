@@ -127,11 +127,11 @@ package struct LogPosition: Sendable, Equatable {
 
 /// One save, as a record of a version 2 file's log.
 package struct SceneFileRecord: Equatable {
-    var generation: UInt64
-    var writer: WriterIdentity
+    package var generation: UInt64
+    package var writer: WriterIdentity
     /// In the file's order.
-    var set: [(String, SceneValue)]
-    var removed: [String]
+    package var set: [(String, SceneValue)]
+    package var removed: [String]
 
     package static func == (lhs: Self, rhs: Self) -> Bool {
         lhs.generation == rhs.generation && lhs.writer == rhs.writer && lhs.removed == rhs.removed

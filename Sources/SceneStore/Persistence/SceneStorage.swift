@@ -24,9 +24,8 @@ import Logging
 ///   back); the store never relies on either.
 /// * Reads outside a transaction (``readBytes(_:skip:)``) see one complete
 ///   document, the latest or a moment older, never a mix.
-/// * ``replace(_:with:ifCurrent:)``, where offered, is atomic with
-///   respect to transactions: it never lands between a transaction's
-///   read and its write.
+/// * ``commit(_:_:over:using:)`` is atomic with respect to transactions:
+///   it never lands between a transaction's read and its write.
 /// * ``watch(_:logger:handler:)`` reports every change another writer
 ///   commits as ``SceneStorageEvent/changed(_:)`` for its scene, or
 ///   ``SceneStorageEvent/rescan`` when changes may have been missed. An
@@ -61,14 +60,11 @@ package protocol SceneStorage: Sendable {
     /// whose few threads an app may block.
     var workExecutor: (any TaskExecutor)? { get }
 
-    /// How the storage keeps a scene's document, which also says how a
-    /// store reaches it: whole (``SceneFile/Layout/document``, the
-    /// default: a database, where a save over the stored version replaces
-    /// the document in one statement, ``replace(_:with:ifCurrent:)``), or
-    /// as a log (the file root, where such a save appends its record,
-    /// ``append(_:_:ifCurrent:from:sizeLimit:)``, and whose reads are
-    /// local and never suspend: a store applies a small change on the
-    /// watcher's thread, where it is heard of).
+    /// How the storage keeps a scene's document: whole
+    /// (``SceneFile/Layout/document``, the default: a database), or as a
+    /// log (the file root). The store only makes its encoder for it; what a
+    /// save writes, the storage decides (``commit(_:_:over:using:)``,
+    /// ``SceneStorageTransaction/write(_:over:edited:using:)``).
     var layout: SceneFile.Layout { get }
 
     /// Runs `body` holding the exclusive lock of scene `id`; see the
@@ -77,29 +73,19 @@ package protocol SceneStorage: Sendable {
         _ id: SceneID, _ body: (any SceneStorageTransaction) async throws(SceneStoreError) -> Result
     ) async throws(SceneStoreError) -> Result
 
-    /// Replaces scene `id`'s document with `document` in one atomic step,
-    /// only if the stored document's header still names `version` and no
-    /// transaction on the scene is under way; watchers are told as of a
-    /// transaction's write. Never waits for a lock: when the scene is
-    /// locked, it does nothing.
-    /// - Returns: whether it replaced the document. `false` is no failure:
-    ///   the caller takes the lock and merges over what is stored.
-    func replace(_ id: SceneID, with document: Data, ifCurrent version: DiskVersion) async throws(SceneStoreError) -> Bool
-
-    /// Appends `record` to scene `id`'s log holding the scene's lock, in
-    /// one step, only if the stored document names `version`, as
-    /// ``SceneStorageTransaction/append(_:over:sizeLimit:)`` does (a
-    /// ``SceneFile/Layout/log`` storage): the save of a store whose view of
-    /// the scene is current, without reading the scene first. Never waits
-    /// for a lock: when the scene is locked, it does nothing.
-    /// `position`, where the caller's last reading (or its own last
-    /// record) left the log at `version`, spares finding the log's end:
-    /// a storage that can check the log still ends there (its head as it
-    /// was, the log's closing right at that offset) appends there.
-    /// - Returns: whether it appended. `false` is no failure: the caller
-    ///   saves in a transaction, over what is stored.
-    func append(
-        _ id: SceneID, _ record: [UInt8], ifCurrent version: DiskVersion, from position: LogPosition?, sizeLimit: Int
+    /// Commits `record`, a store's pending edits as the generation after
+    /// `base`, the document the store holds as the stored one, in one
+    /// step and only if the stored document still names `base`'s version
+    /// and no transaction on the scene is under way; watchers are told as
+    /// of a transaction's write. Never waits for a lock. The file root
+    /// appends the record to the scene's log, without reading the scene
+    /// first when the log still ends where the store's readings left it
+    /// (`writing`); a database replaces the document, `base` with the
+    /// record applied, in one statement.
+    /// - Returns: whether it wrote. `false` is no failure: the caller saves
+    ///   in a transaction, over what is stored.
+    func commit(
+        _ id: SceneID, _ record: SceneFileRecord, over base: SceneFile, using writing: SaveWriting
     ) async throws(SceneStoreError) -> Bool
 
     /// The bytes of scene `id`'s log after `position`, where an earlier
@@ -146,14 +132,19 @@ package protocol SceneStorageTransaction {
     /// Replaces the scene's document (atomically: readers see the old one
     /// or this one).
     func write(_ document: Data) async throws(SceneStoreError)
-    /// Appends `record` (a line of ``SceneFileRecord``) to the scene's log,
-    /// durably, where the storage keeps ``SceneFile/Layout/log``; only if
-    /// the stored document is a log whose last complete record (or header)
-    /// names `version`, with no torn tail, and stays within `sizeLimit`
-    /// bytes with the record. Readers see the document before or after it.
-    /// - Returns: whether it appended; `false`: nothing was written, the
-    ///   caller writes the whole document instead.
-    func append(_ record: [UInt8], over version: DiskVersion, sizeLimit: Int) async throws(SceneStoreError) -> Bool
+    /// Writes `file`, the next version over `base` (the document as read
+    /// in this transaction; `nil`: none), which changed the keys `edited`.
+    /// The file root appends the record of those keys when the scene's
+    /// log ends in `base` and may still grow, and writes the whole file
+    /// otherwise (a version 1 file, a torn tail, a log grown past its
+    /// bound); a database writes the document (the default, through
+    /// ``write(_:)``). Readers see the document before or after it.
+    /// - Returns: where the log of a file written whole ends (the next
+    ///   reading goes on from there); `nil` after an append, or where
+    ///   documents are kept whole.
+    func write(
+        _ file: SceneFile, over base: SceneFile?, edited: [String], using writing: SaveWriting
+    ) async throws(SceneStoreError) -> LogPosition?
     /// Deletes the scene's document (a discard).
     func removeScene() async throws(SceneStoreError)
     /// Records that the incarnation `incarnation` was discarded, so that a
@@ -264,13 +255,6 @@ extension SceneStorage {
 
     package var layout: SceneFile.Layout { .document }
 
-    /// Never appends: a storage that keeps whole documents.
-    package func append(
-        _ id: SceneID, _ record: [UInt8], ifCurrent version: DiskVersion, from position: LogPosition?, sizeLimit: Int
-    ) async throws(SceneStoreError) -> Bool {
-        false
-    }
-
     /// Never: a storage that keeps whole documents.
     package func readLog(_ id: SceneID, after position: LogPosition) async throws(SceneStoreError) -> Data? {
         nil
@@ -282,18 +266,29 @@ extension SceneStorage {
         false
     }
 
-    /// Never replaces: a storage without conditional replacement saves in
-    /// transactions only.
-    package func replace(_ id: SceneID, with document: Data, ifCurrent version: DiskVersion) async throws(SceneStoreError) -> Bool {
-        false
-    }
 }
 
 extension SceneStorageTransaction {
-    /// Never appends: a storage that keeps whole documents.
-    package func append(_ record: [UInt8], over version: DiskVersion, sizeLimit: Int) async throws(SceneStoreError) -> Bool {
-        false
+    /// The whole document, encoded by the store's encoder.
+    package func write(
+        _ file: SceneFile, over base: SceneFile?, edited: [String], using writing: SaveWriting
+    ) async throws(SceneStoreError) -> LogPosition? {
+        try await write(writing.encoder.withLock { $0.encode(file, over: base, edited: edited) })
+        return nil
     }
+}
+
+/// What a storage writing a store's save uses of the store.
+package struct SaveWriting {
+    /// The store's encoder, which keeps what it encoded from one save to
+    /// the next.
+    package let encoder: Locked<SceneFileEncoder>
+    /// Called right before a record is appended, with its length, its
+    /// generation and the version it goes over: returns where the store's
+    /// readings left the log at that version (`nil`: at another one), and
+    /// from then on the store takes an event of a log ending after that
+    /// record for its own (``SceneFileReader/ownAppend``).
+    package let appending: (_ count: Int, _ generation: UInt64, _ version: DiskVersion) -> LogPosition?
 }
 
 /// A document read and checked as one scene.

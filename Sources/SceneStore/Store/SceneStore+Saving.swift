@@ -37,7 +37,7 @@ extension SceneStore {
         defer { state.withLock { $0.reader.appendEnded(written: false) } }
         var failure: SceneStoreError?
         do throws(SceneStoreError) {
-            if let written = try await replaceIfCurrent() {
+            if let written = try await commitIfCurrent() {
                 record(written)
             } else {
                 let written = try await storage.transaction(id) { (transaction) async throws(SceneStoreError) in
@@ -66,25 +66,24 @@ extension SceneStore {
         }
     }
 
-    /// The save in one step, where the storage offers it and memory holds
-    /// the stored document: the pending edits over it, replacing it (or
-    /// appending their record to it) only if it is still the stored one.
+    /// The save in one step, where memory holds the stored document: the
+    /// pending edits as the record of its next generation, committed only
+    /// if it is still the stored one (``SceneStorage/commit(_:_:over:using:)``).
     /// - Returns: what to ``record(_:)``, or `nil` when it did not write
     ///   (the scene changed, was locked, or only a locked read can decide):
     ///   then the save takes the lock.
-    private func replaceIfCurrent() async throws(SceneStoreError) -> SavedWrite? {
-        if storage.layout == .log {
-            // The file root: the record appended if the file still ends in `base`.
-            guard let (base, edits, record) = state.withLock({ $0.planRecordWithoutLock(writer: writer) }) else { return nil }
-            let (line, sizeLimit) = encoder.withLock { $0.line(of: record, over: base) }
-            let position = state.withLock { $0.reader.appending(line.count, generation: record.generation, over: base.version) }
-            guard try await storage.append(id, line, ifCurrent: base.version, from: position, sizeLimit: sizeLimit) else { return nil }
-            return SavedWrite(edits: edits, file: nil, base: nil, appended: (record, base.version))
+    private func commitIfCurrent() async throws(SceneStoreError) -> SavedWrite? {
+        guard let (base, edits, record) = state.withLock({ $0.planRecordWithoutLock(writer: writer) }),
+              try await storage.commit(id, record, over: base, using: writing)
+        else { return nil }
+        return SavedWrite(edits: edits, file: nil, base: nil, appended: (record, base.version))
+    }
+
+    /// What the storage uses of this store to write a save.
+    private var writing: SaveWriting {
+        SaveWriting(encoder: encoder) { count, generation, version in
+            self.state.withLock { $0.reader.appending(count, generation: generation, over: version) }
         }
-        guard let (base, edits, file) = state.withLock({ $0.planWithoutLock(scene: id, writer: writer) }) else { return nil }
-        let bytes = encoder.withLock { $0.encode(file, over: base, edited: edits.keys) }
-        guard try await storage.replace(id, with: bytes, ifCurrent: base.version) else { return nil }
-        return SavedWrite(edits: edits, file: file, base: base)
     }
 
     /// The save itself, inside the caller's transaction.
@@ -116,22 +115,8 @@ extension SceneStore {
         case .confirm(let edits):
             return SavedWrite(edits: edits, file: nil, base: base)
         case .write(let edits, let file):
-            if let base, storage.layout == .log {
-                let (record, sizeLimit) = encoder.withLock { $0.record(file, over: base, edited: edits.keys) }
-                _ = state.withLock { $0.reader.appending(record.count, generation: file.generation, over: base.version) }
-                if try await !transaction.append(record, over: base.version, sizeLimit: sizeLimit) {
-                    // Not a log that ends in `base` (a version 1 file, a torn
-                    // tail), or grown past its bound: written whole, compacted.
-                    let bytes = encoder.withLock { $0.encodeStaged(file) }
-                    try await transaction.write(bytes)
-                    return SavedWrite(edits: edits, file: file, base: base, position: LogPosition(written: bytes, version: file.version))
-                }
-                return SavedWrite(edits: edits, file: file, base: base)
-            }
-            let bytes = encoder.withLock { $0.encode(file, over: base, edited: edits.keys) }
-            try await transaction.write(bytes)
+            let position = try await transaction.write(file, over: base, edited: Array(edits.keys), using: writing)
             if base == nil { try await transaction.removeTombstone() }
-            let position = storage.layout == .log ? LogPosition(written: bytes, version: file.version) : nil
             return SavedWrite(edits: edits, file: file, base: base, position: position)
         }
     }

@@ -99,7 +99,7 @@ extension SceneStore {
     ///   whole write since, a torn tail, records that do not follow, a
     ///   limit): the scene is then read whole.
     private func applyAppendedRecords() async throws(SceneStoreError) -> Bool {
-        guard storage.layout == .log, let position = state.withLock({ $0.reader.position }) else { return false }
+        guard let position = state.withLock({ $0.reader.position }) else { return false }
         guard let tail = try await storage.readLog(id, after: position) else {
             // Written whole since (or gone): not asked again until a full reading.
             state.withLock { $0.reader.forgetPosition() }
@@ -193,7 +193,8 @@ extension SceneStore {
         // First, and without the store's state lock, which its saves take:
         // most events of a scene a store saves are its own records.
         if logEndsWhereThisStoreLeftIt() { return }
-        guard storage.layout == .log, state.withLock({ $0.phase == .open && $0.byteCount <= Self.inlineReloadBytes })
+        // Local reads only (a storage whose calls block their thread).
+        guard storage.workExecutor == nil, state.withLock({ $0.phase == .open && $0.byteCount <= Self.inlineReloadBytes })
         else {
             scheduleReload()
             return
@@ -217,7 +218,6 @@ extension SceneStore {
     /// while the store's next save runs; reading it back took a quarter
     /// of a commit's time.
     private func logEndsWhereThisStoreLeftIt() -> Bool {
-        guard storage.layout == .log else { return false }
         // Not waited for: a transition adopting a large scene holds the
         // lock for as long as it compares it, and the watcher's thread
         // serves every store of the process. Only two positions are copied.

@@ -61,26 +61,16 @@ extension StoreState {
         ))
     }
 
-    /// The write a save may make without the lock, over the document this
-    /// store holds as current: `nil` when only a read holding the lock can
-    /// decide (no document held; an edit the held document refuses; every
-    /// edit equal to a held value, which may be stale; the generations
-    /// exhausted). The write lands only if that document is still the
-    /// stored one (``SceneStorage/replace(_:with:ifCurrent:)``), so it is
-    /// the write the locked save would have made.
-    func planWithoutLock(scene: SceneID, writer: WriterIdentity) -> (base: SceneFile, edits: [String: PendingEdit], file: SceneFile)? {
-        guard let base = diskFile,
-              !pending.contains(where: { key, edit in edit.replaces.map { !$0(base.values[key]) } ?? false }),
-              case .write(let edits, let file)? = try? plan(over: base, scene: scene, writer: writer)
-        else { return nil }
-        return (base, edits, file)
-    }
-
-    /// ``planWithoutLock(scene:writer:)`` as a record: the pending edits
-    /// that change the held document, as the record of its next
-    /// generation, planned without building the scene's values (a save of
-    /// one key of 10 000 copies none of the others). Keys keep the spelling
-    /// the document has.
+    /// The save a store may commit without the lock, over the document it
+    /// holds as current: the pending edits that change it, as the record
+    /// of its next generation, planned without building the scene's values
+    /// (a save of one key of 10 000 copies none of the others). Keys keep
+    /// the spelling the document has. `nil` when only a read holding the
+    /// lock can decide: no document held; an edit the held document
+    /// refuses; every edit equal to a held value, which may be stale; the
+    /// generations exhausted. The record lands only if that document is
+    /// still the stored one (``SceneStorage/commit(_:_:over:using:)``), so
+    /// it is the write the locked save would have made.
     func planRecordWithoutLock(writer: WriterIdentity) -> (base: SceneFile, edits: [String: PendingEdit], record: SceneFileRecord)? {
         guard let base = diskFile, base.generation < SceneFile.maxGeneration,
               !pending.contains(where: { key, edit in edit.replaces.map { !$0(base.values[key]) } ?? false })

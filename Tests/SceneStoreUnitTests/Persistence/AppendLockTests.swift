@@ -27,16 +27,17 @@ import Testing
         var encoder = SceneFileEncoder(layout: .log)
         let document = encoder.encode(v1, over: nil, edited: [])
         encoder.written(v1.version)
-        let record = encoder.record(v2, over: v1, edited: ["a"])
+        let record = SceneFileRecord(generation: 2, writer: v1.writer, set: [("a", .int(2))], removed: [])
+        let writing = SaveWriting(encoder: Locked(encoder)) { _, _, _ in nil }
         let path = URL(fileURLWithPath: directory.scenePath(id))
         try document.write(to: path)
 
         let held = try SceneDirectory(root: fixture.root).lock(id)
-        #expect(try directory.append(id, record.line, ifCurrent: v1.version, sizeLimit: 1 << 20) == false)
+        #expect(try directory.commit(id, record, over: v1, using: writing) == false)
         #expect(try Data(contentsOf: path) == document, "written under another's lock")
         held.unlock()
 
-        #expect(try directory.append(id, record.line, ifCurrent: v1.version, sizeLimit: 1 << 20))
+        #expect(try directory.commit(id, record, over: v1, using: writing))
         #expect(try SceneFile.decode(Data(contentsOf: path)).get() == v2)
     }
 
