@@ -72,11 +72,11 @@ extension SceneStore {
     /// - Returns: what to ``record(_:)``, or `nil` when it did not write
     ///   (the scene changed, was locked, or only a locked read can decide):
     ///   then the save takes the lock.
-    private func commitIfCurrent() async throws(SceneStoreError) -> SavedWrite? {
+    private func commitIfCurrent() async throws(SceneStoreError) -> StoreState.SavedWrite? {
         guard let (base, edits, record) = state.withLock({ $0.planRecordWithoutLock(writer: writer) }),
               try await storage.commit(id, record, over: base, using: writing)
         else { return nil }
-        return SavedWrite(edits: edits, file: nil, base: nil, appended: (record, base.version))
+        return .appended(edits, record, over: base.version)
     }
 
     /// What the storage uses of this store to write a save.
@@ -88,7 +88,7 @@ extension SceneStore {
 
     /// The save itself, inside the caller's transaction.
     /// - Returns: what to ``record(_:)`` once the transaction has ended.
-    func saveHoldingLock(_ transaction: any SceneStorageTransaction) async throws(SceneStoreError) -> SavedWrite? {
+    func saveHoldingLock(_ transaction: any SceneStorageTransaction) async throws(SceneStoreError) -> StoreState.SavedWrite? {
         try await writePending(over: synchronize(.holdingLock, in: transaction).base, in: transaction)
     }
 
@@ -99,7 +99,7 @@ extension SceneStore {
     ///   or `nil` when there was nothing to write.
     func writePending(
         over base: SceneFile?, in transaction: any SceneStorageTransaction
-    ) async throws(SceneStoreError) -> SavedWrite? {
+    ) async throws(SceneStoreError) -> StoreState.SavedWrite? {
         // Planned after reading the document: a recovery there marks every value pending.
         let (refused, plan) = try mutate { (state) throws(SceneStoreError) in
             (state.dropEditsRefused(by: base), try state.plan(over: base, scene: id, writer: writer))
@@ -113,36 +113,20 @@ extension SceneStore {
         case .nothing:
             return nil
         case .confirm(let edits):
-            return SavedWrite(edits: edits, file: nil, base: base)
+            return .confirmed(edits, current: base)
         case .write(let edits, let file):
             let position = try await transaction.write(file, over: base, edited: Array(edits.keys), using: writing)
             if base == nil { try await transaction.removeTombstone() }
-            return SavedWrite(edits: edits, file: file, base: base, position: position)
+            return .written(edits, file, over: base, position: position)
         }
     }
 
-    /// Memory catches up with a write its transaction made durable.
-    func record(_ written: SavedWrite?) {
+    /// Memory catches up with a write made durable (``StoreState/recorded(_:)``).
+    func record(_ written: StoreState.SavedWrite?) {
         guard let written else { return }
-        if let (record, base) = written.appended {
-            encoder.withLock { $0.written(DiskVersion(incarnation: base.incarnation, generation: record.generation)) }
-            let applied = mutate { state in
-                let applied = state.appended(written.edits, record, over: base)
-                // Read from after this record from now on, once memory holds it.
-                state.reader.appendEnded(written: applied)
-                return applied
-            }
-            if !applied { scheduleReload() }
-        } else if let file = written.file {
-            encoder.withLock { $0.written(file.version) }
-            mutate { state in
-                state.saved(written.edits, as: file, over: written.base)
-                // Read from after what this save wrote: its record, or the whole file.
-                state.reader.saved(wholeFileAt: written.position)
-            }
-        } else {
-            mutate { $0.confirmed(written.edits, current: written.base) }
-        }
+        let (version, reload) = mutate { $0.recorded(written) }
+        if let version { encoder.withLock { $0.written(version) } }
+        if reload { io.submit { await self.reloadNow() } }
     }
 
     /// Schedules a save as the policy says, unless one is scheduled already.
@@ -159,17 +143,4 @@ extension SceneStore {
         guard configuration.access == .readWrite else { throw SceneStoreError.readOnly(scene: id.rawValue) }
         try await io.run { () async throws(SceneStoreError) in try await self.saveNow() }
     }
-}
-
-/// A write made inside a transaction, recorded in memory (``SceneStore/record(_:)``)
-/// once the transaction has ended and the write is durable.
-struct SavedWrite {
-    let edits: [String: PendingEdit]
-    /// The version written; `nil` when `base` already held every edit.
-    let file: SceneFile?
-    let base: SceneFile?
-    /// A record appended over the version memory held, instead of a file.
-    var appended: (record: SceneFileRecord, base: DiskVersion)? = nil
-    /// Where the log of the file written whole ends (``SceneFile/Layout/log``).
-    var position: LogPosition? = nil
 }

@@ -256,7 +256,7 @@ extension SceneStore {
         guard state.withLock({ $0.reloadStarts() }) else { return }
         do throws(SceneStoreError) {
             guard case .needsLock = try await synchronize(.withoutLock, in: nil) else { return }
-            let written = try await storage.transaction(id) { (transaction) async throws(SceneStoreError) -> SavedWrite? in
+            let written = try await storage.transaction(id) { (transaction) async throws(SceneStoreError) -> StoreState.SavedWrite? in
                 try await saveHoldingLock(transaction)
             }
             record(written)

@@ -101,7 +101,7 @@ extension SceneStore {
         var outcomes = StoreState.UpdateOutcomes()
         var failure: SceneStoreError?
         do throws(SceneStoreError) {
-            let written = try await storage.transaction(id) { (transaction) async throws(SceneStoreError) -> SavedWrite? in
+            let written = try await storage.transaction(id) { (transaction) async throws(SceneStoreError) -> StoreState.SavedWrite? in
                 let base = try await synchronize(.holdingLock, in: transaction).base
                 for update in batch {
                     // The caller's transform runs here, outside the state's

@@ -14,6 +14,40 @@ extension StoreState {
         case write([String: PendingEdit], SceneFile)
     }
 
+    /// A save's write, recorded in memory (``recorded(_:)``) once it is
+    /// durable: a transaction's once it has ended.
+    enum SavedWrite {
+        /// The record of `edits` appended over the version memory held (the
+        /// save in one step).
+        case appended([String: PendingEdit], SceneFileRecord, over: DiskVersion)
+        /// `file` written over `base`, the document the transaction read;
+        /// `position`, where its log ends when it was written whole.
+        case written([String: PendingEdit], SceneFile, over: SceneFile?, position: LogPosition?)
+        /// `current` held every edit already: nothing written.
+        case confirmed([String: PendingEdit], current: SceneFile?)
+    }
+
+    /// Memory catches up with `written`, and the next reading goes on
+    /// from after it.
+    /// - Returns: the version written (what the encoder encoded last is
+    ///   stored), and whether to read the scene again: memory moved on
+    ///   from the version an append went over (a reload is then queued).
+    mutating func recorded(_ written: SavedWrite) -> (written: DiskVersion?, reload: Bool) {
+        switch written {
+        case .appended(let edits, let record, let base):
+            let applied = appended(edits, record, over: base)
+            reader.appendEnded(written: applied)
+            return (DiskVersion(incarnation: base.incarnation, generation: record.generation), !applied && reloadRequested())
+        case .written(let edits, let file, let base, let position):
+            saved(edits, as: file, over: base)
+            reader.saved(wholeFileAt: position)
+            return (file.version, false)
+        case .confirmed(let edits, let current):
+            confirmed(edits, current: current)
+            return (nil, false)
+        }
+    }
+
     /// How a save's outcome is reported (logged by the store).
     enum SaveReport: Equatable {
         case none

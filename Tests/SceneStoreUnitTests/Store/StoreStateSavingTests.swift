@@ -67,6 +67,37 @@ struct StoreStateSavingTests {
         }
     }
 
+    /// What a durable write leaves in memory: an append over the version
+    /// held moves memory to the next generation in place; one over a
+    /// version memory has moved on from (another process's change adopted
+    /// meanwhile) queues a reading of the scene instead; a whole write is
+    /// memory's new version; a confirmation writes none.
+    @Test func aDurableWriteIsRecordedOrTheSceneReadAgain() throws {
+        var state = StoreState(savePolicy: .onFlush)
+        _ = state.read(.file(base(generation: 3, ["k": .int(0)])), at: .opening, writable: true)
+        _ = try state.applyLocal(key: "k", value: .int(1), sceneLimit: 1 << 20, scene: main)
+        let (held, edits, record) = try #require(state.planRecordWithoutLock(writer: me))
+        #expect(record.generation == 4 && record.set.map(\.0) == ["k"])
+        let appended = state.recorded(.appended(edits, record, over: held.version))
+        #expect(appended.written == DiskVersion(incarnation: "inc", generation: 4))
+        #expect(!appended.reload)
+        #expect(state.disk.generation == 4 && state.pending.isEmpty && state.values == ["k": .int(1)])
+
+        _ = try state.applyLocal(key: "k", value: .int(2), sceneLimit: 1 << 20, scene: main)
+        let (stale, moreEdits, next) = try #require(state.planRecordWithoutLock(writer: me))
+        _ = state.read(.file(base(generation: 5, ["k": .int(9)])), at: .withoutLock, writable: true)
+        let late = state.recorded(.appended(moreEdits, next, over: stale.version))
+        #expect(late.reload, "memory moved on while the record was appended: the scene is read again")
+        let again = state.reloadRequested()
+        #expect(!again, "the reading is queued already")
+        #expect(state.pending.isEmpty)
+
+        let file = base(generation: 6, ["k": .int(3)])
+        let whole = state.recorded(.written([:], file, over: base(generation: 5, ["k": .int(9)]), position: nil))
+        #expect(whole.written == file.version && !whole.reload)
+        #expect(state.recorded(.confirmed([:], current: file)).written == nil)
+    }
+
     /// Failures are reported once per error and retried after 1 s, 2 s ...;
     /// a success after them says so and resets the back-off.
     @Test func failuresAreReportedOnceAndRetriedWithAGrowingPause() throws {
