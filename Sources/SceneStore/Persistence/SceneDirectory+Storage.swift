@@ -37,7 +37,7 @@ extension SceneDirectory: SceneStorage {
         guard let lock = try lockIfFree(id) else { return false }
         defer { lock.unlock() }
         let (line, sizeLimit) = writing.encoder.withLock { $0.line(of: record, over: base) }
-        let position = writing.appending(line.count, record.generation, base.version)
+        let position = writing.appending(line.count, generation: record.generation, over: base.version)
         return try append(line, to: id, over: base.version, from: position, sizeLimit: sizeLimit)
     }
 
@@ -87,7 +87,7 @@ private struct FileTransaction: SceneStorageTransaction {
     ) throws(SceneStoreError) -> LogPosition? {
         if let base {
             let (record, sizeLimit) = writing.encoder.withLock { $0.record(file, over: base, edited: edited) }
-            _ = writing.appending(record.count, file.generation, base.version)
+            _ = writing.appending(record.count, generation: file.generation, over: base.version)
             if try directory.append(record, to: id, over: base.version, sizeLimit: sizeLimit) { return nil }
         }
         let bytes = writing.encoder.withLock { $0.encode(file, over: base, edited: edited) }

@@ -99,6 +99,29 @@ package struct LogPosition: Sendable, Equatable {
         self.init(document, offset: end.end, first: end.tail == .noRecords, version: version)
     }
 
+    /// Where the log ends once a record of `generation`, `count` bytes
+    /// (the line, without a separator), is appended here: after the log's
+    /// last newline, a comma first unless it is the first record, the
+    /// log's end after it (``LogAppend``).
+    package func appending(_ count: Int, generation: UInt64) -> LogPosition {
+        var next = self
+        next.offset += 1 + (first ? 0 : 1) + count
+        next.first = false
+        next.version.generation = generation
+        return next
+    }
+
+    /// Where the log ends after `records`, read from here, the last of them
+    /// ending `end` bytes after this position.
+    package func advanced(over records: [SceneFileRecord], to end: Int) -> LogPosition {
+        guard let last = records.last else { return self }
+        var next = self
+        next.offset += end
+        next.first = false
+        next.version.generation = last.generation
+        return next
+    }
+
     /// Whether `head`, the file's first ``headCount`` bytes now, are the
     /// ones read then.
     func isHead(_ head: UnsafeRawBufferPointer) -> Bool {

@@ -10,13 +10,13 @@ package struct SceneFileReader: Sendable {
     /// anything else (a version 1 file, a torn tail, damage).
     package private(set) var position: LogPosition?
     /// Where the log ends once the record this store is appending now is
-    /// written (``appending(_:generation:over:)``): the watcher tells of
+    /// written (``appending(ending:)``): the watcher tells of
     /// that record before the save has ended, and a store finding the log
     /// ending there (``SceneStorage/logEnds(_:at:)``) knows it is its own
     /// and reads nothing.
     package private(set) var ownAppend: LogPosition?
     /// How many readings took only a log's new records from the storage
-    /// (``advance(over:to:)``).
+    /// (``advance(to:)``).
     package private(set) var recordReads = 0
 
     package init() {}
@@ -27,37 +27,20 @@ package struct SceneFileReader: Sendable {
         position = end
     }
 
-    /// The log went on with `records`, read from ``position`` by the
-    /// storage, the last of them ending `end` bytes after it.
-    package mutating func advance(over records: [SceneFileRecord], to end: Int) {
-        guard var position, let last = records.last else { return }
-        position.offset += end
-        position.first = false
-        position.version.generation = last.generation
-        self.position = position
-        recordReads += 1
+    /// The log went on, read from ``position`` by the storage, up to `end`.
+    package mutating func advance(to end: LogPosition) {
+        if position != end { recordReads += 1 }
+        position = end
     }
 
-    /// This store appends a record of `generation`, `count` bytes (the
-    /// line, without a separator), over `version`: where the log will end
-    /// (``ownAppend``), when the last reading ended at that version.
-    /// - Returns: that reading's end, where the record goes; `nil` when
-    ///   the last reading ended at another version.
-    @discardableResult
-    package mutating func appending(_ count: Int, generation: UInt64, over version: DiskVersion) -> LogPosition? {
-        ownAppend = nil
-        guard let position, position.version == version else { return nil }
-        var next = position
-        // The record goes after the log's last newline, a comma first
-        // unless it is the first (``LogAppend``); the log's end follows it.
-        next.offset += 1 + (next.first ? 0 : 1) + count
-        next.first = false
-        next.version.generation = generation
-        ownAppend = next
-        return position
+    /// This store is about to append a record: the log will end at `end`
+    /// (``LogPosition/appending(_:generation:)``; `nil`: not known, the
+    /// last reading ended at another version).
+    package mutating func appending(ending end: LogPosition?) {
+        ownAppend = end
     }
 
-    /// The append of ``appending(_:generation:over:)`` ended: when it was
+    /// The append of ``appending(ending:)`` ended: when it was
     /// written, the reading goes on from after it (a later reading reads
     /// only what others appended after this store's record).
     package mutating func appendEnded(written: Bool) {
@@ -71,7 +54,7 @@ package struct SceneFileReader: Sendable {
 
     /// A save of this store ended: it wrote the whole file, whose log ends
     /// at `position` (`nil`: not a log), or else it appended the record
-    /// of ``appending(_:generation:over:)``. A later reading goes on from
+    /// of ``appending(ending:)``. A later reading goes on from
     /// there.
     package mutating func saved(wholeFileAt position: LogPosition?) {
         if let position {

@@ -283,12 +283,22 @@ package struct SaveWriting {
     /// The store's encoder, which keeps what it encoded from one save to
     /// the next.
     package let encoder: Locked<SceneFileEncoder>
-    /// Called right before a record is appended, with its length, its
-    /// generation and the version it goes over: returns where the store's
-    /// readings left the log at that version (`nil`: at another one), and
-    /// from then on the store takes an event of a log ending after that
-    /// record for its own (``SceneFileReader/ownAppend``).
-    package let appending: (_ count: Int, _ generation: UInt64, _ version: DiskVersion) -> LogPosition?
+    /// Where the store's readings and saves left the scene's log.
+    package let position: LogPosition?
+    /// Told, right before a record is appended, where the log will end
+    /// once it is written (`nil`: not known): from then on the store takes
+    /// an event of a log ending there for its own
+    /// (``SceneFileReader/ownAppend``).
+    package let willAppend: (_ ending: LogPosition?) -> Void
+
+    /// ``position`` when it is at `version`, and where the log will end
+    /// after a `count`-byte record of `generation` appended there, told
+    /// to the store (``willAppend``).
+    package func appending(_ count: Int, generation: UInt64, over version: DiskVersion) -> LogPosition? {
+        let from = position?.version == version ? position : nil
+        willAppend(from?.appending(count, generation: generation))
+        return from
+    }
 }
 
 /// A document read and checked as one scene.

@@ -81,8 +81,8 @@ extension SceneStore {
 
     /// What the storage uses of this store to write a save.
     private var writing: SaveWriting {
-        SaveWriting(encoder: encoder) { count, generation, version in
-            self.state.withLock { $0.reader.appending(count, generation: generation, over: version) }
+        SaveWriting(encoder: encoder, position: state.withLock { $0.reader.position }) { end in
+            self.state.withLock { $0.reader.appending(ending: end) }
         }
     }
 

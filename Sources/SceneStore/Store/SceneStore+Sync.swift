@@ -110,7 +110,7 @@ extension SceneStore {
         return mutate { state in
             // Nothing else moved the position meanwhile (all of it runs on ``io``).
             guard state.reader.position == position, state.adoptRecords(records, limits: storage.limits) else { return false }
-            state.reader.advance(over: records, to: end)
+            state.reader.advance(to: position.advanced(over: records, to: end))
             return true
         }
     }

@@ -28,7 +28,7 @@ import Testing
         let document = encoder.encode(v1, over: nil, edited: [])
         encoder.written(v1.version)
         let record = SceneFileRecord(generation: 2, writer: v1.writer, set: [("a", .int(2))], removed: [])
-        let writing = SaveWriting(encoder: Locked(encoder)) { _, _, _ in nil }
+        let writing = SaveWriting(encoder: Locked(encoder), position: nil) { _ in }
         let path = URL(fileURLWithPath: directory.scenePath(id))
         try document.write(to: path)
 

@@ -74,8 +74,9 @@ import Testing
         reader.saved(wholeFileAt: written)
         for value in 2...40 {
             let (record, base) = scene.next(value)
-            let planned = reader.appending(record.count, generation: scene.file.generation, over: base.version)
-            let position = try #require(planned)
+            let position = try #require(reader.position)
+            #expect(position.version == base.version)
+            reader.appending(ending: position.appending(record.count, generation: scene.file.generation))
             #expect(scene.directory.logEnds(scene.id, at: position), "the log no longer ends at \(value - 1)'s position")
             #expect(try scene.directory.append(record, to: scene.id, over: base.version, from: position, sizeLimit: 1 << 20))
             reader.appendEnded(written: true)
