@@ -193,21 +193,22 @@ extension SceneStore {
         // First, and without the store's state lock, which its saves take:
         // most events of a scene a store saves are its own records.
         if logEndsWhereThisStoreLeftIt() { return }
-        // Local reads only (a storage whose calls block their thread).
-        guard storage.workExecutor == nil, state.withLock({ $0.phase == .open && $0.byteCount <= Self.inlineReloadBytes })
-        else {
-            scheduleReload()
-            return
+        switch state.withLock({ $0.changeHeard(readsLocally: storage.workExecutor == nil) }) {
+        case .nothing:
+            break
+        case .readQueued:
+            io.submit { await self.reloadNow() }
+        case .readHere:
+            let ran = io.runIfIdle {
+                if case .settled? = try? await self.synchronize(.withoutLock, in: nil) { return }
+                self.scheduleReload()
+            }
+            // Busy: most often with this store's own save, whose record the
+            // watcher reports before the save ends. Queued behind it, the
+            // reading finds the log ending where the save left it and reads
+            // nothing more (``applyAppendedRecords()``).
+            if !ran { scheduleReload() }
         }
-        let ran = io.runIfIdle {
-            if case .settled? = try? await self.synchronize(.withoutLock, in: nil) { return }
-            self.scheduleReload()
-        }
-        // Busy: most often with this store's own save, whose record the
-        // watcher reports before the save ends. Queued behind it, the
-        // reading finds the log ending where the save left it and reads
-        // nothing more (``applyAppendedRecords()``).
-        if !ran { scheduleReload() }
     }
 
     /// Whether the scene's log ends where this store's own record, being
@@ -236,9 +237,6 @@ extension SceneStore {
     func rescan() {
         scheduleReload()
     }
-
-    /// The largest scene (in value bytes) re-read on the watcher's thread.
-    static let inlineReloadBytes = 64 * 1024
 
     /// Re-reads the scene soon, on ``io`` (coalescing repeated calls).
     func scheduleReload() {

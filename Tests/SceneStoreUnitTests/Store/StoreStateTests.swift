@@ -23,6 +23,27 @@ struct StoreStateTests {
         #expect(!requestedClosed, "a closed store queued a reload")
     }
 
+    /// A change heard of is read right there for a small open scene on a
+    /// storage whose reads are local; otherwise a reading is queued, once.
+    @Test func aChangeHeardOfIsReadThereOnlyWhenSmallAndLocal() throws {
+        var state = StoreState(savePolicy: .onFlush)
+        let here = state.changeHeard(readsLocally: true)
+        let remote = state.changeHeard(readsLocally: false), remoteAgain = state.changeHeard(readsLocally: false)
+        #expect(here == .readHere)
+        #expect(remote == .readQueued)
+        #expect(remoteAgain == .nothing, "a second reading queued beside the first")
+
+        _ = state.reloadStarts()
+        let large = String(repeating: "x", count: StoreState.inlineReloadBytes)
+        _ = try state.applyLocal(key: "big", value: .string(large), sceneLimit: 1 << 20, scene: SceneID("main"))
+        let big = state.changeHeard(readsLocally: true)
+        #expect(big == .readQueued, "a large scene was read on the watcher's thread")
+        state.close()
+        _ = state.reloadStarts()
+        let closed = state.changeHeard(readsLocally: true)
+        #expect(closed == .nothing)
+    }
+
     /// What a local discard kept is scheduled for saving, as the policy says.
     @Test func aLocalDiscardSchedulesTheSaveOfWhatItKept() throws {
         let main = try SceneID("main")
