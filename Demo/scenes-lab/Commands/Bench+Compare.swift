@@ -26,6 +26,8 @@ extension Bench {
         @Flag(help: "A smoke test: few commits, one run, small scenes (well under 30 s).") var quick = false
         @Flag(help: "Print one JSON line instead of the table.") var json = false
         @Flag(help: "Only the durable-commit table (about a minute).") var commitsOnly = false
+        @Option(help: "SceneStore's save policy in the commit table: onFlush (it saves when flushed) or default (the coalescing policy apps run; each commit is a set and a flush inside its window).")
+        var policy: CommitPolicy = .onFlush
         @Option(help: "Where to create the benchmark's temporary directory.") var directory: String?
 
         struct Report: Encodable {
@@ -52,6 +54,8 @@ extension Bench {
             var memory: MemoryFigures?
             /// nil when the `scenes` executable was not built next to this one.
             var scenesGet: ScenesGetFigures?
+            /// SceneStore's save policy in the commit table.
+            var savePolicy = CommitPolicy.onFlush.rawValue
         }
 
         /// The tables' rows.
@@ -79,7 +83,8 @@ extension Bench {
             for run in 0..<runs {
                 for keys in sizes {
                     // The block floor commits only (a burst or a cold restore of it says nothing).
-                    var alternatives = commitAlternatives() + [BlockFloorAlternative(), AppendFloorAlternative()]
+                    var alternatives = commitAlternatives(sceneStore: SceneStoreAlternative(configuration: .init(savePolicy: policy.savePolicy)))
+                        + [BlockFloorAlternative(), AppendFloorAlternative()]
                     alternatives.shuffle()
                     let measured = try await measureInterleaved(&alternatives, keys: keys, commits: commits, in: scratch.appendingPathComponent("r\(run)-k\(keys)"))
                     for (index, alternative) in alternatives.enumerated() {
@@ -106,6 +111,7 @@ extension Bench {
                 },
                 durable: durable,
                 compaction: Dictionary(uniqueKeysWithValues: compaction.map { (String($0.key), $0.value) }))
+            report.savePolicy = policy.rawValue
             if !commitsOnly {
                 try await measureTheRest(into: &report, runs: runs, scratch: scratch)
             }
@@ -197,7 +203,7 @@ extension Bench {
         }
 
         private func printTable(_ report: Report, sizes: [Int]) {
-            emit("durable commit of one change, p50 in µs (median of \(report.runs) runs x \(report.commits) commits); x = over SceneStore")
+            emit("durable commit of one change, p50 in µs (median of \(report.runs) runs x \(report.commits) commits; SceneStore's save policy: \(report.savePolicy)); x = over SceneStore")
             let header = "".padding(toLength: 20, withPad: " ", startingAt: 0)
                 + sizes.map { "\($0) keys".leftPadded(to: 20) }.joined() + "   durable"
             emit(header)
@@ -227,6 +233,19 @@ extension Bench {
                 return "\(size) keys: " + ratios.joined(separator: " ")
             }
             emit("scenestore over floor (1 block), each run: " + cells.joined(separator: "; "))
+        }
+    }
+}
+
+/// The save policy `bench compare` commits SceneStore under.
+enum CommitPolicy: String, ExpressibleByArgument {
+    case onFlush
+    case `default`
+
+    var savePolicy: SceneRegistry.SavePolicy {
+        switch self {
+        case .onFlush: .onFlush
+        case .default: .default
         }
     }
 }
