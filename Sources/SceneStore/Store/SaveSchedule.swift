@@ -24,6 +24,13 @@ struct SaveSchedule: Sendable {
     /// A save is queued or a timer set: further edits ride on it.
     private(set) var queued = false
     private var lastEnd: Instant?
+    /// When the queued save is due, if it waits for an instant.
+    private var due: Instant?
+    /// When the one timer armed fires (``Action/save(at:)``), if one is.
+    /// A store that flushes saves before its timers fire: one timer at a
+    /// time, armed again when it fires early, rather than one per edit
+    /// (each a task and a wake-up of the store's queue).
+    private var timer: Instant?
 
     init(policy: SceneRegistry.SavePolicy) {
         self.policy = policy
@@ -43,14 +50,33 @@ struct SaveSchedule: Sendable {
         guard let window, !queued, !saving else { return .none }
         queued = true
         let now = now()
-        if let lastEnd, now < lastEnd + window { return .save(at: lastEnd + window) }
+        if let lastEnd, now < lastEnd + window { return wait(until: lastEnd + window) }
         return .saveNow
+    }
+
+    /// The queued save waits until `instant`: a timer for it, unless the
+    /// one armed fires first (it then looks again, ``timerFired(at:)``).
+    private mutating func wait(until instant: Instant) -> Action {
+        due = instant
+        if let timer, timer <= instant { return .none }
+        timer = instant
+        return .save(at: instant)
+    }
+
+    /// The armed timer fired at `now`: the queued save runs if it is due,
+    /// waits again if it is not yet (the timer was armed for an earlier
+    /// one, which a flush saved), and nothing happens if none is queued.
+    mutating func timerFired(at now: Instant) -> Action {
+        timer = nil
+        guard queued, !saving, let due else { return .none }
+        return now < due ? wait(until: due) : .saveNow
     }
 
     /// A save (background or flush) begins: whatever was queued is served.
     mutating func saveStarted() {
         saving = true
         queued = false
+        due = nil
     }
 
     /// The save begun last ended at `now`. With edits left (made during it,
@@ -64,14 +90,15 @@ struct SaveSchedule: Sendable {
         if failures > 0 {
             guard retryable else { return .none }
             queued = true
-            return .save(at: now + .seconds(1 << min(failures - 1, 6)))
+            return wait(until: now + .seconds(1 << min(failures - 1, 6)))
         }
         queued = true
-        return window == .zero ? .saveNow : .save(at: now + window)
+        return window == .zero ? .saveNow : wait(until: now + window)
     }
 
     /// A queued save found nothing to do (a flush got there first).
     mutating func queuedSaveSkipped() {
         queued = false
+        due = nil
     }
 }

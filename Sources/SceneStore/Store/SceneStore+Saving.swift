@@ -15,7 +15,8 @@ extension SceneStore {
             Task {
                 // Never cancelled: a store that closed meanwhile skips the save.
                 try? await clock.sleep(until: instant)
-                io.submit { await self.saveInBackground() }
+                let now = clock.now
+                perform(state.withLock { $0.saves.timerFired(at: now) })
             }
         }
     }

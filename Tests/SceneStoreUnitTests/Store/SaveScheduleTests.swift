@@ -13,6 +13,45 @@ struct SaveScheduleTests {
         #expect(schedule.edited(at: at(0)) == .none, "queued already")
     }
 
+    /// A set and a flush at once, over and over, as an app that flushes
+    /// does under the default policy: each set within the window after a
+    /// save asks for a timer, and each flush saves before it fires. One
+    /// timer at a time serves them all: a later edit rides on the one
+    /// armed, which, firing before the edit is due, is armed again for
+    /// when it is (never a save within the window), and a timer whose
+    /// edits a flush saved meanwhile starts nothing.
+    @Test func flushedEditsLeaveOneTimerArmedNotOneEach() {
+        var schedule = SaveSchedule(policy: .coalesced(.milliseconds(30)))
+        #expect(schedule.edited(at: at(0)) == .saveNow)
+        schedule.saveStarted()
+        #expect(schedule.saveEnded(at: at(1), pendingLeft: false) == .none)
+        #expect(schedule.edited(at: at(2)) == .save(at: at(31)))
+        // Its flush saves it at once.
+        schedule.saveStarted()
+        #expect(schedule.saveEnded(at: at(3), pendingLeft: false) == .none)
+        #expect(schedule.edited(at: at(4)) == .none, "a second timer beside the one armed for 31 ms")
+        schedule.saveStarted()
+        #expect(schedule.saveEnded(at: at(5), pendingLeft: false) == .none)
+        #expect(schedule.edited(at: at(6)) == .none)
+        // Not flushed: due 30 ms after the last save ended, at 35 ms.
+        #expect(schedule.timerFired(at: at(31)) == .save(at: at(35)), "saved within the window")
+        #expect(schedule.timerFired(at: at(35)) == .saveNow)
+        schedule.saveStarted()
+        #expect(schedule.saveEnded(at: at(36), pendingLeft: false) == .none)
+        #expect(schedule.edited(at: at(40)) == .save(at: at(66)))
+        schedule.saveStarted()  // a flush
+        #expect(schedule.saveEnded(at: at(41), pendingLeft: false) == .none)
+        #expect(schedule.timerFired(at: at(66)) == .none, "a timer whose edit a flush saved started a save")
+        #expect(schedule.edited(at: at(80)) == .saveNow)
+        // A failed save's retry waits its back-off, even with a timer armed earlier.
+        schedule.saveStarted()
+        #expect(schedule.saveEnded(at: at(81), pendingLeft: true) == .save(at: at(111)))
+        schedule.saveStarted()
+        #expect(schedule.saveEnded(at: at(82), pendingLeft: true, failures: 1) == .none)
+        #expect(schedule.timerFired(at: at(111)) == .save(at: at(1082)))
+        #expect(schedule.timerFired(at: at(1082)) == .saveNow)
+    }
+
     /// 1000 edits in a burst, each 10 µs apart, a save taking 1 ms: the
     /// first edit saves at once, the rest ride on one save per window.
     @Test func aBurstCostsTheFirstSavePlusOnePerWindow() {
@@ -75,10 +114,13 @@ struct SaveScheduleTests {
         _ = schedule.edited(at: at(0))
         schedule.saveStarted()
         #expect(schedule.saveEnded(at: at(1), pendingLeft: true, failures: 1) == .save(at: at(1001)))
+        #expect(schedule.timerFired(at: at(1001)) == .saveNow)
         schedule.saveStarted()
         #expect(schedule.saveEnded(at: at(1002), pendingLeft: true, failures: 2) == .save(at: at(3002)))
+        #expect(schedule.timerFired(at: at(3002)) == .saveNow)
         schedule.saveStarted()
         #expect(schedule.saveEnded(at: at(3003), pendingLeft: true, failures: 9) == .save(at: at(67003)), "at most 64 s")
+        #expect(schedule.timerFired(at: at(67003)) == .saveNow)
         schedule.saveStarted()
         #expect(schedule.saveEnded(at: at(3004), pendingLeft: true, failures: 3, retryable: false) == .none)
     }
