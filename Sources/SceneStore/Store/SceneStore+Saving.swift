@@ -74,15 +74,19 @@ extension SceneStore {
     ///   (the scene changed, was locked, or only a locked read can decide):
     ///   then the save takes the lock.
     private func commitIfCurrent() async throws(SceneStoreError) -> StoreState.SavedWrite? {
-        guard let (base, edits, record) = state.withLock({ $0.planRecordWithoutLock(writer: writer) }),
-              try await storage.commit(id, record, over: base, using: writing)
+        // The plan and the log's position in one take of the lock.
+        guard let ((base, edits, record), position) = state.withLock({ state in
+                  state.planRecordWithoutLock(writer: writer).map { ($0, state.reader.position) }
+              }),
+              try await storage.commit(id, record, over: base, using: writing(from: position))
         else { return nil }
         return .appended(edits, record, over: base.version)
     }
 
-    /// What the storage uses of this store to write a save.
-    private var writing: SaveWriting {
-        SaveWriting(encoder: encoder, position: state.withLock { $0.reader.position }) { end in
+    /// What the storage uses of this store to write a save, the log's
+    /// position read holding the lock.
+    private func writing(from position: LogPosition?) -> SaveWriting {
+        SaveWriting(encoder: encoder, position: position) { end in
             self.state.withLock { $0.reader.appending(ending: end) }
         }
     }
@@ -116,7 +120,8 @@ extension SceneStore {
         case .confirm(let edits):
             return .confirmed(edits, current: base)
         case .write(let edits, let file):
-            let position = try await transaction.write(file, over: base, edited: Array(edits.keys), using: writing)
+            let position = try await transaction.write(
+                file, over: base, edited: Array(edits.keys), using: writing(from: state.withLock { $0.reader.position }))
             if base == nil { try await transaction.removeTombstone() }
             return .written(edits, file, over: base, position: position)
         }
