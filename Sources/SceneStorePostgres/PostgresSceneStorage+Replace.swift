@@ -5,16 +5,68 @@ import PostgresNIO
 import SceneStore
 
 extension PostgresSceneStorage {
-    /// The document, `base` with `record` applied, written by
-    /// ``replace(_:with:ifCurrent:)``: one statement.
+    /// The save in one statement: `record` appended to the document's log
+    /// where this store's last reading or record left it (the bytes of the
+    /// record, not the scene's), or, when that place is not known or the
+    /// log has grown past its bound, the document `base` with `record`
+    /// applied, written whole (``replace(_:with:ifCurrent:)``). Either only
+    /// over `base`'s version.
     package func commit(
         _ id: SceneID, _ record: SceneFileRecord, over base: SceneFile, using writing: SaveWriting
     ) async throws(SceneStoreError) -> Bool {
+        let (line, sizeLimit) = writing.encoder.withLock { $0.line(of: record, over: base) }
+        if let end = writing.position, end.version == base.version,
+           end.offset + 1 + end.appended(line).count <= sizeLimit,
+           let from = writing.appending(line.count, generation: record.generation, over: base.version) {
+            return try await append(id, from.appended(line), at: from, generation: record.generation)
+        }
         var file = base
         guard file.apply([record]) == nil else { return false }
-        let edited = record.removed + record.set.map(\.0)
-        let document = writing.encoder.withLock { $0.encode(file, over: base, edited: edited) }
+        let document = writing.encoder.withLock { $0.encode(file) }
         return try await replace(id, with: document, ifCurrent: base.version)
+    }
+
+    /// Appends `bytes` after the newline at `position.offset`, in one
+    /// autocommitted statement that also announces it, only if the row
+    /// still holds `position`'s version (whose document is the one the
+    /// position was read in: one version names one content) and no
+    /// transaction holds the row, as ``replace(_:with:ifCurrent:)``.
+    private func append(
+        _ id: SceneID, _ bytes: [UInt8], at position: LogPosition, generation: UInt64
+    ) async throws(SceneStoreError) -> Bool {
+        guard let incarnation = position.version.incarnation,
+              let expected = Int64(exactly: position.version.generation), let next = Int64(exactly: generation),
+              let kept = Int32(exactly: position.offset + 1)
+        else { return false }
+        let statement = AppendStatement(
+            bytes: ByteBuffer(bytes: bytes), kept: kept, generation: next, app: app, scene: id.rawValue,
+            expectedGeneration: expected, incarnation: incarnation, channel: channel)
+        let appended = try await pool.withSession { session async throws(SceneStoreError) in
+            try await session.execute(statement)
+        }
+        return appended.first == 1
+    }
+
+    /// The bytes of the scene's document after `position.offset`, when it
+    /// goes on from `position` (its head is still the one read then: no
+    /// whole write since) and reaches past it; `nil` otherwise. One
+    /// statement that fetches the head and the tail, not the scene.
+    package func readLog(_ id: SceneID, after position: LogPosition) async throws(SceneStoreError) -> Data? {
+        guard let headCount = Int32(exactly: position.headCount), let from = Int32(exactly: position.offset + 1) else {
+            return nil
+        }
+        let rows = try await pool.withSession { session async throws(SceneStoreError) in
+            try await session.rows(
+                """
+                SELECT substring(document from 1 for \(headCount)), substring(document from \(from)), octet_length(document)
+                FROM scenestore_scenes WHERE app = \(app) AND scene = \(id.rawValue)
+                """,
+                as: (Data, Data, Int32).self)
+        }
+        guard let (head, tail, size) = rows.first, position.isHead(head), Int(size) > position.offset,
+              StoredDocument.tooLarge(size: Int(size), limits: limits) == nil
+        else { return nil }
+        return tail
     }
 
     /// Replaces the scene's document in one autocommitted statement (one
@@ -91,6 +143,55 @@ struct ReplaceStatement: PostgresPreparedStatement {
         bindings.append(scene)
         bindings.append(expectedGeneration)
         bindings.append(expectedIncarnation)
+        bindings.append(channel)
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Int32 {
+        try row.decode(Int32.self)
+    }
+}
+
+/// The one-statement append of ``PostgresSceneStorage/commit(_:_:over:using:)``:
+/// the document's first `kept` bytes (up to the newline before the log's
+/// end) followed by the record's, only over the version given, and the
+/// scene id announced. Prepared once per connection.
+struct AppendStatement: PostgresPreparedStatement {
+    static let name = "scenestore_append_1"
+    static let sql = """
+        WITH current AS (
+            SELECT 1 FROM scenestore_scenes
+            WHERE app = $4 AND scene = $5 AND generation = $6 AND incarnation = $7 AND octet_length(document) >= $2
+            FOR UPDATE SKIP LOCKED),
+        written AS (
+            UPDATE scenestore_scenes SET document = substring(document from 1 for $2) || $1, generation = $3
+            WHERE app = $4 AND scene = $5 AND EXISTS (SELECT 1 FROM current)
+            RETURNING 1),
+        announced AS (
+            SELECT pg_notify($8, $5) FROM written)
+        SELECT count(*)::int4 FROM announced
+        """
+    static let bindingDataTypes: [PostgresDataType] = [.bytea, .int4, .int8, .text, .text, .int8, .text, .text]
+    typealias Row = Int32
+
+    let bytes: ByteBuffer
+    let kept: Int32
+    let generation: Int64
+    let app: String
+    let scene: String
+    let expectedGeneration: Int64
+    let incarnation: String
+    let channel: String
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 8)
+        bindings.append(bytes)
+        bindings.append(kept)
+        bindings.append(generation)
+        bindings.append(app)
+        bindings.append(scene)
+        bindings.append(expectedGeneration)
+        bindings.append(incarnation)
         bindings.append(channel)
         return bindings
     }

@@ -1,6 +1,6 @@
 #if Postgres
 import Foundation
-import SceneStore
+@testable import SceneStore
 @testable import SceneStorePostgres
 import Testing
 
@@ -92,6 +92,47 @@ struct PostgresSceneStorageTests {
         }
         #expect(!replacedMeanwhile)
         await #expect(try storage.readBytes(id, skip: nil).bytes == third)
+    }
+
+    /// A save over the version a store read appends its record to the
+    /// row's document (the bytes before the log's end stay as they were),
+    /// and a reader that read that version takes only what follows; over a
+    /// stale version nothing is written.
+    @Test func aSaveAppendsItsRecordAndAReaderTakesOnlyTheRecord() async throws {
+        let storage = try PostgresSceneStorage(testing: try await PostgresServer.current().newDatabase())
+        let id = try SceneID("main")
+        let values = Dictionary(uniqueKeysWithValues: (0..<1000).map { ("key \($0)", SceneValue.string("value \($0)")) })
+        let base = SceneFile(scene: "main", generation: 1, incarnation: "abc", writer: TestDocuments.writer, values: values)
+        let encoder = Locked(SceneFileEncoder())
+        let ends = Locked<[LogPosition?]>([])
+        func writing(from position: LogPosition?) -> SaveWriting {
+            SaveWriting(encoder: encoder, position: position) { end in ends.withLock { $0.append(end) } }
+        }
+        let position = try #require(try await storage.transaction(id) { (transaction) throws(SceneStoreError) in
+            try await transaction.write(base, over: nil, edited: [], using: writing(from: nil))
+        })
+        let written = try #require(try await storage.readBytes(id, skip: nil).bytes)
+
+        let record = SceneFileRecord(generation: 2, writer: TestDocuments.writer, set: [("key 7", .int(7))], removed: ["key 8"])
+        await #expect(try storage.commit(id, record, over: base, using: writing(from: position)))
+        let appended = try #require(try await storage.readBytes(id, skip: nil).bytes)
+        #expect(appended.prefix(position.offset + 1) == written.prefix(position.offset + 1), "the document was written whole")
+        var expected = base
+        #expect(expected.apply([record]) == nil)
+        #expect(try SceneFile.decode(appended).get() == expected)
+        let end = try #require(ends.withLock { $0.last } ?? nil)
+
+        let tail = try #require(try await storage.readLog(id, after: position))
+        #expect(tail.count < 200, "\(tail.count) bytes read after the position")
+        let (records, count) = try #require(SceneFileReader.records(in: tail, after: position))
+        #expect(records.map(\.generation) == [2])
+        #expect(position.advanced(over: records, to: count) == end)
+        let after = try #require(try await storage.readLog(id, after: end), "the log's end follows the last record")
+        #expect(SceneFileReader.records(in: after, after: end)?.records.isEmpty == true)
+
+        let stale = SceneFileRecord(generation: 2, writer: TestDocuments.writer, set: [("key 1", .int(1))], removed: [])
+        await #expect(try !storage.commit(id, stale, over: base, using: writing(from: position)), "over a stale version")
+        await #expect(try storage.readBytes(id, skip: nil).bytes == appended)
     }
 
     @Test func removeSceneAndTombstones() async throws {

@@ -6,10 +6,8 @@ import ScenesCLIKit
 extension Bench {
     /// CPU cost of the scene file format alone, no disk, per scene size:
     /// reading a file from scratch (parse, checksum) and writing one; a
-    /// save that changed one value over the file the store wrote last (its
-    /// encoding reused), and the reading of that save by a store that read
-    /// the version before (whole, as a store on a storage that keeps
-    /// whole documents reads another's save). What an opening, a first
+    /// save that changed one value (its record), and the reading of the
+    /// version it makes, whole. What an opening, a first
     /// save, a save and a reload cost before any system call.
     struct Codec: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -23,9 +21,9 @@ extension Bench {
             var bytes: Int
             var decodeMicroseconds: Double
             var encodeMicroseconds: Double
-            /// One value changed, over the previous encoding.
+            /// One value changed: its record.
             var saveMicroseconds: Double
-            /// That save read over the version before it.
+            /// The version that save makes, read whole.
             var reloadMicroseconds: Double
         }
 
@@ -45,7 +43,7 @@ extension Bench {
                 var reloads: [Int] = []
                 var encoder = SceneFileEncoder()
                 var current = file
-                _ = encoder.encode(current, over: nil, edited: [])
+                _ = encoder.encode(current)
                 encoder.written(current.version)
                 for repetition in 0..<repetitions {
                     let start = monotonicNanoseconds()
@@ -59,10 +57,11 @@ extension Bench {
                     next.generation += 1
                     let key = "key\((repetition * 7919) % keys)"
                     next.values[key] = .string("value \(repetition)")
+                    let written = next.encoded()
                     let saving = monotonicNanoseconds()
-                    let saved = encoder.encode(next, over: current, edited: [key])
+                    _ = encoder.record(next, over: current, edited: [key])
                     let reloading = monotonicNanoseconds()
-                    let reread = SceneFile.decode(saved, expectedKeys: keys)
+                    let reread = SceneFile.decode(written, expectedKeys: keys)
                     reloads.append(monotonicNanoseconds() - reloading)
                     saves.append(reloading - saving)
                     guard case .success(next) = reread else { throw failure("a save does not read back as itself") }

@@ -9,10 +9,6 @@ extension SceneDirectory: SceneStorage {
 
     var location: String { rootPath }
 
-    /// Scene files are logs: a save over the stored version appends its
-    /// record and `fdatasync`s (SceneDirectory+Appending.swift).
-    var layout: SceneFile.Layout { .log }
-
     func location(of id: SceneID) -> String { scenePath(id) }
 
     /// Waits for the previous versions still to unlink: a closed registry
@@ -90,7 +86,7 @@ private struct FileTransaction: SceneStorageTransaction {
             _ = writing.appending(record.count, generation: file.generation, over: base.version)
             if try directory.append(record, to: id, over: base.version, sizeLimit: sizeLimit) { return nil }
         }
-        let bytes = writing.encoder.withLock { $0.encode(file, over: base, edited: edited) }
+        let bytes = writing.encoder.withLock { $0.encode(file) }
         try write(bytes)
         return LogPosition(written: bytes, version: file.version)
     }

@@ -8,52 +8,31 @@ extension SceneFile {
     /// be read back without parsing the values (``peekVersion(_:)``).
     package func encoded(_ layout: SceneFile.Layout = .document) -> Data {
         var encoder = SceneFileEncoder(layout: layout)
-        return encoder.encode(self, over: nil, edited: [])
+        return encoder.encode(self)
     }
 }
 
-/// Writes scene files for one store, keeping each value's JSON text and
-/// the sorted key order from one save to the next: a save over the file
-/// the encoder wrote last encodes only the keys it changed and sorts
-/// nothing, so its cost is copying bytes and one checksum pass rather than
-/// escaping and sorting the whole scene again. The bytes are the same as a
-/// fresh encoding's (``SceneFile/encoded(_:)``).
-///
-/// In the ``SceneFile/Layout/log`` layout a save over the stored version
-/// is a record (``record(_:over:edited:)``): the edited keys only, appended
-/// to the file. There the encoder keeps no entries, only their count and
-/// size (for the bound the file may grow to): a whole file is written
-/// rarely (the first save, a compaction), and an open store should not
-/// hold its scene a third time, encoded.
+/// Writes one store's scene files: a save over the stored version is a
+/// record (``record(_:over:edited:)``), the edited keys only, appended to
+/// the scene's log; a whole file (the first save, a compaction) is
+/// encoded afresh. Between whole files the encoder keeps only the size and
+/// count of the scene's entries, for the bound the log may grow to: an
+/// open store should not hold its scene a third time, encoded.
 package struct SceneFileEncoder {
-    private struct Entry {
-        let key: String
-        let value: SceneValue
-        /// `"key": {"type": "int", "value": 5}`
-        let json: [UInt8]
-    }
-
     package let layout: SceneFile.Layout
-    /// Sorted by the keys' UTF-8 bytes; in the log layout, only while a
-    /// whole file is encoded.
-    private var entries: [Entry] = []
     /// The bytes of the entries' JSON and their count, for the size of
     /// the next whole file.
     private var entryBytes = 0
     private var entryCount = 0
-    /// The file `entries` encode, once it is known to be stored.
+    /// The version `entryBytes` and `entryCount` measure, once stored.
     private var version: DiskVersion?
 
-    package init(layout: SceneFile.Layout = .document) {
+    package init(layout: SceneFile.Layout = .log) {
         self.layout = layout
     }
 
-    /// The bytes of `file`, which is `base` with the values of `edited`
-    /// changed. Reuses what was encoded for `base` when that is the file
-    /// this encoder encoded last and ``written(_:)`` confirmed.
-    package mutating func encode(_ file: SceneFile, over base: SceneFile?, edited: some Collection<String>) -> Data {
-        let reused = layout == .document && base.map { version == $0.version && update(edited, to: file.values) } ?? false
-        if !reused { rebuild(from: file.values) }
+    /// The bytes of `file`, whole.
+    package mutating func encode(_ file: SceneFile) -> Data {
         version = nil
         return bytes(of: file)
     }
@@ -106,33 +85,8 @@ package struct SceneFileEncoder {
 
     /// The size and count of `values`' entries, without keeping them.
     private mutating func measure(_ values: SceneValues) {
-        entries = []
         entryBytes = values.reduce(0) { $0 + JSONText.memberByteCount($1.key, $1.value) }
         entryCount = values.count
-    }
-
-    /// Sets the entry of `key` (matched by its bytes) to `value`.
-    private mutating func put(_ key: String, _ value: SceneValue) {
-        let index = insertionIndex(of: key)
-        let entry = Self.entry(key, value)
-        entryBytes += entry.json.count
-        if index < entries.count, entries[index].key.utf8.elementsEqual(key.utf8) {
-            entryBytes -= entries[index].json.count
-            entries[index] = entry
-        } else {
-            entries.insert(entry, at: index)
-            entryCount += 1
-        }
-    }
-
-    /// Removes the entry of `key` (matched by its bytes), if there is one.
-    private mutating func remove(_ key: String) {
-        let index = insertionIndex(of: key)
-        if index < entries.count, entries[index].key.utf8.elementsEqual(key.utf8) {
-            entryBytes -= entries[index].json.count
-            entries.remove(at: index)
-            entryCount -= 1
-        }
     }
 
     /// How large the file may grow (see ``record(_:over:edited:)``).
@@ -140,63 +94,26 @@ package struct SceneFileEncoder {
         SceneFile.compactionFactor * (entryBytes + 6 * entryCount + 512) + SceneFile.compactionSlack
     }
 
-    /// Confirms that the file last encoded is stored as `version`, so the
-    /// next save over it can reuse its encoding. Until then (a failed
-    /// write) the next save encodes everything: another writer may take the
-    /// version number this encoding never got.
+    /// Confirms that the file last encoded or recorded is stored as
+    /// `version`, so the next record over it goes on measuring from there.
+    /// Until then (a failed write) the next record measures its base
+    /// again: another writer may take the version number this one never got.
     package mutating func written(_ version: DiskVersion) {
         self.version = version
     }
 
-    /// Applies the edited keys; false (and nothing reliable left) when the
-    /// entries do not end up holding exactly `values`.
-    ///
-    /// Keys are matched by their bytes, in the spelling the dictionary
-    /// keeps: `"\u{E9}"` and `"e\u{301}"` are one dictionary key (String
-    /// equality is canonical equivalence) but two spellings in a file. An
-    /// edit that removed a key under another spelling leaves an extra
-    /// entry, which the count check catches (then everything is encoded
-    /// again); every other edit leaves the entries equal to `values`.
-    private mutating func update(_ edited: some Collection<String>, to values: SceneValues) -> Bool {
-        for key in edited {
-            if let entry = values.entry(forKey: key) {
-                put(entry.key, entry.value)
-            } else {
-                remove(key)
-            }
-        }
-        return entries.count == values.count
-    }
-
-    /// The first index whose key does not come before `key`.
-    private func insertionIndex(of key: String) -> Int {
-        var low = 0
-        var high = entries.count
-        while low < high {
-            let middle = (low + high) / 2
-            if utf8Precedes(entries[middle].key, key) { low = middle + 1 } else { high = middle }
-        }
-        return low
-    }
-
-    private mutating func rebuild(from values: SceneValues) {
-        entries = values.inUTF8Order.map { Self.entry($0.key, $0.value) }
-        entryBytes = entries.reduce(0) { $0 + $1.json.count }
-        entryCount = entries.count
-    }
-
-    private static func entry(_ key: String, _ value: SceneValue) -> Entry {
-        var out = JSONText(capacity: key.utf8.count + 40)
-        out.member(key, value)
-        return Entry(key: key, value: value, json: out.bytes)
-    }
-
+    /// The file's bytes; its entries measured for ``sizeLimit``.
     private mutating func bytes(of file: SceneFile) -> Data {
         var checksum = Checksum()
-        for index in entries.indices {
-            checksum.add(key: entries[index].key, value: entries[index].value)
+        var entries = JSONText(capacity: file.values.count * 48 + 16)
+        for (index, (key, value)) in file.values.inUTF8Order.enumerated() {
+            checksum.add(key: key, value: value)
+            entries.raw(index == 0 ? "\n    " as StaticString : ",\n    ")
+            entries.member(key, value)
         }
-        var out = JSONText(capacity: entryBytes + 6 * entries.count + 512)
+        entryBytes = entries.bytes.count
+        entryCount = file.values.count
+        var out = JSONText(capacity: entries.bytes.count + 512)
         out.raw("{\n  \"format\": ")
         out.string(SceneFile.magic)
         out.raw(",\n  \"version\": ")
@@ -212,16 +129,12 @@ package struct SceneFileEncoder {
         out.raw(",\n  \"checksum\": ")
         out.string(checksum.text)
         out.raw(",\n  \"values\": {")
-        for index in entries.indices {
-            out.raw(index == 0 ? "\n    " as StaticString : ",\n    ")
-            out.bytes.append(contentsOf: entries[index].json)
-        }
-        if !entries.isEmpty { out.raw("\n  ") }
+        out.bytes += entries.bytes
+        if entryCount > 0 { out.raw("\n  ") }
         switch layout {
         case .document: out.raw("}\n}\n")
         case .log: out.raw("},\n  \"log\": [\n]}\n")
         }
-        if layout == .log { entries = [] }  // see the type's comment
         return out.bytes.withUnsafeBytes { Data($0) }
     }
 }

@@ -124,8 +124,22 @@ package struct LogPosition: Sendable, Equatable {
 
     /// Whether `head`, the file's first ``headCount`` bytes now, are the
     /// ones read then.
-    func isHead(_ head: UnsafeRawBufferPointer) -> Bool {
+    package func isHead(_ head: UnsafeRawBufferPointer) -> Bool {
         head.count == headCount && Self.hash(head) == headHash
+    }
+
+    /// Whether `head`, the document's first ``headCount`` bytes now, are
+    /// the ones read then.
+    package func isHead(_ head: Data) -> Bool {
+        head.withUnsafeBytes { isHead($0) }
+    }
+
+    /// What an append of a record's `line` writes after the newline that
+    /// ends the log's last line (at ``offset`` + 1): its separator, the
+    /// line and the log's end, with no padding after it (``LogAppend``
+    /// pads a file).
+    package func appended(_ line: [UInt8]) -> [UInt8] {
+        (first ? [] : [UInt8(ascii: ",")]) + line + SceneFile.logEnd
     }
 
     /// FNV-1a's step over 8-byte words (the bytes left over one at a
@@ -296,10 +310,7 @@ package struct LogAppend {
 
     package init(record: [UInt8], first: Bool, end: Int, size: Int) {
         offset = end + 1
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(record.count + 8)
-        if !first { bytes.append(UInt8(ascii: ",")) }
-        bytes += record
+        var bytes = (first ? [] : [UInt8(ascii: ",")]) + record
         recordCount = bytes.count
         bytes += SceneFile.logEnd
         let logEnd = offset + bytes.count

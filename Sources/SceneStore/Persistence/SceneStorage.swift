@@ -9,9 +9,8 @@ import Logging
 ///
 /// Every implementation keeps each scene as its scene document, the bytes
 /// of ``SceneFile/encoded(_:)`` (format, generation, incarnation, writer,
-/// checksum, values; in the ``layout`` the storage names, the file root's
-/// with a log of later saves), so versions, merges, limits and damage are
-/// judged the same way whatever the medium.
+/// checksum, values, and a log of later saves), so versions, merges,
+/// limits and damage are judged the same way whatever the medium.
 ///
 /// Contract for conformers:
 /// * ``transaction(_:_:)`` runs its body holding the scene's exclusive
@@ -60,13 +59,6 @@ package protocol SceneStorage: Sendable {
     /// whose few threads an app may block.
     var workExecutor: (any TaskExecutor)? { get }
 
-    /// How the storage keeps a scene's document: whole
-    /// (``SceneFile/Layout/document``, the default: a database), or as a
-    /// log (the file root). The store only makes its encoder for it; what a
-    /// save writes, the storage decides (``commit(_:_:over:using:)``,
-    /// ``SceneStorageTransaction/write(_:over:edited:using:)``).
-    var layout: SceneFile.Layout { get }
-
     /// Runs `body` holding the exclusive lock of scene `id`; see the
     /// contract above.
     func transaction<Result>(
@@ -91,8 +83,7 @@ package protocol SceneStorage: Sendable {
     /// The bytes of scene `id`'s log after `position`, where an earlier
     /// reading ended: only when the document's first bytes are still
     /// the ones `position` read (no whole write since) and it goes on past there.
-    /// `nil` otherwise, and where documents are kept whole: the scene is
-    /// then read whole (``readBytes(_:skip:)``).
+    /// `nil` otherwise: the scene is then read whole (``readBytes(_:skip:)``).
     func readLog(_ id: SceneID, after position: LogPosition) async throws(SceneStoreError) -> Data?
 
     /// Whether scene `id`'s log still ends where `position` says, its
@@ -253,35 +244,28 @@ extension SceneStorage {
 
     package var workExecutor: (any TaskExecutor)? { nil }
 
-    package var layout: SceneFile.Layout { .document }
-
-    /// Never: a storage that keeps whole documents.
-    package func readLog(_ id: SceneID, after position: LogPosition) async throws(SceneStoreError) -> Data? {
-        nil
-    }
-
-    /// Cannot tell: a storage that keeps whole documents, or whose reads
-    /// are not local.
+    /// Cannot tell: a storage whose reads are not local.
     package func logEnds(_ id: SceneID, at position: LogPosition) -> Bool {
         false
     }
-
 }
 
 extension SceneStorageTransaction {
-    /// The whole document, encoded by the store's encoder.
+    /// The whole document, encoded by the store's encoder; returns where
+    /// its log ends.
     package func write(
         _ file: SceneFile, over base: SceneFile?, edited: [String], using writing: SaveWriting
     ) async throws(SceneStoreError) -> LogPosition? {
-        try await write(writing.encoder.withLock { $0.encode(file, over: base, edited: edited) })
-        return nil
+        let document = writing.encoder.withLock { $0.encode(file) }
+        try await write(document)
+        return LogPosition(written: document, version: file.version)
     }
 }
 
 /// What a storage writing a store's save uses of the store.
 package struct SaveWriting {
-    /// The store's encoder, which keeps what it encoded from one save to
-    /// the next.
+    /// The store's encoder, which measures the scene from one save to the
+    /// next (the bound its log may grow to).
     package let encoder: Locked<SceneFileEncoder>
     /// Where the store's readings and saves left the scene's log.
     package let position: LogPosition?

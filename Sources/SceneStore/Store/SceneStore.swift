@@ -47,7 +47,7 @@ public final class SceneStore: Sendable {
     ) {
         self.id = id
         self.storage = storage
-        self.encoder = Locked(SceneFileEncoder(layout: storage.layout))
+        self.encoder = Locked(SceneFileEncoder())
         self.settings = settings
         self.state = Locked(StoreState(savePolicy: settings.configuration.savePolicy, phase: .loading))
         self.io = StoreExecutor(label: "SceneStore.io.\(id.rawValue)", claimed: true, executor: storage.workExecutor)

@@ -21,7 +21,7 @@ import SceneStore
 extension SceneFileCheck {
     static func checkLog(_ file: SceneFile) throws(FuzzFailure) {
         var encoder = SceneFileEncoder(layout: .log)
-        let document = encoder.encode(file, over: nil, edited: [])
+        let document = encoder.encode(file)
         try expect(document, reads: file, "a file written as a log")
         guard file.generation < SceneFile.maxGeneration else { return }
         encoder.written(file.version)

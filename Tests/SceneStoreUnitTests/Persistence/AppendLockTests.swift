@@ -25,7 +25,7 @@ import Testing
         v2.generation = 2
         v2.values["a"] = .int(2)
         var encoder = SceneFileEncoder(layout: .log)
-        let document = encoder.encode(v1, over: nil, edited: [])
+        let document = encoder.encode(v1)
         encoder.written(v1.version)
         let record = SceneFileRecord(generation: 2, writer: v1.writer, set: [("a", .int(2))], removed: [])
         let writing = SaveWriting(encoder: Locked(encoder), position: nil) { _ in }

@@ -27,7 +27,7 @@ import Testing
 
         /// Writes the scene whole; the position its log ends at.
         mutating func writeWhole() throws -> LogPosition {
-            let document = encoder.encode(file, over: nil, edited: [])
+            let document = encoder.encode(file)
             encoder.written(file.version)
             try document.write(to: path)
             return try #require(LogPosition(written: document, version: file.version))

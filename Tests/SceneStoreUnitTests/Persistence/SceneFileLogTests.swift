@@ -33,7 +33,7 @@ import Testing
         let v2 = file(2, ["a": .int(5), "b": .string("two"), "c": .data(Data([0, 1, 2]))], by: other)
         let v3 = file(3, ["a": .int(5), "c": .data(Data([0, 1, 2])), "é\n\"": .double(.nan)])
         var encoder = SceneFileEncoder(layout: .log)
-        let d1 = encoder.encode(v1, over: nil, edited: [])
+        let d1 = encoder.encode(v1)
         encoder.written(v1.version)
         let r2 = encoder.record(v2, over: v1, edited: ["a", "c"]).line
         encoder.written(v2.version)
