@@ -31,6 +31,8 @@ extension Bench {
         @Flag(help: "A smoke test: few commits, one run.") var quick = false
         @Flag(help: "PostgreSQL's floor with filler bytes (which compress to almost nothing) instead of the scene's own document.")
         var fillerFloor = false
+        @Option(help: "The writer's save policy: onFlush (it saves when flushed) or default (the coalescing policy apps run; each commit is a set and a flush inside its window).")
+        var policy: CommitPolicy = .onFlush
 
         struct Row: Encodable {
             var backend: String
@@ -62,8 +64,8 @@ extension Bench {
                 }
                 samples["postgres", default: ([], [])].commit += postgres.commit
                 samples["postgres", default: ([], [])].propagation += postgres.propagation
-                // The document PostgreSQL keeps (format 1, the scene whole),
-                // from the file root's log of the same saves.
+                // The scene whole (format 1), from the file root's log of the
+                // same saves: what the floor's one statement writes each time.
                 let file = try SceneFile.decode(Data(contentsOf: root.appendingPathComponent("\(Bench.sceneName).json"))).get()
                 let stored = fillerFloor ? nil : file.encoded(.document)
                 let size = file.encoded(.document).count
@@ -75,7 +77,7 @@ extension Bench {
             let rows = ["files", "postgres", "postgres-raw"].compactMap { name in
                 samples[name].map { Row(backend: name, commit: Summary(nanoseconds: $0.commit), propagation: Summary(nanoseconds: $0.propagation)) }
             }
-            emit("storages: \(keys)-key scene, \(commits) commits x \(runs) run(s); propagation = commit in one registry until another's change event")
+            emit("storages: \(keys)-key scene, \(commits) commits x \(runs) run(s), save policy \(policy.rawValue); propagation = commit in one registry until another's change event")
             emit("backend        commit p50   commit p99     prop. p50    prop. p99")
             for row in rows {
                 emit(row.backend.padding(toLength: 13, withPad: " ", startingAt: 0)
@@ -97,7 +99,7 @@ extension Bench {
         private func measure(
             commits: Int, open: (SceneRegistry.Configuration) throws -> SceneRegistry
         ) async throws -> (commit: [Int], propagation: [Int]) {
-            let writer = try open(.init(savePolicy: .onFlush, watcher: .none))
+            let writer = try open(.init(savePolicy: policy.savePolicy, watcher: .none))
             let reader = try open(.init(savePolicy: .onFlush, watcher: .automatic))
             let store = try await writer.store(for: Bench.sceneName)
             for key in 0..<keys { try store.set(0, forKey: "k\(key)") }

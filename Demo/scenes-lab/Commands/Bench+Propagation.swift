@@ -25,11 +25,15 @@ extension Bench {
         @Option(help: "Keys in the scene (each change sets one of them).") var keys = 100
         @Option(help: "Runs; each alternates a SceneStore change and a floor change.") var runs = 1
         @Option(help: "Unmeasured changes before each measurement.") var warmup = 50
+        @Option(help: "The writer's save policy: onFlush (it saves when flushed) or default (the coalescing policy apps run; each change is a set and a flush inside its window).")
+        var policy: CommitPolicy = .onFlush
         @Option(help: "Where to create the benchmark's temporary directory (default: the temporary directory).")
         var directory: String?
 
         struct Report: Encodable {
             var bench = "propagation"
+            /// The writer's save policy.
+            var savePolicy: String
             var changes: Int
             var keys: Int
             var runs: Int
@@ -70,7 +74,7 @@ extension Bench {
             var floorAll: [Int] = []
             var flushAll: [Int] = []
             var perRun: [RunReport] = []
-            let measurement = PropagationRun(changes: changes, keys: keys, warmup: warmup)
+            let measurement = PropagationRun(changes: changes, keys: keys, warmup: warmup, policy: policy)
             for run in 0..<runs {
                 let (store, floor, flushes) = try await measurement.measure(in: scratch.appendingPathComponent("run-\(run)"))
                 flushAll += flushes
@@ -81,13 +85,13 @@ extension Bench {
             let sceneStore = Summary(nanoseconds: storeAll)
             let floor = Summary(nanoseconds: floorAll)
             let report = Report(
-                changes: changes, keys: keys, runs: runs, sceneStore: sceneStore, floor: floor,
+                savePolicy: policy.rawValue, changes: changes, keys: keys, runs: runs, sceneStore: sceneStore, floor: floor,
                 ratio: Ratio(p50: sceneStore.p50Ms / floor.p50Ms, p99: sceneStore.p99Ms / floor.p99Ms,
                              mean: sceneStore.meanMs / floor.meanMs),
                 writerFlush: Summary(nanoseconds: flushAll),
                 perRun: perRun)
 
-            emit("propagation: \(changes) changes x \(runs) run(s), \(keys)-key scene, another process receiving")
+            emit("propagation: \(changes) changes x \(runs) run(s), \(keys)-key scene, save policy \(policy.rawValue), another process receiving")
             emit(Summary.header)
             emit(sceneStore.row("SceneStore"))
             emit(floor.row("floor (raw)"))
@@ -117,6 +121,7 @@ extension Bench {
         var changes: Int
         var keys: Int
         var warmup: Int
+        var policy = CommitPolicy.onFlush
 
         /// p50 and p99 of SceneStore and of the floor, as `bench compare` reports them.
         struct Figures: Encodable {
@@ -158,7 +163,7 @@ extension Bench {
         /// left dirty: each change is an isolated one.
         func measure(in directory: URL) async throws -> (sceneStore: [Int], floor: [Int], flushes: [Int]) {
             let root = directory.appendingPathComponent("scenes")
-            let registry = try SceneRegistry(root: root, configuration: .init(savePolicy: .onFlush))
+            let registry = try SceneRegistry(root: root, configuration: .init(savePolicy: policy.savePolicy))
             let store = try await registry.store(for: Bench.sceneName)
             for key in 0..<keys { try store.set(0, forKey: "k\(key)") }
             try await store.flush()
