@@ -36,7 +36,7 @@ import Testing
     /// Lower a minimum only when removing a block on purpose.
     static let articles = [
         Article(catalog: "Sources/SceneStore/SceneStore.docc", name: "SceneStore.md", minimumBlocks: 1),
-        Article(catalog: "Sources/SceneStore/SceneStore.docc", name: "GettingStarted.md", minimumBlocks: 9),
+        Article(catalog: "Sources/SceneStore/SceneStore.docc", name: "GettingStarted.md", minimumBlocks: 10),
         Article(catalog: "Sources/SceneStore/SceneStore.docc", name: "RestoringWindows.md", minimumBlocks: 3),
         Article(catalog: "Sources/SceneNavigation/SceneNavigation.docc", name: "SceneNavigation.md", minimumBlocks: 2),
         Article(catalog: "Sources/SceneNavigation/SceneNavigation.docc", name: "RestoringNavigation.md", minimumBlocks: 7),
