@@ -29,8 +29,8 @@ import Testing
         "Sources/SceneStore/SceneStore.docc": "ArticleExamples+SceneStore.swift",
         "Sources/SceneNavigation/SceneNavigation.docc": "ArticleExamples+SceneNavigation.swift",
         "Sources/SceneStoreTesting/SceneStoreTesting.docc": "ArticleExamples+Testing.swift",
-        // Its one block is the README's, compiled with the Postgres trait.
-        "Sources/SceneStorePostgres/SceneStorePostgres.docc": "ReadmeExamples+Postgres.swift",
+        // Compiled with the Postgres trait.
+        "Sources/SceneStorePostgres/SceneStorePostgres.docc": "ArticleExamples+Postgres.swift",
     ]
 
     /// Lower a minimum only when removing a block on purpose.
