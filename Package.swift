@@ -280,7 +280,7 @@ if Context.environment["SCENESTORE_TSAN"] == "1" {
     }
 }
 
-// SCENESTORE_LAYER=unit: the unit layer alone (README, "Test layers"). The
+// SCENESTORE_LAYER=unit: the unit layer alone (CONTRIBUTING.md, "Test layers"). The
 // package then declares only SceneStore, SceneStoreTesting and
 // SceneStoreUnitTests, with the two packages they use (swift-log,
 // swift-clocks), so nothing of scenes-lab, SQLite, PostgreSQL, swift-nio or

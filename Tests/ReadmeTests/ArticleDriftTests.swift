@@ -29,14 +29,14 @@ import Testing
         "Sources/SceneStore/SceneStore.docc": "ArticleExamples+SceneStore.swift",
         "Sources/SceneNavigation/SceneNavigation.docc": "ArticleExamples+SceneNavigation.swift",
         "Sources/SceneStoreTesting/SceneStoreTesting.docc": "ArticleExamples+Testing.swift",
-        // Its one block is the README's, compiled with the Postgres trait.
-        "Sources/SceneStorePostgres/SceneStorePostgres.docc": "ReadmeExamples+Postgres.swift",
+        // Compiled with the Postgres trait.
+        "Sources/SceneStorePostgres/SceneStorePostgres.docc": "ArticleExamples+Postgres.swift",
     ]
 
     /// Lower a minimum only when removing a block on purpose.
     static let articles = [
         Article(catalog: "Sources/SceneStore/SceneStore.docc", name: "SceneStore.md", minimumBlocks: 1),
-        Article(catalog: "Sources/SceneStore/SceneStore.docc", name: "GettingStarted.md", minimumBlocks: 9),
+        Article(catalog: "Sources/SceneStore/SceneStore.docc", name: "GettingStarted.md", minimumBlocks: 10),
         Article(catalog: "Sources/SceneStore/SceneStore.docc", name: "RestoringWindows.md", minimumBlocks: 3),
         Article(catalog: "Sources/SceneNavigation/SceneNavigation.docc", name: "SceneNavigation.md", minimumBlocks: 2),
         Article(catalog: "Sources/SceneNavigation/SceneNavigation.docc", name: "RestoringNavigation.md", minimumBlocks: 7),

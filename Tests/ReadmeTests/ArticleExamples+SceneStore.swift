@@ -37,6 +37,17 @@ extension SceneCodableKey where Model == Sidebar {
     static var sidebar: Self { .init("sidebar", tag: "sidebar", default: Sidebar()) }
 }
 
+// GettingStarted.md, "Keep a model": the model's second version and its key.
+struct Pane: Codable, Sendable { var width = 240; var collapsed = false }
+struct SidebarV2: Codable, Sendable { var pane = Pane(); var pinned: [String] = [] }
+extension SceneCodableKey where Model == SidebarV2 {
+    static var sidebarV2: Self {
+        .init("sidebar", tag: "sidebar", version: 2, default: SidebarV2(), migrations: [
+            .from(1) { (old: Sidebar) in SidebarV2(pane: Pane(width: old.width), pinned: old.pinned) },
+        ])
+    }
+}
+
 /// SceneStore.md
 enum SceneStoreArticle {
     static func overview() async throws {
@@ -85,6 +96,9 @@ enum GettingStartedArticle {
         try store.encode(Sidebar(width: 300), for: .sidebar)
         let sidebar = try store.decode(.sidebar)      // Sidebar() while the key is empty
 
+        let upgraded = try store.decode(.sidebarV2)   // a version 1 sidebar, migrated; written back in the background
+        try await store.migrate(.sidebarV2)           // the same, durable when it returns (false: nothing to migrate)
+
         // Follow changes
         for await tab in $selectedTab.values { render(tab) }   // now, then each change
         for await change in store.changes() { log(change) }     // every change of every key
@@ -94,7 +108,7 @@ enum GettingStartedArticle {
 
         // Quit
         try await scenes.close()       // flushes every store, finishes every stream
-        use(size, binding, sidebar, count)
+        use(size, binding, sidebar, upgraded, count)
     }
 }
 

@@ -4,11 +4,10 @@
 // fails when a block of an article is missing here.
 //
 // Unlike the other examples, these run: the `@Test` functions the articles
-// show are tests of this target, in a suite per article (the README shows a
-// `tabSurvivesCrash` too), and the statement blocks are the bodies of tests
-// that make their fixture and tear it down. Every fixture is a fresh
-// temporary root, never the user's state directory. `Settings` is the
-// README's model (ReadmeExamples.swift).
+// show are tests of this target, in a suite per article, and the statement
+// blocks are the bodies of tests that make their fixture and tear it down.
+// Every fixture is a fresh temporary root, never the user's state
+// directory. `Settings` is in ReadmeStandIns.swift.
 
 // SceneStoreTesting.md
 import SceneStore

@@ -2,8 +2,9 @@ import SceneNavigation
 import SceneStore
 
 // What the DocC articles' examples refer to without declaring it: the app's
-// own data and functions, reduced to what the examples need. The README's
-// stand-ins (`Book`, `use`, ...) serve them too.
+// own data and functions, reduced to what the examples need. The stand-ins
+// the README's examples share with them (`Book`, `Settings`, `use`) are in
+// ReadmeStandIns.swift.
 
 /// A book to push (SceneNavigation.md).
 let dune = Book(title: "Dune")

@@ -1,0 +1,13 @@
+// The Swift block of the SceneStorePostgres.docc landing page, compiled as
+// in ArticleExamples+SceneStore.swift; it compiles where the package is
+// built with the Postgres trait, as the test command builds it.
+#if Postgres
+import SceneStore
+import SceneStorePostgres
+
+/// SceneStorePostgres.md
+func postgresRegistryExample() throws {
+    let scenes = try SceneRegistry(postgres: "postgres://app:secret@db.example:5432/app", appID: "com.example.editor")
+    use(scenes)
+}
+#endif
