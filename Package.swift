@@ -29,6 +29,8 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.81.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
+        // Typed errno (`Errno`) in SceneStore's errors.
+        .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
         // SceneStoreTesting's manual clock.
         .package(url: "https://github.com/pointfreeco/swift-clocks", from: "1.0.6"),
     ],
@@ -51,6 +53,7 @@ let package = Package(
                 "CInotifyTools",
                 "CSceneSupport",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
         // The only target that depends on postgres-nio, and only with the
@@ -87,6 +90,7 @@ let package = Package(
                 "SceneStore",
                 .product(name: "Clocks", package: "swift-clocks"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
         .target(
@@ -152,6 +156,7 @@ let package = Package(
                 "SceneStoreTesting",
                 "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
         // What the unit tests and SceneStoreTests share (a tmpfs to fill).
@@ -169,6 +174,7 @@ let package = Package(
                 // The child processes of the multi-process tests.
                 "scenes-lab",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
         // Runs a real PostgreSQL server of its own (skipped without the

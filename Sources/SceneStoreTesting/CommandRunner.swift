@@ -1,4 +1,5 @@
 import Foundation
+import SceneStore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -31,9 +32,7 @@ func runCommand(_ argv: [String], in directory: URL) throws -> String {
     let spawned = posix_spawn(&pid, argv[0], &actions, nil, cArguments, environ)
     guard spawned == 0 else { throw CommandFailure(description: "posix_spawn \(argv[0]): errno \(spawned)") }
     var status: Int32 = 0
-    while waitpid(pid, &status, 0) == -1 {
-        guard errno == EINTR else { throw CommandFailure(description: "waitpid: errno \(errno)") }
-    }
+    try syscall("waitpid", path: argv[0]) { waitpid(pid, &status, 0) }
     let text = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
     // Exited normally (WIFEXITED) with status 0.
     guard status & 0x7f == 0, (status >> 8) & 0xff == 0 else {

@@ -1,5 +1,6 @@
 import Foundation
 import SceneStore
+import SystemPackage
 
 /// A scene root in a fresh temporary directory, for an app's own tests:
 /// simulate a relaunch, a crash, a second process, against the real disk.
@@ -48,8 +49,8 @@ public final class SceneStoreFixture: Sendable {
             (base, name) = (Self.memory, "scenestore-\(getpid())-XXXXXX")
         }
         var template = Array(base.appendingPathComponent(name).path.utf8CString)
-        guard let made = template.withUnsafeMutableBufferPointer({ buffer in buffer.baseAddress.flatMap { mkdtemp($0) } }) else {
-            throw SceneStoreError.io(syscall: "mkdtemp", path: base.path, errno: errno)
+        let made = try syscall("mkdtemp", path: base.path) {
+            template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.flatMap { mkdtemp($0) } }
         }
         directory = URL(fileURLWithPath: String(cString: made), isDirectory: true)
         root = directory.appendingPathComponent("scenes", isDirectory: true)
@@ -109,7 +110,8 @@ public final class SceneStoreFixture: Sendable {
         for name in (try? FileManager.default.contentsOfDirectory(atPath: memory.path)) ?? [] {
             let fields = name.split(separator: "-")
             guard fields.count == 3, fields[0] == "scenestore", let pid = pid_t(fields[1]),
-                  kill(pid, 0) != 0, errno == ESRCH else { continue }
+                  (try? syscall("kill", path: "pid \(pid)", unless: .noSuchProcess) { kill(pid, 0) }) == .some(nil)
+            else { continue }
             try? FileManager.default.removeItem(at: memory.appendingPathComponent(name))
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import SceneStore
+import SystemPackage
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -93,7 +94,8 @@ struct ProcessIdentity: Equatable, CustomStringConvertible {
 
     /// Whether this very process still runs (a zombie counts as gone).
     var isRunning: Bool {
-        guard kill(pid, 0) == 0 || errno == EPERM else { return false }
+        // Alive unless gone (`EPERM`: another user's, alive).
+        guard (try? syscall("kill", path: "pid \(pid)", unless: .notPermitted) { kill(pid, 0) }) != nil else { return false }
         return Self.startTime(of: pid) == startTime
     }
 

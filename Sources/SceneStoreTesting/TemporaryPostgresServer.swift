@@ -1,4 +1,5 @@
 import Foundation
+import SceneStore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -108,7 +109,7 @@ public final class TemporaryPostgresServer: Sendable {
         guard let bin = binDirectory else { throw Failure("no PostgreSQL binaries in /usr/lib/postgresql") }
         removeAbandoned()
         var template = Array((NSTemporaryDirectory() as NSString).appendingPathComponent("scenestore-pg-XXXXXX").utf8CString)
-        guard let made = mkdtemp(&template) else { throw Failure("mkdtemp failed: errno \(errno)") }
+        let made = try syscall("mkdtemp", path: NSTemporaryDirectory()) { mkdtemp(&template) }
         let root = URL(fileURLWithPath: String(cString: made))
         do {
             try claim(root)
@@ -155,7 +156,7 @@ public final class TemporaryPostgresServer: Sendable {
             guard let account = getpwnam(Self.serverUser) else { throw Failure("no user \(Self.serverUser)") }
             let (uid, gid) = (account.pointee.pw_uid, account.pointee.pw_gid)
             for path in [root.path, passwordFile.path, root.appendingPathComponent("socket").path] {
-                guard chown(path, uid, gid) == 0 else { throw Failure("chown \(path): errno \(errno)") }
+                try syscall("chown", path: path) { chown(path, uid, gid) }
             }
         }
         if tls {
@@ -163,9 +164,7 @@ public final class TemporaryPostgresServer: Sendable {
             let files = try authority.issue(named: "server", for: ["localhost"], addresses: ["127.0.0.1"])
             if getuid() == 0, let account = getpwnam(Self.serverUser) {
                 for path in [tlsDirectory.path, files.certificate.path, files.key.path] {
-                    guard chown(path, account.pointee.pw_uid, account.pointee.pw_gid) == 0 else {
-                        throw Failure("chown \(path): errno \(errno)")
-                    }
+                    try syscall("chown", path: path) { chown(path, account.pointee.pw_uid, account.pointee.pw_gid) }
                 }
             }
         }
@@ -233,20 +232,19 @@ public final class TemporaryPostgresServer: Sendable {
 
 /// A TCP port on 127.0.0.1 that nothing listens on right now.
 private func unusedLoopbackPort() throws -> Int {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard fd >= 0 else { throw TemporaryPostgresServer.Failure("socket: errno \(errno)") }
+    let fd = try syscall("socket", path: "127.0.0.1") { socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0) }
     defer { close(fd) }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
     address.sin_port = 0
     var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &address) { pointer in
-        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw in
-            bind(fd, raw, length) == 0 && getsockname(fd, raw, &length) == 0
+    try withUnsafeMutablePointer(to: &address) { (pointer) throws(SceneStoreError) in
+        try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { (raw) throws(SceneStoreError) in
+            try syscall("bind", path: "127.0.0.1") { bind(fd, raw, length) }
+            try syscall("getsockname", path: "127.0.0.1") { getsockname(fd, raw, &length) }
         }
     }
-    guard bound else { throw TemporaryPostgresServer.Failure("bind: errno \(errno)") }
     return Int(UInt16(bigEndian: address.sin_port))
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import SceneStore
 
 /// A throwaway certificate authority, made with `openssl` in a directory
 /// of the test's, and the server certificates it signs: for testing TLS
@@ -50,7 +51,7 @@ public struct TestCertificateAuthority: Sendable {
             "-days", "2", "-out", "\(prefix).crt", "-extfile", "\(prefix).ext",
         ])
         let key = directory.appendingPathComponent("\(prefix).key")
-        guard chmod(key.path, 0o600) == 0 else { throw Failure("chmod \(key.path): errno \(errno)") }
+        try syscall("chmod", path: key.path) { chmod(key.path, 0o600) }
         return (directory.appendingPathComponent("\(prefix).crt"), key)
     }
 

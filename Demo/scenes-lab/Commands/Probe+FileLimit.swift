@@ -56,7 +56,7 @@ extension Probe {
                 try await target.flush()
             } catch {
                 report.error = "\(error)"
-                if case .io(_, _, let code) = error as? SceneStoreError { report.errno = code }
+                if case .io(_, _, let code) = error as? SceneStoreError { report.errno = code.rawValue }
             }
             fillers.forEach { _ = close($0) }
             report.keptInMemory = target.value(forKey: "during", as: String.self) == "during"

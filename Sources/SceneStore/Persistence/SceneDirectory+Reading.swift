@@ -1,4 +1,5 @@
 import Foundation
+import SystemPackage
 internal import CSceneSupport
 #if canImport(Glibc)
 import Glibc
@@ -60,9 +61,9 @@ extension SceneDirectory {
     func openToRead(_ path: String) throws(SceneStoreError) -> OpenedToRead {
         do {
             return .opened(Descriptor(adopting: try syscall("open", path: path) { scenestore_open_to_read(path) }))
-        } catch .io(_, _, ENOENT) {
+        } catch .io(_, _, .noSuchFileOrDirectory) {
             return .missing
-        } catch .io(_, _, ELOOP) {
+        } catch .io(_, _, .tooManySymbolicLinkLevels) {
             return .symbolicLink
         } catch {
             throw error

@@ -1,5 +1,6 @@
 internal import CSceneSupport
 import Foundation
+import SystemPackage
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -29,7 +30,7 @@ extension SceneDirectory: SceneSessionStorage {
                 lock = try SceneLock(path: claimPath(id), scene: id, timeout: nil, clock: clock)
             } catch .lockTimeout {
                 return nil
-            } catch .io(_, _, let code) where code == ENOENT && !prepared {
+            } catch .io(_, _, let code) where code == .noSuchFileOrDirectory && !prepared {
                 try Self.prepare(root: root)
                 prepared = true
                 continue
@@ -37,7 +38,7 @@ extension SceneDirectory: SceneSessionStorage {
                 throw error
             }
             // EAGAIN: an older SceneStore holds the claim with an OFD write lock.
-            guard try syscall("fcntl(F_OFD_SETLK)", path: lock.path, unless: EAGAIN, EACCES, call: { scenestore_ofd_mark(lock.fd) }) != nil
+            guard try syscall("fcntl(F_OFD_SETLK)", path: lock.path, unless: .resourceTemporarilyUnavailable, .permissionDenied, call: { scenestore_ofd_mark(lock.fd) }) != nil
             else {
                 lock.unlock()
                 return nil
@@ -104,7 +105,7 @@ extension SceneDirectory: SceneSessionStorage {
         guard info.st_mode & S_IFMT == S_IFREG else {
             throw .notARegularFile(path: path, found: FileKind(mode: info.st_mode).description)
         }
-        guard info.st_size <= SessionIndex.maxBytes else { throw .io(syscall: "read", path: path, errno: EFBIG) }
+        guard info.st_size <= SessionIndex.maxBytes else { throw .io(syscall: "read", path: path, errno: .fileTooLarge) }
         return try SessionIndex.parse(readWhole(fd, size: Int(info.st_size), path: path), path: path).records
     }
 
@@ -114,7 +115,7 @@ extension SceneDirectory: SceneSessionStorage {
     /// before anything is written (`EFBIG`): it could not be read back.
     private func writeSessionIndex(_ bytes: Data) throws(SceneStoreError) {
         guard bytes.count <= SessionIndex.maxBytes else {
-            throw .io(syscall: "write", path: sessionIndexPath, errno: EFBIG)
+            throw .io(syscall: "write", path: sessionIndexPath, errno: .fileTooLarge)
         }
         let temp = sessionIndexPath + ".tmp-" + randomToken()
         let file = try create(temp)
@@ -143,7 +144,7 @@ extension SceneDirectory: SceneSessionStorage {
             // Not knowing counts as held: a window is never offered twice.
             guard (try? syscall("fcntl(F_OFD_GETLK)", path: path) { scenestore_ofd_is_locked(file.raw) }) == 0 else { return true }
             return fstat(file.raw, &current) != 0 || hasDeletedHolder(path, current.st_ino)
-        case .failure(.io(_, _, ENOENT)):
+        case .failure(.io(_, _, .noSuchFileOrDirectory)):
             return hasDeletedHolder(path, nil)
         case .failure:
             return true

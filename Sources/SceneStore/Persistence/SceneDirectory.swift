@@ -1,5 +1,6 @@
 internal import CSceneSupport
 import Foundation
+import SystemPackage
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -112,7 +113,7 @@ struct SceneDirectory: Sendable {
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: root.path, isDirectory: &isDirectory) {
             guard isDirectory.boolValue else {
-                throw .io(syscall: "mkdir", path: root.path, errno: ENOTDIR)
+                throw .io(syscall: "mkdir", path: root.path, errno: .notDirectory)
             }
             return
         }
@@ -123,7 +124,7 @@ struct SceneDirectory: Sendable {
             cursor = cursor.deletingLastPathComponent()
         }
         for directory in missing.reversed() {
-            try syscall("mkdir", path: directory.path, unless: EEXIST) { mkdir(directory.path, 0o700) }
+            try syscall("mkdir", path: directory.path, unless: .fileExists) { mkdir(directory.path, 0o700) }
         }
     }
 
@@ -161,7 +162,7 @@ struct SceneDirectory: Sendable {
         }
         do {
             return try lock()
-        } catch .io("open", _, ENOENT) {
+        } catch .io("open", _, .noSuchFileOrDirectory) {
             try Self.prepare(root: root)
             return try lock()
         }
@@ -205,7 +206,7 @@ struct SceneDirectory: Sendable {
         do {
             try PositionalIO.write(bytes, to: file.raw, path: temp, system: system)
             try syscall("fsync", path: temp) { system.fsync(file.raw) }
-            exchanged = try syscall("renameat2", path: target, unless: ENOENT, EINVAL, ENOSYS) { system.exchange(temp, target) }
+            exchanged = try syscall("renameat2", path: target, unless: .noSuchFileOrDirectory, .invalidArgument, .noFunction) { system.exchange(temp, target) }
         } catch {
             unlink(temp)
             throw error
@@ -257,7 +258,7 @@ struct SceneDirectory: Sendable {
     /// Removes the scene file (a discard). Call with the scene lock held.
     func removeScene(_ id: SceneID) throws(SceneStoreError) {
         let path = scenePath(id)
-        try syscall("unlink", path: path, unless: ENOENT) { unlink(path) }
+        try syscall("unlink", path: path, unless: .noSuchFileOrDirectory) { unlink(path) }
         try syncDirectory()
     }
 
@@ -271,7 +272,7 @@ struct SceneDirectory: Sendable {
         let folder = root.appendingPathComponent(Self.quarantineFolder, isDirectory: true)
         let rootDirectory = try Descriptor(root.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         let rootFD = rootDirectory.raw
-        try syscall("mkdir", path: folder.path, unless: EEXIST) { mkdirat(rootFD, Self.quarantineFolder, 0o700) }
+        try syscall("mkdir", path: folder.path, unless: .fileExists) { mkdirat(rootFD, Self.quarantineFolder, 0o700) }
         let folderDirectory = try Descriptor(
             Self.quarantineFolder, in: rootDirectory, path: folder.path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         let folderFD = folderDirectory.raw

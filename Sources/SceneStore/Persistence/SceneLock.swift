@@ -1,4 +1,5 @@
 import Foundation
+import SystemPackage
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -117,8 +118,8 @@ final class SceneLock {
                 throw .notARegularFile(path: path, found: FileKind(mode: info.st_mode).description)
             }
             return .existing(file, FileIdentity(info))
-        case .failure(.io(_, _, ENOENT)): return try create(path)
-        case .failure(.io(_, _, ELOOP)): throw .notARegularFile(path: path, found: FileKind(mode: S_IFLNK).description)
+        case .failure(.io(_, _, .noSuchFileOrDirectory)): return try create(path)
+        case .failure(.io(_, _, .tooManySymbolicLinkLevels)): throw .notARegularFile(path: path, found: FileKind(mode: S_IFLNK).description)
         case .failure(let error): throw error
         }
     }
@@ -130,7 +131,7 @@ final class SceneLock {
         let directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
         switch Descriptor.open(directory.isEmpty ? "." : directory, openUnnamed | O_RDWR | O_CLOEXEC, mode: 0o600) {
         case .success(let unnamed): return try link(unnamed, at: path)
-        case .failure(.io(_, _, let code)) where code == EOPNOTSUPP || code == EISDIR || code == EINVAL:
+        case .failure(.io(_, _, let code)) where code == .notSupported || code == .isDirectory || code == .invalidArgument:
             return try createByName(path)
         case .failure(let error): throw error
         }
@@ -140,7 +141,7 @@ final class SceneLock {
     private static func link(_ unnamed: consuming Descriptor, at path: String) throws(SceneStoreError) -> Opened {
         let fd = unnamed.raw
         try syscall("flock", path: path) { flock(fd, LOCK_EX | LOCK_NB) }
-        let linked = try syscall("linkat", path: path, unless: EEXIST) {
+        let linked = try syscall("linkat", path: path, unless: .fileExists) {
             linkat(AT_FDCWD, "/proc/self/fd/\(fd)", AT_FDCWD, path, AT_SYMLINK_FOLLOW)
         }
         guard linked != nil else { return .again }
@@ -158,14 +159,14 @@ final class SceneLock {
             var info = stat()
             try syscall("fstat", path: path) { fstat(file.raw, &info) }
             return .created(file, FileIdentity(info), named: nil, locked: false)
-        case .failure(.io(_, _, EEXIST)): return .again
+        case .failure(.io(_, _, .fileExists)): return .again
         case .failure(let error): throw error
         }
     }
 
     /// Takes the `flock` on `fd`, waiting as `wait` says.
     private static func lock(_ fd: Int32, path: String, wait: inout LockWait) throws(SceneStoreError) {
-        while try syscall("flock", path: path, unless: EWOULDBLOCK, call: { flock(fd, LOCK_EX | LOCK_NB) }) == nil {
+        while try syscall("flock", path: path, unless: .wouldBlock, call: { flock(fd, LOCK_EX | LOCK_NB) }) == nil {
             try wait.pause { holderPID(of: fd) }
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import SystemPackage
 import Logging
 
 /// Owns one root directory and hands out one ``SceneStore`` per scene id.
@@ -194,7 +195,7 @@ public final class SceneRegistry: Sendable {
     private func listScenes() async throws(SceneStoreError) -> [SceneID] {
         do {
             return try await storage.sceneIDs()
-        } catch .io(_, _, ENOENT) where configuration.access == .readOnly {
+        } catch .io(_, _, .noSuchFileOrDirectory) where configuration.access == .readOnly {
             return []
         }
     }

@@ -14,7 +14,7 @@ func directoryEntries(_ path: String) throws(SceneStoreError) -> [String] {
 func directoryEntries<Entry>(
     _ path: String, _ transform: (_ directory: Int32, _ name: String) -> Entry?
 ) throws(SceneStoreError) -> [Entry] {
-    guard let directory = opendir(path) else { throw .io(syscall: "opendir", path: path, errno: errno) }
+    let directory = try syscall("opendir", path: path) { opendir(path) }
     defer { closedir(directory) }
     let fd = dirfd(directory)
     var entries: [Entry] = []

@@ -1,4 +1,5 @@
 import Foundation
+import SystemPackage
 
 /// Every error SceneStore throws. Each case carries what a log line or a
 /// caller needs to act: the scene, the key, the path, the syscall, the errno.
@@ -11,8 +12,9 @@ public enum SceneStoreError: Error, Sendable, Hashable, CustomStringConvertible 
     case valueTooLarge(key: String, size: Int, limit: Int)
     /// A write that would make the scene larger than `limit` bytes.
     case sceneTooLarge(scene: String, key: String, size: Int, limit: Int)
-    /// A system call failed.
-    case io(syscall: String, path: String, errno: Int32)
+    /// A system call failed, with the error it set (`.noSpace` for a full
+    /// disk, `.tooManyOpenFiles`, `.readOnlyFileSystem` ...).
+    case io(syscall: String, path: String, errno: Errno)
     /// The scene file was written by a newer SceneStore (format `version`);
     /// it is left untouched and the scene cannot be opened.
     case unsupportedFormat(scene: String, version: Int, path: String)
@@ -56,7 +58,7 @@ public enum SceneStoreError: Error, Sendable, Hashable, CustomStringConvertible 
         case .sceneTooLarge(let scene, let key, let size, let limit):
             "setting \(key.debugDescription) would make scene \(scene.debugDescription) \(size) bytes; the limit is \(limit)"
         case .io(let syscall, let path, let errno):
-            "\(syscall)(\(path)) failed: \(String(cString: strerror(errno))) (errno \(errno))"
+            "\(syscall)(\(path)) failed: \(errno) (errno \(errno.rawValue))"
         case .unsupportedFormat(let scene, let version, let path):
             "scene \(scene.debugDescription) at \(path) has format version \(version), newer than this SceneStore understands; left untouched"
         case .closed(let scene):

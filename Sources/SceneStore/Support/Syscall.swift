@@ -1,3 +1,4 @@
+import SystemPackage
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -21,8 +22,8 @@ package func syscall<R: BinaryInteger>(
     while true {
         let result = call()
         if result != -1 { return result }
-        let code = errno
-        if code == EINTR { continue }
+        let code = Errno(rawValue: errno)
+        if code == .interrupted { continue }
         throw .io(syscall: name, path: path, errno: code)
     }
 }
@@ -32,7 +33,7 @@ package func syscall<R: BinaryInteger>(
 /// gone): `nil` then.
 @discardableResult
 package func syscall<R: BinaryInteger>(
-    _ name: String, path: String, unless expected: Int32..., call: () -> R
+    _ name: String, path: String, unless expected: Errno..., call: () -> R
 ) throws(SceneStoreError) -> R? {
     do {
         return try syscall(name, path: path, call)
@@ -40,5 +41,16 @@ package func syscall<R: BinaryInteger>(
         return nil
     } catch {
         throw error
+    }
+}
+
+/// ``syscall(_:path:_:)`` for a call that returns a pointer, `nil` on
+/// failure (`opendir`, `mkdtemp`).
+package func syscall<Pointer>(_ name: String, path: String, _ call: () -> Pointer?) throws(SceneStoreError) -> Pointer {
+    while true {
+        if let result = call() { return result }
+        let code = Errno(rawValue: errno)
+        if code == .interrupted { continue }
+        throw .io(syscall: name, path: path, errno: code)
     }
 }

@@ -1,5 +1,6 @@
 #if os(Linux)
 import Foundation
+import SystemPackage
 
 // The state behind `InotifyWatcher`, in plain Swift: no C in this file.
 //
@@ -328,7 +329,7 @@ struct InotifyWatchTable {
             case .success(let wd):
                 return role == .directory ? .watching(wd: wd) : .waiting(wd: wd, ancestor: path)
             case .failure(let error):
-                guard case .io(_, _, let code) = error, code == ENOENT || code == ENOTDIR,
+                guard case .io(_, _, let code) = error, code == .noSuchFileOrDirectory || code == .notDirectory,
                       let parent = Self.parent(of: path) else { return .unarmed }
                 path = parent
             }

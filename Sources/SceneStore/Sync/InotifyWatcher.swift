@@ -1,6 +1,7 @@
 #if os(Linux)
 internal import CInotifyTools
 internal import CSceneSupport
+import SystemPackage
 import Foundation
 import Glibc
 import Logging
@@ -282,7 +283,7 @@ final class LibrarySession {
         return Result { () throws(SceneStoreError) in
             try syscall("inotify_add_watch", path: path) { inotify_add_watch(inotifyFD, path, mask) }
         }.mapError { error in
-            guard case .io(_, _, ENOSPC) = error else { return error }
+            guard case .io(_, _, .noSpace) = error else { return error }
             return .watcherUnavailable(reason: "inotify watch limit reached (fs.inotify.max_user_watches) adding \(path)")
         }
     }

@@ -81,7 +81,7 @@ import Glibc
             try await store.flush()
         } throws: { error in
             guard case .io(_, _, let code)? = error as? SceneStoreError else { return false }
-            return code == EROFS
+            return code.rawValue == EROFS
         }
         #expect(store.lastSaveError != nil)
         #expect(store.value(forKey: "new", default: "") == "during")

@@ -65,7 +65,7 @@ import Testing
             return
         }
         #expect(name == syscall)
-        #expect(errno == code)
+        #expect(errno.rawValue == code)
         #expect(faults.count(of: call) > 0)
         #expect(store.value(forKey: "big", default: "").count == 4096, "memory lost the value")
         #expect(try await Self.read(fixture.root).filter { stored.keys.contains($0.key) } == stored)

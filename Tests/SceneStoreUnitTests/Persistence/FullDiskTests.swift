@@ -36,7 +36,7 @@ struct FullDiskTests {
                 Issue.record("unexpected \(error)")
                 return
             }
-            #expect(code == ENOSPC)
+            #expect(code.rawValue == ENOSPC)
         }
         // Memory still has the value, the old file is intact, no temp file is left.
         #expect(store.value(forKey: "big", default: "").count == 64 * 1024)

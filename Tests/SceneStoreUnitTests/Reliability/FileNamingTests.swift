@@ -1,4 +1,5 @@
 import Foundation
+import SystemPackage
 import SceneStoreTesting
 import Testing
 @testable import SceneStore
@@ -70,7 +71,7 @@ import Testing
     private func inode(of url: URL) throws -> UInt64 {
         var info = stat()
         guard lstat(url.path, &info) == 0 else {
-            throw SceneStoreError.io(syscall: "lstat", path: url.path, errno: errno)
+            throw SceneStoreError.io(syscall: "lstat", path: url.path, errno: Errno(rawValue: errno))
         }
         return UInt64(info.st_ino)
     }

@@ -83,7 +83,7 @@ import Testing
         try handle.truncate(atOffset: UInt64(size))
         try handle.close()
         for error in await Self.refusals(fixture) {
-            guard case .io("read", let path, EFBIG)? = error, path.hasSuffix("/" + SessionIndex.fileName) else {
+            guard case .io("read", let path, .fileTooLarge)? = error, path.hasSuffix("/" + SessionIndex.fileName) else {
                 Issue.record("expected read's EFBIG about the index, got \(String(describing: error))")
                 continue
             }
@@ -99,7 +99,7 @@ import Testing
         let before = try Data(contentsOf: URL(fileURLWithPath: index))
         let title = String(repeating: "x", count: SessionIndex.maxBytes)
         let error = await #expect(throws: SceneStoreError.self) { try await fixture.registry.setTitle(title, for: window.id) }
-        guard case .io("write", let path, EFBIG)? = error, path.hasSuffix("/" + SessionIndex.fileName) else {
+        guard case .io("write", let path, .fileTooLarge)? = error, path.hasSuffix("/" + SessionIndex.fileName) else {
             Issue.record("expected write's EFBIG about the index, got \(String(describing: error))")
             return
         }

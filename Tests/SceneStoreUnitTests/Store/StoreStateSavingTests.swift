@@ -103,7 +103,7 @@ struct StoreStateSavingTests {
     @Test func failuresAreReportedOnceAndRetriedWithAGrowingPause() throws {
         var state = StoreState(savePolicy: .writeThrough)
         _ = try state.applyLocal(key: "k", value: .int(1), sceneLimit: 1 << 20, scene: main)
-        let full = SceneStoreError.io(syscall: "write", path: "/x", errno: 28)
+        let full = SceneStoreError.io(syscall: "write", path: "/x", errno: .noSpace)
         #expect(begin(&state, queued: false))
         let first = state.saveEnded(at: .seconds(10), failure: full)
         #expect(first.0 == .save(at: .seconds(11)))

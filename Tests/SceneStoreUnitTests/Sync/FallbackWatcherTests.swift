@@ -78,10 +78,10 @@ extension SyncWatcherTests {
             let directory = try TemporaryDirectory()
             defer { directory.remove() }
             let watcher = FallbackWatcher(
-                primary: FailingWatcher(error: .io(syscall: "inotify_add_watch", path: directory.path, errno: EACCES)),
+                primary: FailingWatcher(error: .io(syscall: "inotify_add_watch", path: directory.path, errno: .permissionDenied)),
                 logger: logger
             )
-            #expect(throws: SceneStoreError.io(syscall: "inotify_add_watch", path: directory.path, errno: EACCES)) {
+            #expect(throws: SceneStoreError.io(syscall: "inotify_add_watch", path: directory.path, errno: .permissionDenied)) {
                 _ = try watcher.watch(directory: directory.url) { _ in }
             }
             #expect(watcher.kind == .inotify)

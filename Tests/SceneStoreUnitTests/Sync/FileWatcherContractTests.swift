@@ -103,7 +103,7 @@ extension SyncWatcherTests {
                 _ = try watcher.watch(directory: directory.url) { _ in }
             } throws: { error in
                 guard case SceneStoreError.io(_, _, let code) = error else { return false }
-                return code == ENOENT
+                return code.rawValue == ENOENT
             }
         }
     }

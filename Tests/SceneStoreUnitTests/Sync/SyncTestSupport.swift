@@ -1,4 +1,5 @@
 import Foundation
+import SystemPackage
 import Testing
 @testable import SceneStore
 
@@ -30,7 +31,7 @@ struct TemporaryDirectory {
             return String(cString: result)
         }
         guard let created else {
-            throw SceneStoreError.io(syscall: "mkdtemp", path: base, errno: errno)
+            throw SceneStoreError.io(syscall: "mkdtemp", path: base, errno: Errno(rawValue: errno))
         }
         url = URL(fileURLWithPath: created, isDirectory: true)
     }
@@ -46,11 +47,11 @@ struct TemporaryDirectory {
     func write(_ name: String, _ contents: String = "x") throws {
         let path = file(name)
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw SceneStoreError.io(syscall: "open", path: path, errno: errno) }
+        guard fd >= 0 else { throw SceneStoreError.io(syscall: "open", path: path, errno: Errno(rawValue: errno)) }
         defer { close(fd) }
         let bytes = Array(contents.utf8)
         guard Glibc.write(fd, bytes, bytes.count) == bytes.count else {
-            throw SceneStoreError.io(syscall: "write", path: path, errno: errno)
+            throw SceneStoreError.io(syscall: "write", path: path, errno: Errno(rawValue: errno))
         }
     }
 

@@ -137,6 +137,9 @@ import Testing
             .deletingLastPathComponent().deletingLastPathComponent()
         let moduleMap = packageRoot.appendingPathComponent("Sources/CInotifyTools/module.modulemap")
         let supportMap = packageRoot.appendingPathComponent("Sources/CSceneSupport/include/module.modulemap")
+        // swift-system's C module, which SceneStore's module imports (`Errno`).
+        let systemMap = products.deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("checkouts/swift-system/Sources/CSystem/include/module.modulemap")
 
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
@@ -145,6 +148,7 @@ import Testing
             "-I", products.appendingPathComponent("Modules").path,
             "-Xcc", "-fmodule-map-file=\(moduleMap.path)",
             "-Xcc", "-fmodule-map-file=\(supportMap.path)",
+            "-Xcc", "-fmodule-map-file=\(systemMap.path)",
             file.path,
         ]
         let pipe = Pipe()
