@@ -216,7 +216,7 @@ let package = Package(
             name: "ScenesCLITests",
             dependencies: [
                 "SceneStore", "SceneNavigation", "SceneStoreTesting", "scenes", "scenes-lab",
-                "SceneStorePostgres", "MultiProcessSupport",
+                "SceneStorePostgres", "MultiProcessSupport", "ScenesCLIKit",
             ]
         ),
 

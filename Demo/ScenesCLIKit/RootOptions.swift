@@ -63,7 +63,7 @@ package struct RootOptions: ParsableArguments {
     /// creates nothing on disk.
     package func openRegistry(
         access: SceneRegistry.Access,
-        watcher: FileWatcherPreference = .none,
+        watcher: WatcherPreference = .none,
         savePolicy: SceneRegistry.SavePolicy = .default
     ) throws -> SceneRegistry {
         let configuration = SceneRegistry.Configuration(

@@ -23,7 +23,7 @@ package struct WatcherOption: ParsableArguments {
         }
     }
 
-    package var preference: FileWatcherPreference {
+    package var preference: WatcherPreference {
         switch watcher {
         case .auto: .automatic
         case .inotify: .inotify

@@ -4,12 +4,12 @@ import SceneStore
 
 extension PostgresSceneStorage {
     /// Listens on the app's channel (``PostgresSceneWatch``); `nil` only
-    /// for ``FileWatcherPreference/none``. Any other preference listens:
+    /// for ``WatcherPreference/none``. Any other preference listens:
     /// a database has nothing to poll or to inotify. When the server cannot
     /// be reached now, the watch keeps trying (logged) and sends
     /// ``SceneStorageEvent/rescan`` once it listens.
     package func watch(
-        _ preference: FileWatcherPreference, logger: Logger,
+        _ preference: WatcherPreference, logger: Logger,
         handler: @escaping @Sendable (SceneStorageEvent) -> Void
     ) -> (any SceneStorageWatch)? {
         if preference == .none { return nil }

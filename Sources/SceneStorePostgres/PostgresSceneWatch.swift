@@ -21,7 +21,7 @@ import NIOConcurrencyHelpers
 /// The handler runs on a SwiftNIO event loop thread, never concurrently
 /// with itself, and not after ``cancel()`` returns.
 final class PostgresSceneWatch: SceneStorageWatch {
-    var kind: FileWatcherKind { .databaseNotifications }
+    var kind: WatcherKind { .databaseNotifications }
 
     private let database: PostgresLocation
     /// Where the listening connection lives: the storage's loop, where its

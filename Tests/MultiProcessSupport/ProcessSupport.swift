@@ -156,7 +156,7 @@ package func onDisk(_ scene: String, root: URL) throws -> (generation: UInt64, v
         savePolicy: .onFlush, watcher: .polling(interval: .seconds(3600))))
     defer { registry.abandon() }
     let store = try registry.blockingStore(for: scene)
-    return (store.generation, store.snapshot, store.lastRecovery != nil)
+    return (store.generation, store.snapshot, store.lastQuarantined != nil)
 }
 
 /// Runs a `scenes-lab probe` in a fresh process and decodes its JSON line.

@@ -101,7 +101,7 @@ enum GettingStartedArticle {
 
         // Follow changes
         for await tab in $selectedTab.values { render(tab) }   // now, then each change
-        for await change in store.changes() { log(change) }     // every change of every key
+        for await update in store.updates() { log(update) }     // every change, one save at a time
 
         // Count safely across processes
         let count = try await store.update(forKey: "launches", default: 0) { $0 + 1 }

@@ -39,9 +39,9 @@ import Testing
         let store = try await fixture.registry.store(for: "main")
         let settings = Settings()
         let binding = store.bind([SceneProperty(\.selectedTab, forKey: "selectedTab")], on: settings)
-        let changes = store.changes()
+        let updates = store.updates()
         settings.selectedTab = 2
-        _ = await changes.first(within: .seconds(10)) { $0.key == "selectedTab" }   // the binding set it
+        _ = await updates.first(within: .seconds(10)) { $0.changes.contains { $0.key == "selectedTab" } }   // the binding set it
         binding.stop()
 
         let relaunched = try await fixture.relaunch()
@@ -69,12 +69,12 @@ import Testing
     @Test func anotherWritersChangeArrives() async throws {
         let fixture = try SceneStoreFixture()
         let mine = try await fixture.registry.store(for: "main")
-        let changes = mine.changes()
+        let updates = mine.updates()
         let theirs = try await fixture.otherRegistry().store(for: "main")
         try theirs.set("dune", forKey: "query")
         try await theirs.flush()
-        let change = try #require(await changes.first(within: .seconds(10)) { $0.key == "query" })
-        #expect(change.origin != .local)
+        let update = try #require(await updates.first(within: .seconds(10)) { $0.changes.contains { $0.key == "query" } })
+        #expect(update.origin != .local)
         await fixture.tearDown()
     }
 

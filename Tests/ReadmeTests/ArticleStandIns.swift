@@ -20,7 +20,7 @@ struct RecipeBox: Sendable {
     func recipe(id: Recipe.ID) -> Recipe? { recipes.first { $0.id == id } }
 }
 
-func log(_ change: SceneChange) {}
+func log(_ update: SceneUpdate) {}
 
 extension SceneNavigationArticle {
     /// The app's data (SceneNavigation.md calls it `model`).

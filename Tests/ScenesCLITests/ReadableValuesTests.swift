@@ -1,5 +1,6 @@
 import Foundation
 import SceneStore
+import ScenesCLIKit
 import SceneStoreTesting
 import MultiProcessSupport
 import Testing
@@ -54,7 +55,7 @@ struct ReadableValuesTests {
     @Test func aChangeDescribesAModelAsItsJSON() {
         let change = SceneChange(
             key: "layout", oldValue: nil, newValue: .data(Data(Self.model.utf8)), origin: .external(writerPID: 42), generation: 7)
-        #expect(change.description == "layout: (none) -> \(Self.model) (external, pid 42, generation 7)")
+        #expect(change.readableDescription == "layout: (none) -> \(Self.model) (external, pid 42, generation 7)")
         #expect(SceneValue.data(Data([0, 1])).readableDescription == "AAE=")
         #expect(SceneValue.data(Data(#"{"elements":"not a list","version":1}"#.utf8)).storedDocumentText == nil)
     }

@@ -54,7 +54,7 @@ extension Probe {
             // Let the echoes of our own saves (our watcher sees them) pass.
             try await Task.sleep(for: .milliseconds(300))
 
-            let ownerStat = ProcessStats.threadStatPath(named: FileWatcherKind.inotifyThreadName)
+            let ownerStat = ProcessStats.threadStatPath(named: WatcherKind.inotifyThreadName)
             let ownerBefore = ownerStat.flatMap { ProcessStats.cpuSeconds(statPath: $0) }
             let before = ProcessStats.cpuSeconds() ?? 0
             measuring.increment()

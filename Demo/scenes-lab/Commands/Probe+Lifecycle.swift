@@ -84,7 +84,7 @@ extension Probe {
             while true {
                 let counts = ProcessStats.counts()
                 let watcherGone = counts.inotifyFDs == 0
-                    && ProcessStats.threadStatPath(named: FileWatcherKind.inotifyThreadName) == nil
+                    && ProcessStats.threadStatPath(named: WatcherKind.inotifyThreadName) == nil
                 let withinLimit = limit.map { counts.fds <= $0.fds && counts.threads <= $0.threads } ?? true
                 if (watcherGone || !watcherStopped) && withinLimit { return counts }
                 if ContinuousClock.now >= deadline { return counts }

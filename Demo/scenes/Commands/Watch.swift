@@ -49,7 +49,7 @@ struct WatchLine: Encodable {
     var watcher: String?
     var detail: String?
 
-    static func ready(scene: SceneID, watcher: FileWatcherKind?, generation: UInt64) -> WatchLine {
+    static func ready(scene: SceneID, watcher: WatcherKind?, generation: UInt64) -> WatchLine {
         WatchLine(event: "ready", scene: scene.rawValue, generation: generation, watcher: watcher?.description ?? "none")
     }
 
@@ -76,8 +76,8 @@ struct WatchLine: Encodable {
         case .discarded(let origin):
             let (origin, pid) = Self.describe(origin)
             self.init(event: "discarded", scene: scene.rawValue, origin: origin, pid: pid)
-        case .recovered(let recovery):
-            self.init(event: "recovered", scene: scene.rawValue, detail: "\(recovery.reason); moved to \(recovery.quarantinedFile)")
+        case .quarantined(let recovery):
+            self.init(event: "quarantined", scene: scene.rawValue, detail: "\(recovery.reason); moved to \(recovery.quarantinedFile)")
         case .saveFailed(let error):
             self.init(event: "save-failed", scene: scene.rawValue, detail: "\(error)")
         }

@@ -8,7 +8,7 @@ import ScenesCLIKit
 struct InteractiveSession {
     let scene: SceneID
     let persistence: DemoPersistence
-    let watcher: FileWatcherKind?
+    let watcher: WatcherKind?
     /// Where logs go while the session owns the screen; the latest warning
     /// shows in the status line.
     let logFile: URL

@@ -59,7 +59,7 @@ extension PathBinding {
                 true
             case .changed(let change):
                 change.key == key && (includingLocal || change.origin != .local)
-            case .recovered, .saveFailed:
+            case .quarantined, .saveFailed:
                 false
             }
         }

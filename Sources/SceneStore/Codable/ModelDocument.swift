@@ -2,8 +2,8 @@ import Foundation
 
 /// The JSON document a ``SceneCodableKey`` stores as `Data`: the format
 /// marker, the tag, the schema version, and the model.
-enum ModelDocument {
-    static let format = "scenestore.model"
+package enum ModelDocument {
+    package static let format = "scenestore.model"
 
     /// Everything but the model, read first so that a foreign or newer
     /// document is refused before its model is decoded.

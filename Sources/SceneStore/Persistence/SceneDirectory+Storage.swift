@@ -38,7 +38,7 @@ extension SceneDirectory: SceneStorage {
     }
 
     func watch(
-        _ preference: FileWatcherPreference, logger: Logger,
+        _ preference: WatcherPreference, logger: Logger,
         handler: @escaping @Sendable (SceneStorageEvent) -> Void
     ) -> (any SceneStorageWatch)? {
         guard let watcher = makeFileWatcher(preference, logger: logger) else { return nil }
@@ -121,7 +121,7 @@ private struct FileStorageWatch: SceneStorageWatch {
     let watcher: any FileWatcher
     let token: FileWatchToken
 
-    var kind: FileWatcherKind { watcher.kind }
+    var kind: WatcherKind { watcher.kind }
 
     func cancel() {
         watcher.cancel(token)

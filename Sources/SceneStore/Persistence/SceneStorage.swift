@@ -102,11 +102,11 @@ package protocol SceneStorage: Sendable {
     func scenesWithLeftovers() -> Set<SceneID>
 
     /// Starts reporting other writers' changes to `handler`, or returns
-    /// `nil` when `preference` is ``FileWatcherPreference/none`` or nothing
+    /// `nil` when `preference` is ``WatcherPreference/none`` or nothing
     /// can watch (logged). The handler runs on the watcher's own thread and
     /// must return quickly.
     func watch(
-        _ preference: FileWatcherPreference, logger: Logger,
+        _ preference: WatcherPreference, logger: Logger,
         handler: @escaping @Sendable (SceneStorageEvent) -> Void
     ) -> (any SceneStorageWatch)?
 
@@ -228,7 +228,7 @@ package enum SceneStorageEvent: Sendable, Equatable {
 /// A running ``SceneStorage/watch(_:logger:handler:)``.
 package protocol SceneStorageWatch: Sendable {
     /// The mechanism delivering events.
-    var kind: FileWatcherKind { get }
+    var kind: WatcherKind { get }
     /// Stops the events; the handler is not called after this returns.
     func cancel()
 }

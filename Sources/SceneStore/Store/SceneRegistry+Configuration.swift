@@ -50,7 +50,7 @@ extension SceneRegistry {
         public var savePolicy: SavePolicy
         public var limits: Limits
         /// How changes by other processes are noticed.
-        public var watcher: FileWatcherPreference
+        public var watcher: WatcherPreference
         public var logger: Logger
         /// How long a save, discard or recovery waits for the scene lock
         /// that another process holds before it fails with
@@ -74,12 +74,15 @@ extension SceneRegistry {
         public var restorableExpiry: Duration? = nil
         /// The calendar time window scenes are stamped with (created, last
         /// active) and expire by: `Date()`, unless a test passes its own.
+        /// A second source of time on purpose: these stamps are stored and
+        /// compared by other processes, after a reboot too, where a
+        /// ``clock`` instant means nothing; every wait uses ``clock``.
         public var now: @Sendable () -> Date = { Date() }
 
         public init(
             savePolicy: SavePolicy = .default,
             limits: Limits = Limits(),
-            watcher: FileWatcherPreference = .automatic,
+            watcher: WatcherPreference = .automatic,
             logger: Logger = Logger(label: "SceneStore"),
             lockTimeout: Duration = .seconds(10),
             access: Access = .readWrite,

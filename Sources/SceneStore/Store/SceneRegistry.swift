@@ -106,7 +106,7 @@ public final class SceneRegistry: Sendable {
     /// The watcher in use (`nil` if none could start, or it stopped and
     /// nothing took over: changes by other processes are then merged only
     /// when saving).
-    public var watcherKind: FileWatcherKind? {
+    public var watcherKind: WatcherKind? {
         state.withLock { $0.watcherLost } ? nil : watch?.kind
     }
 
@@ -117,7 +117,7 @@ public final class SceneRegistry: Sendable {
     ///   ``SceneStoreError/unsupportedFormat(scene:version:path:)`` for a file
     ///   written by a newer SceneStore (left untouched), or an I/O error.
     ///   A damaged file is not an error: it is moved to `quarantine/`, the
-    ///   scene starts empty and ``SceneStore/lastRecovery`` says so.
+    ///   scene starts empty and ``SceneStore/lastQuarantined`` says so.
     ///
     /// The first call for an id reads the scene (waiting, at most the lock
     /// timeout, for another process's lock when the document must be looked

@@ -38,10 +38,9 @@ extension SceneStore {
     }
 
     /// Every change of every key, in order, from the moment of the call:
-    /// local sets and removes, and changes written by other processes.
-    /// Unbounded buffering: no change is dropped. Finishes like
-    /// ``values(forKey:default:)``.
-    public func changes() -> AsyncStream<SceneChange> {
+    /// ``updates()``' changes one by one. For the package's own tests and
+    /// tools; apps read ``updates()``.
+    package func changes() -> AsyncStream<SceneChange> {
         let (stream, continuation) = AsyncStream.makeStream(of: SceneChange.self)
         subscribe(continuation, initial: nil) { events in
             for case .changed(let change) in events { continuation.yield(change) }
@@ -49,10 +48,9 @@ extension SceneStore {
         return stream
     }
 
-    /// Every event of the scene: changes, discards, damaged files moved to
-    /// quarantine, failing saves. Unbounded buffering. Finishes like
-    /// ``values(forKey:default:)``.
-    public func events() -> AsyncStream<SceneEvent> {
+    /// Every event of the scene, ``updates()``' events one by one. For the
+    /// package's own tests and tools; apps read ``updates()``.
+    package func events() -> AsyncStream<SceneEvent> {
         let (stream, continuation) = AsyncStream.makeStream(of: SceneEvent.self)
         subscribe(continuation, initial: nil) { events in
             for event in events { continuation.yield(event) }
@@ -60,10 +58,19 @@ extension SceneStore {
         return stream
     }
 
-    /// One element per state transition: a local set or remove, all keys
-    /// one save of another process changed (together, so a reader sees
-    /// that save whole, never half of it), a discard, a recovery, a failed
-    /// save. Unbounded buffering. Finishes like ``changes()``.
+    /// Everything that happens to the scene, in order, from the moment of
+    /// the call, one element per transition: a local set or remove; all
+    /// the keys one save of another process changed (together, so a reader
+    /// sees that save whole, never half of it); a discard; a damaged file
+    /// moved to quarantine; a failing save. Each says where it came from
+    /// (``SceneUpdate/origin``). Unbounded buffering: nothing is dropped.
+    /// Finishes like ``values(forKey:default:)``.
+    ///
+    /// ```swift
+    /// for await update in store.updates() where update.origin != .local {
+    ///     reload(update.changes)   // another process's save, whole
+    /// }
+    /// ```
     public func updates() -> AsyncStream<SceneUpdate> {
         let (stream, continuation) = AsyncStream.makeStream(of: SceneUpdate.self)
         subscribe(continuation, initial: nil) { events in

@@ -124,7 +124,7 @@ extension SceneStore {
     /// followed: the damaged file stays and the error is thrown and logged.
     private func quarantine(
         _ problem: SceneFile.Problem, in transaction: any SceneStorageTransaction
-    ) async throws(SceneStoreError) -> SceneRecovery {
+    ) async throws(SceneStoreError) -> QuarantinedScene {
         let reason: String
         switch problem {
         case .malformed: reason = "malformed"
@@ -143,7 +143,7 @@ extension SceneStore {
         logger.warning("damaged scene file moved to quarantine", metadata: [
             "scene": "\(id)", "problem": "\(problem)", "quarantined": "\(destination)",
         ])
-        return SceneRecovery(scene: id, reason: "\(problem)", quarantinedFile: destination)
+        return QuarantinedScene(scene: id, reason: "\(problem)", quarantinedFile: destination)
     }
 
     // MARK: Opening and reloading

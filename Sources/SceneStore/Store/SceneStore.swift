@@ -31,7 +31,7 @@ public final class SceneStore: Sendable {
     /// Every storage operation of this store runs here, one at a time;
     /// created claimed by the store's load.
     let io: StoreExecutor
-    let watcherKindProvider: @Sendable () -> FileWatcherKind?
+    let watcherKindProvider: @Sendable () -> WatcherKind?
     /// The model bindings on this store, settled before it closes.
     package let bindingDrains = BindingDrains()
 
@@ -43,7 +43,7 @@ public final class SceneStore: Sendable {
         id: SceneID,
         storage: any SceneStorage,
         settings: StoreSettings,
-        watcherKind: @escaping @Sendable () -> FileWatcherKind?
+        watcherKind: @escaping @Sendable () -> WatcherKind?
     ) {
         self.id = id
         self.storage = storage
@@ -88,7 +88,7 @@ public final class SceneStore: Sendable {
     /// The file watcher keeping this store in sync with other processes,
     /// or `nil` when none could be started (changes from other processes
     /// are then seen only when they are merged at the next save).
-    public var watcherKind: FileWatcherKind? { watcherKindProvider() }
+    public var watcherKind: WatcherKind? { watcherKindProvider() }
 
     /// Why the last save failed, or `nil` when the last save succeeded (or
     /// none failed yet). A failing background save is reported once through
@@ -100,8 +100,8 @@ public final class SceneStore: Sendable {
     }
 
     /// The last damaged file of this scene that was moved to quarantine.
-    public var lastRecovery: SceneRecovery? {
-        state.withLock { $0.lastRecovery }
+    public var lastQuarantined: QuarantinedScene? {
+        state.withLock { $0.lastQuarantined }
     }
 
     func convert<Value: SceneStorable>(_ stored: SceneValue, forKey key: String) -> Value? {

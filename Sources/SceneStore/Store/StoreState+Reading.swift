@@ -108,9 +108,9 @@ extension StoreState {
 
     /// The damaged document went to quarantine: recorded, reported, and
     /// every value is marked for writing again (the scene has no file now).
-    mutating func quarantined(_ recovery: SceneRecovery) {
-        lastRecovery = recovery
-        broadcast.enqueue([.recovered(recovery)])
+    mutating func quarantined(_ recovery: QuarantinedScene) {
+        lastQuarantined = recovery
+        broadcast.enqueue([.quarantined(recovery)])
         markAllPending()
     }
 }

@@ -33,7 +33,7 @@ struct StoreState: Sendable {
     var updates: [QueuedUpdate] = []
     /// A reload waits on the store's queue (``reloadRequested()``).
     private(set) var reloadQueued = false
-    var lastRecovery: SceneRecovery?
+    var lastQuarantined: QuarantinedScene?
     /// Why loading failed: given to every caller that waited for it.
     var loadFailure: SceneStoreError?
     /// The error of the failing save, while saves fail.

@@ -32,7 +32,7 @@ public struct SceneChange: Sendable, Hashable {
 }
 
 /// A damaged scene file that was moved aside.
-public struct SceneRecovery: Sendable, Hashable {
+public struct QuarantinedScene: Sendable, Hashable {
     public let scene: SceneID
     /// What was wrong with the file.
     public let reason: String
@@ -49,7 +49,7 @@ public enum SceneEvent: Sendable, Hashable {
     /// another process discarded follow as local changes: they are kept.)
     case discarded(origin: SceneChangeOrigin)
     /// The scene file was damaged and moved to quarantine.
-    case recovered(SceneRecovery)
+    case quarantined(QuarantinedScene)
     /// A background save failed: the values stay in memory and are
     /// retried. Sent once when saves start failing (and again if the
     /// error changes), not once per retry; ``SceneStore/lastSaveError``
@@ -81,7 +81,7 @@ public struct SceneUpdate: Sendable, Hashable {
             switch event {
             case .changed(let change): return change.origin
             case .discarded(let origin): return origin
-            case .recovered, .saveFailed: continue
+            case .quarantined, .saveFailed: continue
             }
         }
         return nil

@@ -16,7 +16,7 @@ package enum FileWatchEvent: Sendable, Equatable {
 }
 
 /// Which mechanism delivers file events to a registry.
-public enum FileWatcherKind: Sendable, Equatable, CustomStringConvertible {
+public enum WatcherKind: Sendable, Equatable, CustomStringConvertible {
     /// The name of the process-wide inotify thread as the kernel shows it
     /// (`/proc/self/task/*/comm`), for diagnostics and tools that watch it.
     package static let inotifyThreadName = "SceneStore.inot"
@@ -56,7 +56,7 @@ package struct FileWatchToken: Sendable, Hashable {
 /// * Several interests in one directory do not disturb each other.
 package protocol FileWatcher: Sendable {
     /// The mechanism in use, for diagnostics.
-    var kind: FileWatcherKind { get }
+    var kind: WatcherKind { get }
 
     /// Starts delivering events about the entries of `directory` to `handler`.
     /// - Throws: ``SceneStoreError`` when the directory cannot be watched.

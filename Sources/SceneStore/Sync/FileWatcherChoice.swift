@@ -2,7 +2,7 @@ import Foundation
 import Logging
 
 /// How a registry learns that scene files changed on disk.
-public enum FileWatcherPreference: Sendable, Equatable {
+public enum WatcherPreference: Sendable, Equatable {
     /// inotify where it works (Linux), falling back to polling every 250 ms
     /// when it cannot serve (watch or instance limit, descriptor above 1023).
     case automatic
@@ -21,12 +21,12 @@ public enum FileWatcherPreference: Sendable, Equatable {
 /// The polling interval used when inotify cannot serve.
 package let defaultFallbackPollingInterval: Duration = .milliseconds(250)
 
-/// The watcher for `preference`, or `nil` for ``FileWatcherPreference/none``.
+/// The watcher for `preference`, or `nil` for ``WatcherPreference/none``.
 ///
 /// - Parameters:
 ///   - preference: the caller's choice.
 ///   - logger: where a fallback to polling is reported.
-package func makeFileWatcher(_ preference: FileWatcherPreference, logger: Logger) -> (any FileWatcher)? {
+package func makeFileWatcher(_ preference: WatcherPreference, logger: Logger) -> (any FileWatcher)? {
     switch preference {
     case .automatic:
         #if os(Linux)
@@ -87,7 +87,7 @@ package final class FallbackWatcher: FileWatcher {
     }
 
     /// `primary`'s kind until the switch, then polling.
-    package var kind: FileWatcherKind {
+    package var kind: WatcherKind {
         state.withLock { $0.fallback?.kind } ?? primary.kind
     }
 

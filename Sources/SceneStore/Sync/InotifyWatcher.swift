@@ -57,7 +57,7 @@ package final class InotifyWatcher: FileWatcher {
 
     private init() {}
 
-    package var kind: FileWatcherKind { .inotify }
+    package var kind: WatcherKind { .inotify }
 
     /// Whether the owner thread is running (for diagnostics and tests).
     package var isRunning: Bool {
@@ -128,7 +128,7 @@ package final class InotifyWatcher: FileWatcher {
         // Named by the kernel call itself: Foundation's `Thread.name`
         // setter names the thread it believes is current, which is not
         // always this one.
-        _ = scenestore_name_this_thread(FileWatcherKind.inotifyThreadName)
+        _ = scenestore_name_this_thread(WatcherKind.inotifyThreadName)
         while true {
             let session: LibrarySession
             do {

@@ -52,7 +52,7 @@ package final class PollingWatcher: FileWatcher {
         queue.setSpecific(key: queueKey, value: ObjectIdentifier(self))
     }
 
-    package var kind: FileWatcherKind { .polling(interval: interval) }
+    package var kind: WatcherKind { .polling(interval: interval) }
 
     /// Takes the first snapshot of `directory` on the calling thread, then
     /// scans it every ``interval``.

@@ -37,7 +37,7 @@ import Testing
 
             let registry = try SceneRegistry(root: fixture.root, configuration: .testing)
             let store = try await registry.store(for: "s")
-            #expect(store.lastRecovery == nil, "round \(round): the scene file was damaged")
+            #expect(store.lastQuarantined == nil, "round \(round): the scene file was damaged")
             let values = store.snapshot
             if let counter = store.value(forKey: "counter", as: Int.self) {
                 #expect(store.value(forKey: "double", as: Int.self) == counter * 2, "round \(round)")

@@ -66,7 +66,7 @@ extension MultiProcess {
             let report = try await probe(Report.self, ["high-fd"])
             #expect(report.filledUpTo >= 1023)
             #expect(report.inotifyOnly == nil, "inotify only: refused, the registry runs without a watcher")
-            #expect(report.automatic == FileWatcherKind.polling(interval: .milliseconds(250)).description)
+            #expect(report.automatic == WatcherKind.polling(interval: .milliseconds(250)).description)
             #expect(report.inotifyFDs == 0)
             #expect(report.fallbackSawChange)
         }

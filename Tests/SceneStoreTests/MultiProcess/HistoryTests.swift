@@ -38,7 +38,7 @@ extension MultiProcess {
                 self == .polling ? ["--watcher", "polling", "--poll-interval-ms", "500"] : []
             }
 
-            var watcher: FileWatcherPreference {
+            var watcher: WatcherPreference {
                 self == .polling ? .polling(interval: .milliseconds(500)) : .automatic
             }
         }

@@ -22,7 +22,7 @@ extension MultiProcess {
                 "\(fds) fds, \(threads) threads, \(inotifyFDs) inotify fds with \(inotifyWatches) watches"
             }
 
-            var watcherThreads: Int { threadNames.filter { $0 == FileWatcherKind.inotifyThreadName }.count }
+            var watcherThreads: Int { threadNames.filter { $0 == WatcherKind.inotifyThreadName }.count }
         }
 
         /// Dispatch's worker pool may keep one more idle thread than it had

@@ -117,8 +117,8 @@ struct InProcessContractTests {
     @Test(arguments: Medium.allCases)
     func aWriteEqualToAStaleViewIsStillWritten(_ medium: Medium) async throws {
         let place = try await place(medium)
-        let a = try place.registry(.init(savePolicy: .onFlush, watcher: FileWatcherPreference.none))
-        let b = try place.registry(.init(savePolicy: .onFlush, watcher: FileWatcherPreference.none))
+        let a = try place.registry(.init(savePolicy: .onFlush, watcher: WatcherPreference.none))
+        let b = try place.registry(.init(savePolicy: .onFlush, watcher: WatcherPreference.none))
         let storeA = try await a.store(for: "main")
         let storeB = try await b.store(for: "main")
         for round in 0..<10 {

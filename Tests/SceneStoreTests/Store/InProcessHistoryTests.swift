@@ -72,7 +72,7 @@ struct InProcessHistoryTests {
         client: String, watching: Bool, open: @Sendable (SceneRegistry.Configuration) throws -> SceneRegistry
     ) async throws -> [HistoryOperation] {
         let configuration = SceneRegistry.Configuration(
-            savePolicy: .onFlush, watcher: watching ? .automatic : FileWatcherPreference.none,
+            savePolicy: .onFlush, watcher: watching ? .automatic : WatcherPreference.none,
             lockTimeout: SceneRegistry.Configuration.testing.lockTimeout)
         var registry = try open(configuration)
         var store = try await registry.store(for: "h")

@@ -40,7 +40,7 @@ import Testing
         let registry = try await fixture.relaunch()
         let store = try await registry.store(for: "main")
         #expect(store.snapshot.isEmpty)
-        let recovery = try #require(store.lastRecovery)
+        let recovery = try #require(store.lastQuarantined)
         let evidence = try quarantined(in: fixture)
         #expect(evidence.count == 1)
         #expect(evidence.first?.path == recovery.quarantinedFile)
@@ -80,7 +80,7 @@ import Testing
 
         let store = try await fixture.registry.store(for: "main")
         #expect(store.snapshot.isEmpty)
-        #expect(store.lastRecovery != nil)
+        #expect(store.lastQuarantined != nil)
         try store.set(1, forKey: "k")
         try await store.flush()
 

@@ -247,7 +247,7 @@ import Testing
         try torn.write(to: sceneFile(fixture))
         let relaunched = try await fixture.relaunch().store(for: "main")
         #expect(relaunched.snapshot == ["a": .int(1), "b": .int(2)])
-        #expect(relaunched.lastRecovery == nil)
+        #expect(relaunched.lastQuarantined == nil)
         try relaunched.set(4, forKey: "d")
         try await relaunched.flush()
         let stored = try object(sceneFile(fixture))

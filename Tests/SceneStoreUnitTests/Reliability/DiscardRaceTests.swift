@@ -8,10 +8,10 @@ import Testing
 /// discard, and streams go on after a discard.
 // Hang guard: its slowest test took 26 s in its layer here, 168 s in the whole suite (every test at once on 2 cores); 5 minutes.
 @Suite(.timeLimit(.minutes(5))) struct DiscardRaceTests {
-    static let watchers: [FileWatcherPreference] = [.inotify, .polling(interval: .milliseconds(40))]
+    static let watchers: [WatcherPreference] = [.inotify, .polling(interval: .milliseconds(40))]
 
     @Test(arguments: watchers)
-    func aSetAfterAnotherProcessDiscardedIsKept(watcher: FileWatcherPreference) async throws {
+    func aSetAfterAnotherProcessDiscardedIsKept(watcher: WatcherPreference) async throws {
         for round in 0..<10 {
             let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .onFlush, watcher: watcher))
             let store = try await fixture.registry.store(for: "main")
@@ -37,7 +37,7 @@ import Testing
     }
 
     @Test(arguments: watchers)
-    func streamsGoOnAfterADiscard(watcher: FileWatcherPreference) async throws {
+    func streamsGoOnAfterADiscard(watcher: WatcherPreference) async throws {
         let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .onFlush, watcher: watcher))
         let store = try await fixture.registry.store(for: "main")
         try store.set(5, forKey: "k")
@@ -80,7 +80,7 @@ import Testing
                 for events in recoveries {
                     group.addTask {
                         await events.first(within: .seconds(30)) {
-                            if case .recovered = $0 { true } else { false }
+                            if case .quarantined = $0 { true } else { false }
                         } != nil
                     }
                 }

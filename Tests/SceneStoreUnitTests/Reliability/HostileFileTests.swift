@@ -34,7 +34,7 @@ import Testing
         try store.set("kept", forKey: "other")
         try await store.flush()
         let relaunched = try await fixture.relaunch().store(for: "main")
-        #expect(relaunched.lastRecovery == nil)
+        #expect(relaunched.lastQuarantined == nil)
         #expect(relaunched.value(forKey: "other", default: "") == "kept")
         #expect(relaunched.value(forKey: "nan", default: 0.0).isNaN)
         #expect(relaunched.snapshot["nan"] == .double(Double(bitPattern: bits)))
@@ -47,7 +47,7 @@ import Testing
         _ = fixture.registry
         try plant(fixture, generation: generation, values: ["a": .int(1)])
         let store = try await fixture.registry.store(for: "main")
-        #expect(store.lastRecovery != nil)
+        #expect(store.lastQuarantined != nil)
         try store.set(2, forKey: "b")
         try await store.flush()
         #expect(try await fixture.relaunch().store(for: "main").value(forKey: "b", default: 0) == 2)
@@ -83,7 +83,7 @@ import Testing
         try handle.truncate(atOffset: 64 << 20)
         try handle.close()
         let store = try await fixture.registry.store(for: "main")
-        let recovery = try #require(store.lastRecovery)
+        let recovery = try #require(store.lastQuarantined)
         #expect(recovery.reason.contains("larger"))
         await fixture.tearDown()
     }
@@ -100,7 +100,7 @@ import Testing
         try plant(fixture, values: values)
         let store = try await fixture.registry.store(for: "main")
         #expect(store.snapshot.isEmpty, "\(name)")
-        #expect(store.lastRecovery != nil, "\(name)")
+        #expect(store.lastQuarantined != nil, "\(name)")
         await fixture.tearDown()
     }
 
@@ -110,7 +110,7 @@ import Testing
         try plant(fixture, "dst", values: ["secret": .string("src's")], sceneField: "src")
         let store = try await fixture.registry.store(for: "dst")
         #expect(store.snapshot.isEmpty)
-        #expect(store.lastRecovery?.reason.contains("src") == true)
+        #expect(store.lastQuarantined?.reason.contains("src") == true)
         await fixture.tearDown()
     }
 
@@ -124,7 +124,7 @@ import Testing
         try text.write(to: sceneFile(fixture), atomically: false, encoding: .utf8)
         let store = try await fixture.registry.store(for: "main")
         #expect(store.snapshot.isEmpty)
-        #expect(store.lastRecovery != nil)
+        #expect(store.lastQuarantined != nil)
         await fixture.tearDown()
     }
 

@@ -10,7 +10,7 @@ import Testing
 struct OpenRaceTests {
     /// A damaged file opened by two threads at once: one reading moves it
     /// to quarantine, and both callers get the store that knows it
-    /// (`lastRecovery`). 30 rounds, each with its own root.
+    /// (`lastQuarantined`). 30 rounds, each with its own root.
     @Test func twoThreadsOpeningADamagedSceneShareOneReading() async throws {
         for round in 0..<30 {
             let fixture = try SceneStoreFixture()
@@ -40,7 +40,7 @@ struct OpenRaceTests {
             #expect(stores.count == 2, "round \(round): an open failed")
             #expect(stores.count == 2 && stores[0] === stores[1], "round \(round): two stores for one scene")
             for store in stores {
-                #expect(store.lastRecovery != nil, "round \(round): a caller got a store that does not know of the recovery")
+                #expect(store.lastQuarantined != nil, "round \(round): a caller got a store that does not know of the recovery")
             }
             let quarantined = try FileManager.default.contentsOfDirectory(
                 atPath: fixture.root.appendingPathComponent("quarantine").path)

@@ -15,7 +15,7 @@ import Testing
     enum Watching: String, CaseIterable, Sendable {
         case none, polling, inotify
 
-        var preference: FileWatcherPreference {
+        var preference: WatcherPreference {
             switch self {
             case .none: .none
             case .polling: .polling(interval: .milliseconds(250))

@@ -164,9 +164,9 @@ struct StoreStateReadingTests {
             Issue.record("a damaged file was not handled as documented")
             return
         }
-        let recovery = SceneRecovery(scene: try SceneID("main"), reason: "bad checksum", quarantinedFile: "/q/main")
+        let recovery = QuarantinedScene(scene: try SceneID("main"), reason: "bad checksum", quarantinedFile: "/q/main")
         state.quarantined(recovery)
-        #expect(state.lastRecovery == recovery)
+        #expect(state.lastQuarantined == recovery)
         #expect(Set(state.pending.keys) == ["k"], "values are written again over the quarantined file")
         #expect(state.values == ["k": .int(1)])
     }

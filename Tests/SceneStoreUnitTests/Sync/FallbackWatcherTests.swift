@@ -6,7 +6,7 @@ import Testing
 /// A primary watcher that always fails with `error`.
 private struct FailingWatcher: FileWatcher {
     let error: SceneStoreError
-    var kind: FileWatcherKind { .inotify }
+    var kind: WatcherKind { .inotify }
 
     func watch(directory: URL, handler: @escaping @Sendable (FileWatchEvent) -> Void) throws -> FileWatchToken {
         throw error
@@ -19,7 +19,7 @@ private struct FailingWatcher: FileWatcher {
 /// back, as inotify does when it cannot be reopened.
 private final class GivingUpWatcher: FileWatcher, Sendable {
     private let handlers = Locked<[@Sendable (FileWatchEvent) -> Void]>([])
-    var kind: FileWatcherKind { .inotify }
+    var kind: WatcherKind { .inotify }
 
     func watch(directory: URL, handler: @escaping @Sendable (FileWatchEvent) -> Void) throws -> FileWatchToken {
         handlers.withLock { $0.append(handler) }

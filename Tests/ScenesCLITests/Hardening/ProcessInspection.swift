@@ -88,7 +88,7 @@ final class HeldScenes {
     /// inotify owner thread (the polling watcher runs on a dispatch queue
     /// and registers nothing the automatic choice would not show first).
     var watcherTraces: [String] {
-        fdTargets.filter { $0 == "anon_inode:inotify" } + threadNames.filter { $0 == FileWatcherKind.inotifyThreadName }
+        fdTargets.filter { $0 == "anon_inode:inotify" } + threadNames.filter { $0 == WatcherKind.inotifyThreadName }
     }
 
     /// Reads stdout (the filler first) until `done` holds for what came

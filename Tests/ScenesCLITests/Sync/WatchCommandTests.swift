@@ -17,7 +17,7 @@ extension CrossProcessSync {
         @Test func watchWithPollingShowsASet() async throws {
             try await checkWatchShowsSet(
                 watcherArguments: ["--watcher", "polling", "--poll-interval-ms", "100"],
-                expectedWatcher: FileWatcherKind.polling(interval: .milliseconds(100)).description)
+                expectedWatcher: WatcherKind.polling(interval: .milliseconds(100)).description)
         }
 
         private func checkWatchShowsSet(watcherArguments: [String], expectedWatcher: String) async throws {

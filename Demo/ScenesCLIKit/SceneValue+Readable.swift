@@ -1,12 +1,12 @@
 import Foundation
+import SceneStore
 
 extension SceneValue {
     /// The value for a person to read: a stored model
     /// (``SceneCodableKey``: `{"format":"scenestore.model","tag":…}`) or a
     /// navigation path (SceneNavigation's `{"elements":[…],"version":…}`)
     /// as the JSON it is stored as, instead of base64; anything else as
-    /// `description` gives it (the form `scenes set` takes). For the
-    /// package's command-line tools, and ``SceneChange``'s description.
+    /// `description` gives it (the form `scenes set` takes).
     package var readableDescription: String {
         storedDocumentText ?? description
     }
@@ -34,18 +34,12 @@ private struct DocumentProbe: Decodable {
     }
 }
 
-extension SceneChange: CustomStringConvertible {
-    /// `key: old -> new (origin, generation)`; a stored model or a
-    /// navigation path as the JSON it is stored as, instead of base64.
-    public var description: String {
+extension SceneChange {
+    /// `key: old -> new (origin, generation)`, values as
+    /// ``SceneValue/readableDescription`` gives them.
+    package var readableDescription: String {
         let from = oldValue?.readableDescription ?? "(none)"
         let to = newValue?.readableDescription ?? "(removed)"
-        var origin: String
-        switch self.origin {
-        case .local: origin = "local"
-        case .external(let pid): origin = "external" + (pid.map { ", pid \($0)" } ?? "")
-        }
-        if let generation { origin += ", generation \(generation)" }
-        return "\(key): \(from) -> \(to) (\(origin))"
+        return "\(key): \(from) -> \(to) (\(originDescription))"
     }
 }
