@@ -78,4 +78,4 @@ package func writeLine(_ line: String) -> Int32? {
 
 /// What `scenes --version` prints: the scene file format is the one the
 /// library writes.
-package let scenesVersion = "scenes 0.1.0 (scene file format \(SceneFile.currentVersion))"
+package let scenesVersion = "scenes 1.0.0-dev (scene file format \(SceneFile.currentVersion))"
