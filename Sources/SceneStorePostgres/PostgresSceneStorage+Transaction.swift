@@ -126,15 +126,18 @@ final class PostgresSceneTransaction: SceneStorageTransaction {
         notified = true
     }
 
-    func removeScene() async throws(SceneStoreError) {
-        try await session.query("DELETE FROM scenestore_scenes WHERE app = \(app) AND scene = \(scene.rawValue)")
-        changed = true
-    }
-
-    func writeTombstone(incarnation: String) async throws(SceneStoreError) {
+    /// The row deleted and its incarnation (the column that repeats the
+    /// document's header; `lastSeen` when there is no row or the header
+    /// did not read) recorded as discarded, in one statement.
+    func discard(lastSeen: String?) async throws(SceneStoreError) {
         try await session.query(
             """
-            INSERT INTO scenestore_tombstones (app, scene, incarnation) VALUES (\(app), \(scene.rawValue), \(incarnation))
+            WITH gone AS (
+                DELETE FROM scenestore_scenes WHERE app = \(app) AND scene = \(scene.rawValue) RETURNING incarnation),
+            ended AS (
+                SELECT coalesce((SELECT incarnation FROM gone), \(lastSeen)) AS incarnation)
+            INSERT INTO scenestore_tombstones (app, scene, incarnation)
+            SELECT \(app), \(scene.rawValue), incarnation FROM ended WHERE incarnation IS NOT NULL
             ON CONFLICT (app, scene) DO UPDATE SET incarnation = EXCLUDED.incarnation
             """
         )

@@ -135,15 +135,14 @@ struct PostgresSceneStorageTests {
         await #expect(try storage.readBytes(id, skip: nil).bytes == appended)
     }
 
-    @Test func removeSceneAndTombstones() async throws {
+    @Test func discardRecordsATombstoneAndRemovesTheDocument() async throws {
         let storage = try PostgresSceneStorage(testing: try await PostgresServer.current().newDatabase())
         let id = try SceneID("main")
         try await storage.put(TestDocuments.document("main"), as: id)
 
         try await storage.transaction(id) { (transaction) throws(SceneStoreError) in
             await #expect(try !transaction.hasTombstone())
-            try await transaction.writeTombstone(incarnation: "inc-1")
-            try await transaction.removeScene()
+            try await transaction.discard(lastSeen: nil)
         }
         try await storage.transaction(id) { (transaction) throws(SceneStoreError) in
             await #expect(try transaction.hasTombstone())
@@ -155,6 +154,15 @@ struct PostgresSceneStorageTests {
             await #expect(try !transaction.hasTombstone())
         }
         #expect(storage.scenesWithLeftovers().isEmpty)
+
+        // No document: the incarnation the store last saw is recorded; none known, nothing is.
+        let gone = try SceneID("gone")
+        try await storage.transaction(gone) { (transaction) throws(SceneStoreError) in
+            try await transaction.discard(lastSeen: nil)
+            await #expect(try !transaction.hasTombstone())
+            try await transaction.discard(lastSeen: "seen")
+            await #expect(try transaction.hasTombstone())
+        }
     }
 
     @Test func quarantineMovesTheDocumentAside() async throws {

@@ -22,8 +22,7 @@ struct PostgresWatchTests {
         #expect(await events.wait { $0.scene == id })
 
         try await writer.transaction(id) { (transaction) throws(SceneStoreError) in
-            try await transaction.writeTombstone(incarnation: "inc-1")
-            try await transaction.removeScene()
+            try await transaction.discard(lastSeen: nil)
         }
         #expect(await events.wait { $0.scene == id })
 
@@ -51,7 +50,7 @@ struct PostgresWatchTests {
         #expect(try await writer.replace(id, with: second, ifCurrent: DiskVersion(incarnation: "abc", generation: 1)))
         try await writer.transaction(id) { (transaction) throws(SceneStoreError) in
             try await transaction.write(second)
-            try await transaction.removeScene()
+            try await transaction.discard(lastSeen: nil)
         }
         let marker = try SceneID("marker")
         try await writer.put(TestDocuments.document("marker"), as: marker)

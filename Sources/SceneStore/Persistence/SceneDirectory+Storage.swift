@@ -91,12 +91,13 @@ private struct FileTransaction: SceneStorageTransaction {
         return LogPosition(written: bytes, version: file.version)
     }
 
-    func removeScene() throws(SceneStoreError) {
+    func discard(lastSeen: String?) throws(SceneStoreError) {
+        var incarnation = lastSeen
+        if case .bytes(let data) = try readBytes(skip: nil) {
+            incarnation = SceneFile.peekVersion(data)?.incarnation ?? (try? SceneFile.decode(data).get())?.incarnation ?? lastSeen
+        }
+        if let incarnation { try directory.writeTombstone(id, incarnation: incarnation) }
         try directory.removeScene(id)
-    }
-
-    func writeTombstone(incarnation: String) throws(SceneStoreError) {
-        try directory.writeTombstone(id, incarnation: incarnation)
     }
 
     func hasTombstone() -> Bool {

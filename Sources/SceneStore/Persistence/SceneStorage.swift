@@ -136,11 +136,12 @@ package protocol SceneStorageTransaction {
     func write(
         _ file: SceneFile, over base: SceneFile?, edited: [String], using writing: SaveWriting
     ) async throws(SceneStoreError) -> LogPosition?
-    /// Deletes the scene's document (a discard).
-    func removeScene() async throws(SceneStoreError)
-    /// Records that the incarnation `incarnation` was discarded, so that a
-    /// missing document is told from one that vanished.
-    func writeTombstone(incarnation: String) async throws(SceneStoreError)
+    /// Discards the scene: records the incarnation stored now as discarded
+    /// (the document's own; `lastSeen`, the one the store last saw, when
+    /// there is no readable document; no record when neither is known),
+    /// then deletes the document. Another process that finds the document
+    /// missing tells this discard from a document that vanished.
+    func discard(lastSeen: String?) async throws(SceneStoreError)
     /// Whether a discard was recorded and not yet followed by a new document.
     func hasTombstone() async throws(SceneStoreError) -> Bool
     /// Forgets the recorded discard (a new incarnation begins).

@@ -13,26 +13,12 @@ extension SceneStore {
         guard configuration.access == .readWrite else { throw SceneStoreError.readOnly(scene: id.rawValue) }
         let editsUpTo = state.withLock { $0.lastEdit }
         try await io.run { () async throws(SceneStoreError) in
+            let lastSeen = state.withLock { $0.disk.incarnation }
             try await storage.transaction(id) { (transaction) async throws(SceneStoreError) in
-                if let incarnation = try await incarnationOnDisk(transaction) {
-                    try await transaction.writeTombstone(incarnation: incarnation)
-                }
-                try await transaction.removeScene()
+                try await transaction.discard(lastSeen: lastSeen)
             }
             perform(mutate { $0.discardedHere(editsUpTo: editsUpTo, at: clock.now) })
         }
-    }
-
-    /// The incarnation of the scene file now (the lock held): from its
-    /// header, else decoded, else the one this store last saw.
-    private func incarnationOnDisk(_ transaction: any SceneStorageTransaction) async throws(SceneStoreError) -> String? {
-        if case .bytes(let data) = try await transaction.readBytes(skip: nil) {
-            if let version = SceneFile.peekVersion(data) { return version.incarnation }
-            if case .file(let file) = SceneReadResult(interpreting: data, as: id, limits: storage.limits) {
-                return file.incarnation
-            }
-        }
-        return state.withLock { $0.disk.incarnation }
     }
 
     /// Closes the store gracefully. First every model binding on it hands
