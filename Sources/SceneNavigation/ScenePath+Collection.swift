@@ -15,7 +15,7 @@ extension ScenePath: RandomAccessCollection {
     public var isEmpty: Bool { storage.isEmpty }
 
     /// The element at `position`; traps when `position` is out of bounds, as
-    /// an array does. Use ``element(at:as:)`` for a checked, typed read.
+    /// an array does; `path[position] as? Book` reads it as its type.
     public subscript(position: Int) -> any ScenePathElement {
         storage[position]
     }

@@ -33,16 +33,12 @@ public struct NavigationHistory<Path: NavigationSteps> {
     /// kept at most.
     public let limit: Int
 
-    /// The number of forward entries and recently viewed screens kept when
-    /// no limit is given.
-    public static var defaultLimit: Int { 50 }
-
     /// A history at `path`, with no forward entry and nothing viewed yet.
     /// - Parameters:
     ///   - path: the screens shown, root first.
     ///   - limit: how many forward entries and recently viewed screens are
-    ///     kept (at least 1).
-    public init(_ path: Path = Path(), limit: Int = Self.defaultLimit) {
+    ///     kept (at least 1; 50 by default).
+    public init(_ path: Path = Path(), limit: Int = 50) {
         self.path = path
         forwardStack = Path()
         recentStack = Path()
@@ -56,18 +52,16 @@ public struct NavigationHistory<Path: NavigationSteps> {
         self.limit = max(limit, 1)
     }
 
-    /// The forward entries, the next one first.
+    /// The forward entries, the next one first: the screens ``forward()``
+    /// can bring back.
     public var forwardSteps: [Path.Step] { forwardStack.steps.reversed() }
-
-    /// How many screens ``forward()`` can bring back.
-    public var forwardCount: Int { forwardStack.count }
 
     /// The screens that were on top, the newest first, each once.
     public var recentlyViewed: [Path.Step] { recentStack.steps.reversed() }
 
     /// Pushes `step`: a new navigation, so the forward entries are cleared.
     public mutating func push(_ step: Path.Step) {
-        path.appendStep(step)
+        path.append(step)
         forwardStack = Path()
         viewed(step)
     }
@@ -77,7 +71,7 @@ public struct NavigationHistory<Path: NavigationSteps> {
     public mutating func replacePath(with newPath: Path) {
         path = newPath
         forwardStack = Path()
-        if let top = path.lastStep { viewed(top) }
+        if let top = path.last { viewed(top) }
     }
 
     /// Pops up to `k` screens, each kept as a forward entry.
@@ -85,13 +79,13 @@ public struct NavigationHistory<Path: NavigationSteps> {
     @discardableResult
     public mutating func back(_ k: Int = 1) -> Int {
         var popped = 0
-        while popped < k, let step = path.removeLastStep() {
-            forwardStack.appendStep(step)
+        while popped < k, let step = path.popLast() {
+            forwardStack.append(step)
             popped += 1
         }
         guard popped > 0 else { return 0 }
         forwardStack = Self.keepingTop(limit, of: forwardStack)
-        if let top = path.lastStep { viewed(top) }
+        if let top = path.last { viewed(top) }
         return popped
     }
 
@@ -104,8 +98,8 @@ public struct NavigationHistory<Path: NavigationSteps> {
     /// - Returns: `false` when there is none.
     @discardableResult
     public mutating func forward() -> Bool {
-        guard let step = forwardStack.removeLastStep() else { return false }
-        path.appendStep(step)
+        guard let step = forwardStack.popLast() else { return false }
+        path.append(step)
         viewed(step)
         return true
     }
