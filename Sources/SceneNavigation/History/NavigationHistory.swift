@@ -9,8 +9,9 @@
 /// * ``recentlyViewed`` lists the screens that were on top, newest first,
 ///   each once.
 ///
-/// Both lists are bounded by ``limit``: the farthest forward entries and the
-/// oldest recently viewed screens fall off. A history is stored like a path
+/// Both lists are bounded by the `limit` given to ``init(_:limit:)`` (50 by
+/// default): the farthest forward entries and the oldest recently viewed
+/// screens fall off. A history is stored like a path
 /// (``PathCodec/history(_:limit:)``), under one key, and restored with its
 /// forward entries after a quit or a crash.
 ///
@@ -31,7 +32,7 @@ public struct NavigationHistory<Path: NavigationSteps> {
     var recentStack: Path
     /// How many forward entries, and how many recently viewed screens, are
     /// kept at most.
-    public let limit: Int
+    let limit: Int
 
     /// A history at `path`, with no forward entry and nothing viewed yet.
     /// - Parameters:

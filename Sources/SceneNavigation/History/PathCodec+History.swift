@@ -25,7 +25,7 @@ extension PathCodec {
     /// - Parameters:
     ///   - path: how each element is stored: ``scenePath(types:policy:)``,
     ///     ``stack(of:policy:)`` or ``references(to:policy:resolve:)``.
-    ///   - limit: the history's ``NavigationHistory/limit``: how many
+    ///   - limit: as in ``NavigationHistory/init(_:limit:)``: how many
     ///     forward entries and recently viewed screens it keeps.
     public static func history<Steps>(
         _ path: PathCodec<Steps>, limit: Int = 50
