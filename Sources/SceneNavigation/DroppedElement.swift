@@ -88,10 +88,10 @@ extension DroppedElement: CustomStringConvertible {
         case .forward: "forward: "
         case .recentlyViewed: "recently viewed: "
         }
-        guard let strictError else {
-            guard case .unresolved(let reference) = reason else { return list }
+        if case .unresolved(let reference) = reason {
             return list + "no longer exists: \(reference)"
         }
-        return list + strictError.description
+        // The others read as the error a strict restore throws for them.
+        return list + (strictError.map(\.description) ?? "")
     }
 }
