@@ -45,8 +45,8 @@ extension Array where Element: Decodable {
                 elements.append(element)
             case .failure(let underlying):
                 let drop = DroppedElement(position: position, tag: nil, reason: .undecodable(underlying: underlying))
-                if policy == .strict {
-                    throw drop.strictError
+                if policy == .strict, let refusal = drop.strictError {
+                    throw refusal
                 }
                 dropped.append(drop)
             }

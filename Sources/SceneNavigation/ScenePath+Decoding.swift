@@ -55,21 +55,11 @@ extension ScenePath {
             case .undecodable(let tag, let underlying):
                 drop = DroppedElement(position: position, tag: tag, reason: .undecodable(underlying: underlying))
             }
-            if policy == .strict {
-                throw drop.strictError
+            if policy == .strict, let refusal = drop.strictError {
+                throw refusal
             }
             dropped.append(drop)
         }
         return RestoredPath(path: path, dropped: dropped)
-    }
-
-    /// Restores a path from the output of ``encoded(types:)``.
-    ///
-    /// The same as ``restore(from:types:policy:)`` without the report of
-    /// dropped elements; use that when a lenient restore should be logged.
-    ///
-    /// - Throws: See ``restore(from:types:policy:)``.
-    public init(decoding data: Data, types: ScenePathTypes, policy: PathDecodingPolicy) throws(ScenePathError) {
-        self = try Self.restore(from: data, types: types, policy: policy).path
     }
 }

@@ -8,6 +8,8 @@ extension ScenePath: Hashable {
         }
     }
 
+    /// Hashes the elements with their dynamic types, in order, so that
+    /// equal paths hash equally and `Int8(1)` and `1` need not.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(storage.count)
         for element in storage {

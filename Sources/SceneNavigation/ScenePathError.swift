@@ -31,6 +31,8 @@ public enum ScenePathError: Error, Sendable {
 }
 
 extension ScenePathError: CustomStringConvertible {
+    /// The element's position, its tag or type and the cause, as a log
+    /// line states them.
     public var description: String {
         switch self {
         case .unregisteredType(let typeName, let position):

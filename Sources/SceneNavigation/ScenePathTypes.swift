@@ -85,7 +85,7 @@ public struct ScenePathTypes: Sendable {
 
     /// Every registered tag, sorted (aliases are not tags: nothing is
     /// written under them).
-    public var tags: [String] {
+    var tags: [String] {
         Set(byType.values.map(\.tag)).sorted()
     }
 
@@ -93,7 +93,7 @@ public struct ScenePathTypes: Sendable {
     ///
     /// The lookup is by exact type: a subclass of a registered class is not
     /// registered by inheritance.
-    public func tag<Value>(for type: Value.Type) -> String? {
+    func tag<Value>(for type: Value.Type) -> String? {
         byType[ObjectIdentifier(type)]?.tag
     }
 
@@ -112,9 +112,9 @@ extension ScenePathTypes {
     /// One element type and the tag it is stored under.
     public struct Registration: Sendable {
         /// The tag written next to each element of this type.
-        public let tag: String
+        let tag: String
         /// Older tags that also read as this type (never written).
-        public let aliases: [String]
+        let aliases: [String]
 
         let typeID: ObjectIdentifier
 

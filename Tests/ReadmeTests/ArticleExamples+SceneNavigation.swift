@@ -53,7 +53,7 @@ enum SceneNavigationArticle {
     static func restoreByIdentity(recipes: inout [Recipe]) throws {
         let data = try recipes.encodedReferences()
         let restored = try [Recipe].restore(references: data, policy: .lenient) { model.recipe(id: $0) }
-        recipes = restored.path         // restored.unresolved lists the deleted IDs
+        recipes = restored.path         // restored.dropped lists the deleted IDs
     }
 }
 
@@ -78,7 +78,7 @@ enum RestoringNavigationArticle {
         var path = binding.restore()?.path ?? []         // once, at launch: deleted IDs are left out
         let before = path
         path.append(pancakes)
-        path = try binding.save(path, from: before)      // on every change; show what it returns
+        path = try await binding.commit(path, from: before)  // on every change; show what it returns
         for await latest in binding.externalChanges() {  // another window navigated
             path = latest.path
         }

@@ -131,3 +131,21 @@ struct Catalog {
         }
     }
 }
+
+extension RestoredPath {
+    /// The references a restore by reference found no value for, in
+    /// stored order, read as `Reference`s.
+    func unresolved<Reference>(as type: Reference.Type) -> [Reference] {
+        dropped.compactMap { element in
+            if case .unresolved(let reference) = element.reason { reference as? Reference } else { nil }
+        }
+    }
+}
+
+extension ScenePath {
+    /// The element at `position` as a `Value`; `nil` out of bounds or for
+    /// another type (a path is a collection: `path[position] as? Value`).
+    func element<Value>(at position: Int, as type: Value.Type) -> Value? {
+        indices.contains(position) ? self[position] as? Value : nil
+    }
+}

@@ -5,7 +5,7 @@ import Testing
 @Suite struct PathReferencingTests {
     @Test func identifiableReferenceIsItsID() {
         #expect(dune.pathReference == 1)
-        #expect([dune, emma].pathReferences == [1, 2])
+        #expect([dune, emma].map(\.pathReference) == [1, 2])
     }
 
     @Test func restoreByIDDropsDeletedAndKeepsOrder() throws {
@@ -17,9 +17,9 @@ import Testing
         model[3] = nil
         let restored = try [Book].restore(references: data, policy: .lenient) { model[$0] }
         #expect(restored.path == [dune, emma])
-        #expect(restored.unresolved == [3, 3])
-        #expect(restored.dropped.isEmpty)
-        #expect(!restored.isComplete)
+        #expect(restored.unresolved(as: Int.self) == [3, 3])
+        #expect(restored.dropped.map(\.position) == [0, 3])
+        #expect(restored.dropped.map(\.description) == ["no longer exists: 3", "no longer exists: 3"])
     }
 
     @Test func restoreResolvesAgainstCurrentData() throws {
@@ -27,7 +27,7 @@ import Testing
         let edited = Book(id: 1, title: "Dune (revised)", author: "Frank Herbert")
         let restored = try [Book].restore(references: data, policy: .strict) { $0 == 1 ? edited : nil }
         #expect(restored.path == [edited])
-        #expect(restored.isComplete)
+        #expect(restored.dropped.isEmpty)
     }
 
     @Test func enumWithIDsDropsDeletedCasesAndKeepsOrder() throws {
@@ -47,7 +47,7 @@ import Testing
             catalog.contains(selection) ? selection : nil
         }
         #expect(restored.path == [.movie(movie.id), .book(emma.id), .settings])
-        #expect(restored.unresolved == [.book(dune.id), .song(song.id)])
+        #expect(restored.unresolved(as: Selection.self) == [.book(dune.id), .song(song.id)])
     }
 
     @Test func enumCarryingValuesPersistsReferenceEnum() throws {
@@ -61,14 +61,7 @@ import Testing
         catalog.movies[movie.id] = nil
         let restored = try [Screen].restore(references: data, policy: .lenient, resolve: catalog.screen(for:))
         #expect(restored.path == [.song(song), .settings])
-        #expect(restored.unresolved == [.movie(movie.id)])
-    }
-
-    @Test func inMemoryResolveNeedsNoData() {
-        let model = [2: emma]
-        let restored = [Book].resolve([1, 2, 5], using: { model[$0] })
-        #expect(restored.path == [emma])
-        #expect(restored.unresolved == [1, 5])
+        #expect(restored.unresolved(as: Screen.Reference.self) == [.movie(movie.id)])
     }
 
     @Test func undecodableReferencesFollowThePolicy() throws {
@@ -77,9 +70,26 @@ import Testing
         let restored = try [Book].restore(references: data, policy: .lenient) { model[$0] }
         #expect(restored.path == [emma, dune])
         #expect(restored.dropped.map(\.position) == [1])
-        #expect(restored.unresolved.isEmpty)
+        #expect(restored.unresolved(as: Int.self).isEmpty)
         _ = #expect(throws: ScenePathError.self) {
             try [Book].restore(references: data, policy: .strict) { model[$0] }
         }
+    }
+
+    @Test func undecodableAndUnresolvedReferencesAreDroppedInStoredOrder() throws {
+        let data = Data(#"{"elements":[9,"x",1,7],"version":1}"#.utf8)
+        let model = [1: dune]
+        let restored = try [Book].restore(references: data, policy: .lenient) { model[$0] }
+        #expect(restored.path == [dune])
+        #expect(restored.dropped.map(\.position) == [0, 1, 3])
+        #expect(restored.unresolved(as: Int.self) == [9, 7])
+        guard case .undecodable = restored.dropped[1].reason else {
+            Issue.record("position 1 should be undecodable, is \(restored.dropped[1])")
+            return
+        }
+        // Strict refuses what does not decode, never what does not resolve.
+        let strict = try [Book].restore(references: Data(#"{"elements":[9,1],"version":1}"#.utf8), policy: .strict) { model[$0] }
+        #expect(strict.path == [dune])
+        #expect(strict.unresolved(as: Int.self) == [9])
     }
 }

@@ -17,18 +17,18 @@ import Testing
     @Test func mixedPathRoundTripsEqual() throws {
         let path = mixedPath()
         let data = try path.encoded(types: testTypes)
-        let strict = try ScenePath(decoding: data, types: testTypes, policy: .strict)
+        let strict = try ScenePath.restore(from: data, types: testTypes, policy: .strict).path
         #expect(strict == path)
         #expect(strict.hashValue == path.hashValue)
         let lenient = try ScenePath.restore(from: data, types: testTypes, policy: .lenient)
         #expect(lenient.path == path)
-        #expect(lenient.isComplete)
+        #expect(lenient.dropped.isEmpty)
     }
 
     @Test func emptyPathRoundTrips() throws {
         let data = try ScenePath().encoded(types: testTypes)
         #expect(data.utf8 == #"{"elements":[],"version":1}"#)
-        #expect(try ScenePath(decoding: data, types: testTypes, policy: .strict).isEmpty)
+        #expect(try ScenePath.restore(from: data, types: testTypes, policy: .strict).path.isEmpty)
     }
 
     @Test func encodingIsReadableWithSortedKeys() throws {
@@ -59,7 +59,7 @@ import Testing
 
     @Test func decodedPathReencodesToSameBytes() throws {
         let data = try mixedPath().encoded(types: testTypes)
-        let decoded = try ScenePath(decoding: data, types: testTypes, policy: .strict)
+        let decoded = try ScenePath.restore(from: data, types: testTypes, policy: .strict).path
         #expect(try decoded.encoded(types: testTypes) == data)
     }
 
@@ -98,7 +98,7 @@ import Testing
 
     @Test func unknownTagFailsStrictNamingPositionAndTag() {
         let error = #expect(throws: ScenePathError.self) {
-            try ScenePath(decoding: withStranger, types: testTypes, policy: .strict)
+            try ScenePath.restore(from: withStranger, types: testTypes, policy: .strict).path
         }
         guard case .unknownTag(let tag, let position) = error else {
             Issue.record("unexpected \(String(describing: error))")
@@ -129,7 +129,7 @@ import Testing
         let armed = ScenePathTypes([.init(Tripwire.self, tag: "probe")])
         let probe = try ScenePath([Tripwire(payload: "p")]).encoded(types: armed)
         tripwireDecoded.withLock { $0 = false }
-        _ = try ScenePath(decoding: probe, types: armed, policy: .strict)
+        _ = try ScenePath.restore(from: probe, types: armed, policy: .strict).path
         #expect(tripwireDecoded.withLock { $0 })
 
         // Now the file names it under its would-be tag and type name, but
@@ -142,7 +142,7 @@ import Testing
             {"tag":"probe","value":"d"}]}
             """.utf8)
         _ = #expect(throws: ScenePathError.self) {
-            try ScenePath(decoding: hostile, types: testTypes, policy: .strict)
+            try ScenePath.restore(from: hostile, types: testTypes, policy: .strict).path
         }
         let restored = try ScenePath.restore(from: hostile, types: testTypes, policy: .lenient)
         #expect(restored.path.isEmpty)
@@ -164,7 +164,7 @@ import Testing
     @Test func elementThatNoLongerDecodesFailsStrict() throws {
         let data = try oldBooks()
         let error = #expect(throws: ScenePathError.self) {
-            try ScenePath(decoding: data, types: testTypes, policy: .strict)
+            try ScenePath.restore(from: data, types: testTypes, policy: .strict).path
         }
         guard case .undecodableElement(let tag, let position, let underlying) = error else {
             Issue.record("unexpected \(String(describing: error))")
@@ -195,7 +195,7 @@ import Testing
         #expect(restored.dropped.map(\.position) == [0, 1, 2, 3, 4])
         #expect(restored.dropped.map(\.tag) == [nil, nil, nil, nil, "int"])
         let error = #expect(throws: ScenePathError.self) {
-            try ScenePath(decoding: data, types: testTypes, policy: .strict)
+            try ScenePath.restore(from: data, types: testTypes, policy: .strict).path
         }
         guard case .undecodableElement(nil, 0, _) = error else {
             Issue.record("unexpected \(String(describing: error))")
@@ -253,7 +253,7 @@ import Testing
         path.append(Date(timeIntervalSinceReferenceDate: 12345.5))
         path.append(Data([0, 1, 2, 255]))
         let data = try path.encoded(types: types)
-        #expect(try ScenePath(decoding: data, types: types, policy: .strict) == path)
+        #expect(try ScenePath.restore(from: data, types: types, policy: .strict).path == path)
         #expect(data.utf8.contains(#""https://example.com/a/b?c=d""#))
     }
 }

@@ -18,7 +18,7 @@ import Testing
         #expect(!path.isEmpty)
         #expect(path.element(at: 0, as: Int.self) == 5)
         #expect(path.element(at: 1, as: String.self) == "b")
-        #expect(path.last(as: Book.self) == dune)
+        #expect((path.last as? Book) == dune)
     }
 
     @Test func sequenceInitKeepsOrder() {
@@ -26,13 +26,19 @@ import Testing
         #expect(path.map { $0 as? Int } == [3, 1, 2])
     }
 
-    @Test func typedAccessReturnsNilForWrongTypeOrPosition() {
+    @Test func readingAnElementAsAnotherTypeGivesNil() {
         let path = ScenePath(["a"])
-        #expect(path.last(as: Int.self) == nil)
-        #expect(path.element(at: 0, as: Book.self) == nil)
-        #expect(path.element(at: 1, as: String.self) == nil)
-        #expect(path.element(at: -1, as: String.self) == nil)
-        #expect(ScenePath().last(as: String.self) == nil)
+        #expect((path.last as? Int) == nil)
+        #expect((path[0] as? Book) == nil)
+        #expect((ScenePath().last as? String) == nil)
+    }
+
+    @Test func popLastReturnsTheTopElement() {
+        var path = ScenePath([1, 2])
+        #expect(path.popLast() as? Int == 2)
+        #expect(path == ScenePath([1]))
+        #expect(path.popLast() as? Int == 1)
+        #expect(path.popLast() == nil)
     }
 
     @Test func removeLastStepsBackOne() {

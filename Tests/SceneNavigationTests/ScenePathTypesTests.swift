@@ -1,5 +1,5 @@
 import Foundation
-import SceneNavigation
+@testable import SceneNavigation
 import Testing
 
 @Suite struct ScenePathTypesTests {
@@ -34,9 +34,9 @@ import Testing
         let types = ScenePathTypes([.init(Int.self, tag: "number")])
         let data = try ScenePath([4]).encoded(types: types)
         #expect(data.utf8 == #"{"elements":[{"tag":"number","value":4}],"version":1}"#)
-        #expect(try ScenePath(decoding: data, types: types, policy: .strict) == ScenePath([4]))
+        #expect(try ScenePath.restore(from: data, types: types, policy: .strict).path == ScenePath([4]))
         _ = #expect(throws: ScenePathError.self) {
-            try ScenePath(decoding: data, types: testTypes, policy: .strict)
+            try ScenePath.restore(from: data, types: testTypes, policy: .strict).path
         }
     }
 
@@ -45,8 +45,8 @@ import Testing
         let data = try ScenePath([BookBeforeRename(id: 1, title: "t", pages: 2)]).encoded(types: old)
         #expect(data.utf8.contains(#""tag":"BookBeforeRename""#))
         let renamed = ScenePathTypes([.init(RenamedBook.self, tag: "BookBeforeRename")])
-        let path = try ScenePath(decoding: data, types: renamed, policy: .strict)
-        #expect(path.last(as: RenamedBook.self) == RenamedBook(id: 1, title: "t", pages: 2))
+        let path = try ScenePath.restore(from: data, types: renamed, policy: .strict).path
+        #expect((path.last as? RenamedBook) == RenamedBook(id: 1, title: "t", pages: 2))
     }
 
     /// A renamed tag kept as an alias: the old paths restore, the next
@@ -61,9 +61,9 @@ import Testing
         #expect(renamed.tags == ["book", "int"], "an alias is not a tag")
         #expect(renamed.tag(for: RenamedBook.self) == "book")
 
-        let path = try ScenePath(decoding: stored, types: renamed, policy: .strict)
+        let path = try ScenePath.restore(from: stored, types: renamed, policy: .strict).path
         #expect(path.count == 2)
-        #expect(path.last(as: RenamedBook.self) == RenamedBook(id: 1, title: "t", pages: 2))
+        #expect((path.last as? RenamedBook) == RenamedBook(id: 1, title: "t", pages: 2))
         let rewritten = try path.encoded(types: renamed)
         #expect(rewritten.utf8.contains(#""tag":"book""#))
         #expect(!rewritten.utf8.contains(#"BookBeforeRename"#))

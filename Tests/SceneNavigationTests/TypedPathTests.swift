@@ -8,7 +8,7 @@ import Testing
         let data = try books.encodedPath()
         let restored = try [Book].restore(from: data, policy: .strict)
         #expect(restored.path == books)
-        #expect(restored.isComplete)
+        #expect(restored.dropped.isEmpty)
     }
 
     @Test func encodingIsDeterministicAndReadable() throws {

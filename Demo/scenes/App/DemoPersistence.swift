@@ -50,7 +50,9 @@ struct DemoPersistence: Sendable {
             // what no longer decodes is reported as the codec says.
             let stored = libraryAsStored.restore()?.path.path ?? []
             let gone = stored.filter { !catalog.contains($0) }.map(catalog.describeGone)
-            let undecodable = restored.dropped.filter { !$0.hasPrefix("no longer exists") }
+            let undecodable = restored.dropped.filter { element in
+                if case .unresolved = element.reason, element.list == .path { false } else { true }
+            }.map(\.description)
             dropped += (gone.map { "\($0) was removed from the catalog" } + undecodable).map { "library: \($0)" }
         }
         if let data = store.value(forKey: DemoKeys.cursors, as: Data.self),

@@ -14,9 +14,9 @@ struct DemoState: Equatable, Sendable {
     /// How many screens `forward` brings back on the selected tab.
     var forwardCount: Int {
         switch tab {
-        case .mixed: mixed.forwardCount
-        case .books: books.forwardCount
-        case .library: library.forwardCount
+        case .mixed: mixed.forwardSteps.count
+        case .books: books.forwardSteps.count
+        case .library: library.forwardSteps.count
         }
     }
 

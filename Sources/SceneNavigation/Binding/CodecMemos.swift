@@ -33,7 +33,7 @@ extension PathBinding {
 
     /// `codec.decode(data)`, from the memo when `data` is the one decoded
     /// last and the codec reads the bytes alone.
-    func decoding(of data: Data) throws -> PathCodec<Path>.Decoded {
+    func decoding(of data: Data) throws -> RestoredPath<Path> {
         guard codec.decodesBytesAlone else { return try codec.decode(data) }
         return try decodings.value(for: data, codec.decode)
     }

@@ -59,11 +59,12 @@ public final class BoundPath {
     /// read); cleared by the next successful save.
     public fileprivate(set) var lastError: (any Error)?
 
-    /// The elements of the stored path this process could not restore, one
-    /// description each (unknown tag, no longer decodes, no longer exists).
-    /// They are not in the model; the binding keeps them in the store, in
-    /// place, and only a pop below them takes them out.
-    public fileprivate(set) var keptAside: [String] = []
+    /// The elements of the stored path this process could not restore
+    /// (unknown tag, no longer decodes, no longer exists), as the last
+    /// restore or commit listed them. They are not in the model; the
+    /// binding keeps them in the store, in place, and only a pop below them
+    /// takes them out.
+    public fileprivate(set) var keptAside: [DroppedElement] = []
 
     fileprivate init() {}
 
@@ -230,7 +231,7 @@ private final class BoundLink<Model: Observable & AnyObject, Path: Equatable & S
         }
     }
 
-    private func show(_ decoded: PathCodec<Path>.Decoded) {
+    private func show(_ decoded: RestoredPath<Path>) {
         synced = decoded.path
         bound?.keptAside = decoded.dropped
         if let model {

@@ -5,16 +5,13 @@ extension PathBinding {
     /// The path the key holds, each time another process changes it or the
     /// scene is discarded: decoded when the consumer reads it, so a consumer
     /// that falls behind skips to the latest path and never sees an older
-    /// one after a newer. A removed key or a discarded scene reads as
-    /// `empty` (by default the codec's empty path). Finishes when the store
+    /// one after a newer. A removed key or a discarded scene reads as the
+    /// empty path (no element, an empty history). Finishes when the store
     /// closes or the consuming task is cancelled.
-    ///
-    /// - Parameter empty: what a removed key reads as; `nil` uses
-    ///   ``PathCodec/empty``.
-    public func externalChanges(empty: Path? = nil) -> AsyncStream<PathCodec<Path>.Decoded> {
+    public func externalChanges() -> AsyncStream<RestoredPath<Path>> {
         let signals = changeSignals(includingLocal: false)
         let reader = SignalReader(signals)
-        let empty = empty ?? emptyPath
+        let empty = emptyPath
         // Cancelling the consumer cancels its wait for a signal, which ends
         // the signals and their subscription.
         return AsyncStream {
@@ -27,9 +24,9 @@ extension PathBinding {
 
     /// The path the key holds now; `empty` when it holds none, `nil` when
     /// that is unknown or the stored data does not decode (logged).
-    func current(empty: Path?) -> PathCodec<Path>.Decoded? {
+    func current(empty: Path?) -> RestoredPath<Path>? {
         guard let data = store.value(forKey: key, as: Data.self) else {
-            return empty.map { PathCodec.Decoded(path: $0, dropped: []) }
+            return empty.map { RestoredPath(path: $0, dropped: []) }
         }
         return decode(data)
     }

@@ -2,23 +2,38 @@ import Foundation
 import SceneStore
 
 extension PathBinding {
-    /// Saves `path`, edited from `base` (`nil`: from what the key holds),
-    /// over what the key holds now without erasing what this process cannot
-    /// restore; see ``save(_:from:)``.
+    /// Sets `path`, edited from `base` (`nil`: from what the key holds),
+    /// over what the key holds in the store's memory now, without erasing
+    /// what this process cannot restore: ``commit(_:from:)`` without the
+    /// scene lock, for a bound model's edit that a commit could not get
+    /// through (the store's next save writes it).
     /// - Returns: what the key holds afterwards, as this process restores it.
-    func write(_ path: Path, from base: Path?) throws -> PathCodec<Path>.Decoded {
+    func write(_ path: Path, from base: Path?) throws -> RestoredPath<Path> {
         let (data, decoded) = try merge(path, from: base, over: store.value(forKey: key, as: Data.self))
         try store.set(data, forKey: key)
         return try decoded ?? decoding(of: data)
     }
 
-    /// Like ``save(_:from:)``, as one read-modify-write under the scene lock
-    /// (`SceneStore.update(forKey:default:_:)`): the edit is applied to
-    /// what the key holds on disk at that instant, so two processes pushing
-    /// at the same moment both keep their element. Durable when it returns.
+    /// Stores the edit that turned `base` into `path`, applied to what the
+    /// key holds on disk, as one read-modify-write under the scene lock
+    /// (`SceneStore.update(forKey:default:_:)`), and returns the path the
+    /// key then holds. Durable when it returns.
     ///
-    /// - Returns: the path stored now, as this process restores it.
-    /// - Throws: as ``save(_:)``, plus the store's save errors.
+    /// The result is `path` unless the key changed since the caller read
+    /// `base`: when the caller only pushed onto `base` and another process
+    /// pushed onto it too, their elements stay and the caller's go on top
+    /// (two windows pushing at the same moment both keep their screen). The
+    /// stored elements this process cannot restore stay in place as long as
+    /// the elements under them stay.
+    ///
+    /// - Parameters:
+    ///   - path: the caller's path after the edit.
+    ///   - base: the path the caller edited (what it last restored,
+    ///     committed or received).
+    /// - Returns: the path stored now, as this process restores it; show it.
+    /// - Throws: ``PathBindingError`` when the key holds a path this process
+    ///   cannot read (nothing is written); the codec's encoding error; the
+    ///   store's limit and save errors.
     @discardableResult
     public func commit(_ path: Path, from base: Path) async throws -> Path {
         try await commitDecoded(path, from: base).path
@@ -26,18 +41,18 @@ extension PathBinding {
 
     /// ``commit(_:from:)``, returning what the key holds afterwards with
     /// the elements this process could not restore listed.
-    func commitDecoded(_ path: Path, from base: Path?) async throws -> PathCodec<Path>.Decoded {
+    func commitDecoded(_ path: Path, from base: Path?) async throws -> RestoredPath<Path> {
         let binding = self
         // The merge's own reading of what it stored, when it has one (the
         // edit applied as is): no need to decode those bytes again.
-        let merged = Locked<PathCodec<Path>.Decoded?>(nil)
+        let merged = Locked<RestoredPath<Path>?>(nil)
         let stored: Data? = try await store.update(forKey: key, default: nil) { current in
             let (data, decoded) = try binding.merge(path, from: base, over: current)
             merged.withLock { $0 = decoded }
             return data
         }
         if let decoded = merged.withLock({ $0 }) { return decoded }
-        guard let stored else { return PathCodec.Decoded(path: path, dropped: []) }
+        guard let stored else { return RestoredPath(path: path, dropped: []) }
         return try decoding(of: stored)
     }
 
@@ -45,16 +60,16 @@ extension PathBinding {
     /// the key holds), and its decoding when it is simply `path`.
     func merge(
         _ path: Path, from base: Path?, over data: Data?
-    ) throws -> (data: Data, decoded: PathCodec<Path>.Decoded?) {
+    ) throws -> (data: Data, decoded: RestoredPath<Path>?) {
         // The key holds exactly the path the caller edited (the usual case:
         // nobody else wrote it meanwhile, and it holds nothing this process
         // cannot restore): the edit is the whole answer, nothing to decode.
         // Base first: it is usually the path the memo holds.
         let holdsBase = try base.map { try encoding(of: $0) == data } ?? false
         let mine = try encoding(of: path)
-        let plain = (data: mine, decoded: Optional(PathCodec.Decoded(path: path, dropped: [])))
+        let plain = (data: mine, decoded: Optional(RestoredPath(path: path, dropped: [])))
         guard let data, !holdsBase else { return plain }
-        let current: PathCodec<Path>.Decoded
+        let current: RestoredPath<Path>
         do {
             current = try decoding(of: data)
         } catch ScenePathError.corruptData(let underlying) {
@@ -71,7 +86,8 @@ extension PathBinding {
               stored.elements.count == restored.count, let mineParts = StoredParts(of: mine)
         else {
             guard current.dropped.isEmpty else {
-                throw PathBindingError.wouldDropElements(scene: store.id.rawValue, key: key, dropped: current.dropped)
+                throw PathBindingError.unreadableStoredPath(
+                    scene: store.id.rawValue, key: key, underlying: ElementsLeftOut(dropped: current.dropped))
             }
             return plain
         }
@@ -81,5 +97,16 @@ extension PathBinding {
             restored: (restored, current.forwardRestored, current.recentRestored))
         if merged == mineParts { return plain }
         return (try merged.encoded(), nil)
+    }
+}
+
+/// Why a binding whose codec has no element-by-element form (a codec of
+/// one's own) refuses to save over a path it did not fully restore.
+struct ElementsLeftOut: Error, CustomStringConvertible {
+    var dropped: [DroppedElement]
+
+    var description: String {
+        "it would drop \(dropped.count) element(s) that the codec cannot write back ("
+            + dropped.map(\.description).joined(separator: "; ") + ")"
     }
 }

@@ -5,21 +5,15 @@ public enum PathBindingError: Error, Sendable {
     /// The key holds a path this process cannot read at all (a newer
     /// format version, or an element a `.strict` codec refuses).
     case unreadableStoredPath(scene: String, key: String, underlying: any Error)
-
-    /// The key holds elements the codec left out, and the codec has no
-    /// element-by-element form to write them back in place (a codec of your
-    /// own; the factories' codecs always have one).
-    case wouldDropElements(scene: String, key: String, dropped: [String])
 }
 
 extension PathBindingError: CustomStringConvertible {
+    /// The scene, the key and why the stored path could not be read, as a
+    /// log line states them.
     public var description: String {
         switch self {
         case .unreadableStoredPath(let scene, let key, let underlying):
             "not saving over the path in \(scene)/\(key), which this process cannot read: \(underlying)"
-        case .wouldDropElements(let scene, let key, let dropped):
-            "not saving over the path in \(scene)/\(key): it would drop \(dropped.count) element(s) "
-                + "this process cannot restore (" + dropped.joined(separator: "; ") + ")"
         }
     }
 }

@@ -9,8 +9,9 @@
 /// * ``recentlyViewed`` lists the screens that were on top, newest first,
 ///   each once.
 ///
-/// Both lists are bounded by ``limit``: the farthest forward entries and the
-/// oldest recently viewed screens fall off. A history is stored like a path
+/// Both lists are bounded by the `limit` given to ``init(_:limit:)`` (50 by
+/// default): the farthest forward entries and the oldest recently viewed
+/// screens fall off. A history is stored like a path
 /// (``PathCodec/history(_:limit:)``), under one key, and restored with its
 /// forward entries after a quit or a crash.
 ///
@@ -31,18 +32,14 @@ public struct NavigationHistory<Path: NavigationSteps> {
     var recentStack: Path
     /// How many forward entries, and how many recently viewed screens, are
     /// kept at most.
-    public let limit: Int
-
-    /// The number of forward entries and recently viewed screens kept when
-    /// no limit is given.
-    public static var defaultLimit: Int { 50 }
+    let limit: Int
 
     /// A history at `path`, with no forward entry and nothing viewed yet.
     /// - Parameters:
     ///   - path: the screens shown, root first.
     ///   - limit: how many forward entries and recently viewed screens are
-    ///     kept (at least 1).
-    public init(_ path: Path = Path(), limit: Int = Self.defaultLimit) {
+    ///     kept (at least 1; 50 by default).
+    public init(_ path: Path = Path(), limit: Int = 50) {
         self.path = path
         forwardStack = Path()
         recentStack = Path()
@@ -56,18 +53,16 @@ public struct NavigationHistory<Path: NavigationSteps> {
         self.limit = max(limit, 1)
     }
 
-    /// The forward entries, the next one first.
+    /// The forward entries, the next one first: the screens ``forward()``
+    /// can bring back.
     public var forwardSteps: [Path.Step] { forwardStack.steps.reversed() }
-
-    /// How many screens ``forward()`` can bring back.
-    public var forwardCount: Int { forwardStack.count }
 
     /// The screens that were on top, the newest first, each once.
     public var recentlyViewed: [Path.Step] { recentStack.steps.reversed() }
 
     /// Pushes `step`: a new navigation, so the forward entries are cleared.
     public mutating func push(_ step: Path.Step) {
-        path.appendStep(step)
+        path.append(step)
         forwardStack = Path()
         viewed(step)
     }
@@ -77,7 +72,7 @@ public struct NavigationHistory<Path: NavigationSteps> {
     public mutating func replacePath(with newPath: Path) {
         path = newPath
         forwardStack = Path()
-        if let top = path.lastStep { viewed(top) }
+        if let top = path.last { viewed(top) }
     }
 
     /// Pops up to `k` screens, each kept as a forward entry.
@@ -85,13 +80,13 @@ public struct NavigationHistory<Path: NavigationSteps> {
     @discardableResult
     public mutating func back(_ k: Int = 1) -> Int {
         var popped = 0
-        while popped < k, let step = path.removeLastStep() {
-            forwardStack.appendStep(step)
+        while popped < k, let step = path.popLast() {
+            forwardStack.append(step)
             popped += 1
         }
         guard popped > 0 else { return 0 }
         forwardStack = Self.keepingTop(limit, of: forwardStack)
-        if let top = path.lastStep { viewed(top) }
+        if let top = path.last { viewed(top) }
         return popped
     }
 
@@ -104,8 +99,8 @@ public struct NavigationHistory<Path: NavigationSteps> {
     /// - Returns: `false` when there is none.
     @discardableResult
     public mutating func forward() -> Bool {
-        guard let step = forwardStack.removeLastStep() else { return false }
-        path.appendStep(step)
+        guard let step = forwardStack.popLast() else { return false }
+        path.append(step)
         viewed(step)
         return true
     }

@@ -2,7 +2,8 @@
 /// steps (screens), pushed and popped one at a time.
 ///
 /// ``ScenePath`` (steps of any registered type) and arrays (typed stacks)
-/// are such paths.
+/// are such paths; their own `append(_:)`, `popLast()` and `last` are the
+/// requirements.
 public protocol NavigationSteps: Equatable {
     /// One screen of the path.
     associatedtype Step
@@ -14,38 +15,18 @@ public protocol NavigationSteps: Equatable {
     var count: Int { get }
 
     /// The step on top, if any.
-    var lastStep: Step? { get }
+    var last: Step? { get }
 
     /// Pushes `step` on top.
-    mutating func appendStep(_ step: Step)
+    mutating func append(_ step: Step)
 
     /// Pops the step on top and returns it (`nil` at the root).
-    mutating func removeLastStep() -> Step?
+    mutating func popLast() -> Step?
 }
 
-extension ScenePath: NavigationSteps {
-    public var lastStep: (any ScenePathElement)? { storage.last }
+extension ScenePath: NavigationSteps {}
 
-    public mutating func appendStep(_ step: any ScenePathElement) {
-        storage.append(step)
-    }
-
-    public mutating func removeLastStep() -> (any ScenePathElement)? {
-        storage.popLast()
-    }
-}
-
-extension Array: NavigationSteps where Element: Equatable {
-    public var lastStep: Element? { last }
-
-    public mutating func appendStep(_ step: Element) {
-        append(step)
-    }
-
-    public mutating func removeLastStep() -> Element? {
-        popLast()
-    }
-}
+extension Array: NavigationSteps where Element: Equatable {}
 
 extension NavigationSteps {
     /// The steps, bottom first.
@@ -53,14 +34,14 @@ extension NavigationSteps {
         var copy = self
         var reversed: [Step] = []
         reversed.reserveCapacity(count)
-        while let step = copy.removeLastStep() { reversed.append(step) }
+        while let step = copy.popLast() { reversed.append(step) }
         return reversed.reversed()
     }
 
     /// A path of `steps`, bottom first.
     init(steps: some Sequence<Step>) {
         self.init()
-        for step in steps { appendStep(step) }
+        for step in steps { append(step) }
     }
 
     /// Whether two steps are the same screen (equal as one-step paths).

@@ -18,15 +18,17 @@ extension PathCodec {
     /// ``PathBinding``) restores with no forward entry; a history with
     /// neither list is stored exactly as its path. Elements of either list
     /// that `path` cannot restore (a tag no longer registered) are left out
-    /// of the restored history, listed in ``PathCodec/Decoded/dropped``, and
-    /// kept in the store by a binding's saves, in place, like path elements.
+    /// of the restored history, listed in ``RestoredPath/dropped`` (with
+    /// their ``DroppedElement/list``), and kept in the store by a binding's
+    /// saves, in place, like path elements.
     ///
     /// - Parameters:
     ///   - path: how each element is stored: ``scenePath(types:policy:)``,
     ///     ``stack(of:policy:)`` or ``references(to:policy:resolve:)``.
-    ///   - limit: the history's ``NavigationHistory/limit``.
+    ///   - limit: as in ``NavigationHistory/init(_:limit:)``: how many
+    ///     forward entries and recently viewed screens it keeps.
     public static func history<Steps>(
-        _ path: PathCodec<Steps>, limit: Int = NavigationHistory<Steps>.defaultLimit
+        _ path: PathCodec<Steps>, limit: Int = 50
     ) -> Self where Path == NavigationHistory<Steps>, Steps: Sendable {
         var codec = PathCodec(
             empty: NavigationHistory(limit: limit),
@@ -58,7 +60,7 @@ extension PathCodec {
                          recent: parts.recent.isEmpty ? nil : try? StoredParts.pathDocument(parts.recent))
                     }
                 guard let lists, lists.forward != nil || lists.recent != nil else {
-                    var decoded = Decoded(
+                    var decoded = RestoredPath(
                         path: NavigationHistory(path: whole.path, forwardStack: Steps(), recentStack: Steps(), limit: limit),
                         dropped: whole.dropped)
                     decoded.restored = whole.restored
@@ -66,11 +68,11 @@ extension PathCodec {
                 }
                 let forward = try path.decode(lists.forward ?? StoredParts.pathDocument([]))
                 let recent = try path.decode(lists.recent ?? StoredParts.pathDocument([]))
-                var decoded = Decoded(
+                var decoded = RestoredPath(
                     path: NavigationHistory(
                         path: whole.path, forwardStack: forward.path, recentStack: recent.path, limit: limit),
-                    dropped: whole.dropped + forward.dropped.map { "forward: \($0)" }
-                        + recent.dropped.map { "recently viewed: \($0)" })
+                    dropped: whole.dropped + forward.dropped.map { $0.found(in: .forward) }
+                        + recent.dropped.map { $0.found(in: .recentlyViewed) })
                 decoded.restored = whole.restored
                 decoded.forwardRestored = forward.restored
                 decoded.recentRestored = recent.restored

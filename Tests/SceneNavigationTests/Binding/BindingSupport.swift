@@ -2,7 +2,7 @@ import Dispatch
 import Foundation
 import Logging
 import Observation
-import SceneNavigation
+@testable import SceneNavigation
 import SceneStore
 import SceneStoreTesting
 
@@ -70,4 +70,14 @@ final class LocalWrites: Sendable {
     var values: [SceneValue?] { recorded.values.withLock { $0 } }
 
     deinit { task.cancel() }
+}
+
+extension PathBinding {
+    /// Sets `path` in the store's memory over what the key holds, keeping
+    /// in place what this process cannot restore, without the scene lock:
+    /// the merge a commit makes, as a window whose commit could not get
+    /// through hands its edit to the store (`write(_:from:)`, internal).
+    func write(_ path: Path) throws {
+        _ = try write(path, from: nil)
+    }
 }

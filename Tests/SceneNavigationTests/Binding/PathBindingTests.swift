@@ -22,7 +22,7 @@ import Testing
     @Test func relaunchRestoresTheExactPath() async throws {
         let fixture = try SceneStoreFixture()
         let path = samplePath()
-        try await binding(fixture.registry.store(for: "main")).save(path)
+        try await binding(fixture.registry.store(for: "main")).write(path)
         let relaunched = try await fixture.relaunch()
         let restored = try await #require(binding(relaunched.store(for: "main")).restore())
         #expect(restored.path == path)
@@ -35,11 +35,11 @@ import Testing
         let fixture = try SceneStoreFixture(configuration: .testing(savePolicy: .onFlush))
         let store = try await fixture.registry.store(for: "main")
         var path = samplePath()
-        try binding(store).save(path)
+        try binding(store).write(path)
         try await store.flush()
         let flushed = path
         path.append(99)
-        try binding(store).save(path)
+        try binding(store).write(path)
         let relaunched = try fixture.crash()
         await #expect(try binding(relaunched.store(for: "main")).restore()?.path == flushed)
         await fixture.tearDown()
@@ -49,12 +49,12 @@ import Testing
         let fixture = try SceneStoreFixture()
         let store = try await fixture.registry.store(for: "main")
         let books = PathBinding(store: store, key: "books", codec: .stack(of: Book.self))
-        try books.save([dune, emma])
+        try books.write([dune, emma])
         let library = [dune, emma, ulysses]
         let byID = PathBinding(store: store, key: "byID", codec: .references(to: Book.self) { id in
             library.first { $0.id == id }
         })
-        try byID.save([ulysses, dune])
+        try byID.write([ulysses, dune])
         let relaunched = try await fixture.relaunch()
         let store2 = try await relaunched.store(for: "main")
         #expect(PathBinding(store: store2, key: "books", codec: .stack(of: Book.self)).restore()?.path == [dune, emma])
@@ -78,7 +78,7 @@ import Testing
         let byID = PathBinding(store: store, key: "byID", codec: .references(to: Book.self) { id in
             library.withLock { books in books.first { $0.id == id } }
         })
-        try byID.save([ulysses, dune])
+        try byID.write([ulysses, dune])
         #expect(byID.restore()?.path == [ulysses, dune])
         library.withLock { $0.removeAll { $0 == dune } }
         #expect(byID.restore()?.path == [ulysses])
@@ -87,7 +87,7 @@ import Testing
         var books = NavigationHistory<[Book]>()
         books.push(dune)
         books.push(emma)
-        try history.save(books)
+        try history.write(books)
         let first = history.restore()
         #expect(first?.path == books)
         #expect(history.restore()?.path == first?.path)
@@ -98,7 +98,7 @@ import Testing
         let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .writeThrough))
         let store = try await fixture.registry.store(for: "main")
         let mine = binding(store)
-        let arrivals = mine.externalChanges(empty: ScenePath())
+        let arrivals = mine.externalChanges()
 
         // Another writer, meeting this one only through the disk, as
         // another process would (real processes: ScenesCLITests).
@@ -120,7 +120,7 @@ import Testing
     @Test @MainActor func observableModelIsRestoredSavedAndFollowsOthers() async throws {
         let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .writeThrough))
         let store = try await fixture.registry.store(for: "main")
-        try binding(store).save(samplePath())
+        try binding(store).write(samplePath())
 
         let model = NavigationModel()
         let modelChanges = model.pathChanges()
@@ -137,7 +137,7 @@ import Testing
 
         // Another registry on the root (another process to this one) pops to root.
         let other = try fixture.otherRegistry(configuration: .init(savePolicy: .writeThrough))
-        try await binding(other.store(for: "main")).save(ScenePath())
+        try await binding(other.store(for: "main")).write(ScenePath())
         try await other.store(for: "main").flush()
         // The model follows, on the main actor.
         #expect(await modelChanges.first { $0.isEmpty } != nil)

@@ -1,6 +1,6 @@
 import Foundation
 import PropertyBased
-import SceneNavigation
+@testable import SceneNavigation
 import Testing
 
 /// Random sequences of push / back / forward / root / deep link, checked
@@ -103,7 +103,7 @@ import Testing
             let (history, model) = Self.run(seeds, limit: limit)
             #expect(history.path == model.path)
             #expect(history.forwardSteps == model.forwardEntries)
-            #expect(history.forwardCount == model.forwardEntries.count)
+            #expect(history.forwardSteps.count == model.forwardEntries.count)
             #expect(history.recentlyViewed == model.recent)
         }
     }

@@ -52,8 +52,8 @@ extension CrossProcessSync {
                 let data = try await #require(try reader.store(for: "main").value(forKey: "mixed.path", as: Data.self))
                 let path = try ScenePath.restore(from: data, types: types, policy: .strict).path
                 try await reader.close()
-                let elements = path.indices.map { index in
-                    path.element(at: index, as: String.self) ?? path.element(at: index, as: Int.self).map(String.init) ?? "?"
+                let elements = path.map { element in
+                    element as? String ?? (element as? Int).map(String.init) ?? "?"
                 }
                 let leftPushes = (0..<Self.pushes).map { "L-\($0)" }
                 let rightPushes = (0..<Self.pushes).map { windows == .sameApp ? "R-\($0)" : "\(100 + $0)" }
