@@ -30,7 +30,8 @@ extension PostgresSceneStorage {
     /// autocommitted statement that also announces it, only if the row
     /// still holds `position`'s version (whose document is the one the
     /// position was read in: one version names one content) and no
-    /// transaction holds the row, as ``replace(_:with:ifCurrent:)``.
+    /// transaction holds the row, as ``replace(_:with:ifCurrent:)``
+    /// (``SaveStatement``).
     private func append(
         _ id: SceneID, _ bytes: [UInt8], at position: LogPosition, generation: UInt64
     ) async throws(SceneStoreError) -> Bool {
@@ -38,7 +39,7 @@ extension PostgresSceneStorage {
               let expected = Int64(exactly: position.version.generation), let next = Int64(exactly: generation),
               let kept = Int32(exactly: position.offset + 1)
         else { return false }
-        let statement = AppendStatement(
+        let statement = SaveStatement(
             bytes: ByteBuffer(bytes: bytes), kept: kept, generation: next, app: app, scene: id.rawValue,
             expectedGeneration: expected, incarnation: incarnation, channel: channel)
         let appended = try await pool.withSession { session async throws(SceneStoreError) in
@@ -81,21 +82,21 @@ extension PostgresSceneStorage {
     /// When it did not replace (another version, no row, a locked row),
     /// the store takes the scene's lock and merges over what is stored.
     ///
-    /// The statement is prepared once per connection (``ReplaceStatement``).
+    /// The statement is prepared once per connection (``SaveStatement``).
     ///
     /// A kept connection found closed is retried on another. That
     /// is safe even if the first attempt committed before the connection
     /// died: the row then holds the new version, so the retry does nothing
     /// and the locked save finds the edits stored.
     package func replace(_ id: SceneID, with document: Data, ifCurrent version: DiskVersion) async throws(SceneStoreError) -> Bool {
+        // The one-statement save never begins an incarnation: a transaction does.
         guard let incarnation = version.incarnation, let generation = Int64(exactly: version.generation),
               let next = SceneFile.peekVersion(document), let nextGeneration = Int64(exactly: next.generation),
-              let nextIncarnation = next.incarnation
+              next.incarnation == incarnation
         else { return false }
-        let statement = ReplaceStatement(
-            document: ByteBuffer(bytes: document), generation: nextGeneration, incarnation: nextIncarnation,
-            app: app, scene: id.rawValue, expectedGeneration: generation, expectedIncarnation: incarnation,
-            channel: channel)
+        let statement = SaveStatement(
+            bytes: ByteBuffer(bytes: document), kept: nil, generation: nextGeneration, app: app, scene: id.rawValue,
+            expectedGeneration: generation, incarnation: incarnation, channel: channel)
         let replaced = try await pool.withSession { session async throws(SceneStoreError) in
             try await session.execute(statement)
         }
@@ -103,68 +104,24 @@ extension PostgresSceneStorage {
     }
 }
 
-/// The one-statement save of ``PostgresSceneStorage/replace(_:with:ifCurrent:)``:
-/// the document replaced only over the version given, and its scene id
-/// announced on the app's channel. Prepared once per
-/// connection, so the server plans it once, not on every save.
-struct ReplaceStatement: PostgresPreparedStatement {
-    static let name = "scenestore_replace_2"
+/// The one-statement save of ``PostgresSceneStorage/commit(_:_:over:using:)``:
+/// the document's first `kept` bytes (up to the newline before its log's
+/// end) followed by `bytes`, a record, or `bytes` alone when `kept` is
+/// `nil` (the document whole), only over the version given and when no
+/// transaction holds the row; and the scene id announced on the app's
+/// channel. Prepared once per connection, so the server plans it once,
+/// not on every save.
+struct SaveStatement: PostgresPreparedStatement {
+    static let name = "scenestore_save_1"
     static let sql = """
         WITH current AS (
             SELECT 1 FROM scenestore_scenes
             WHERE app = $4 AND scene = $5 AND generation = $6 AND incarnation = $7
+              AND octet_length(document) >= coalesce($2, 0)
             FOR UPDATE SKIP LOCKED),
         written AS (
-            UPDATE scenestore_scenes SET document = $1, generation = $2, incarnation = $3
-            WHERE app = $4 AND scene = $5 AND EXISTS (SELECT 1 FROM current)
-            RETURNING 1),
-        announced AS (
-            SELECT pg_notify($8, $5) FROM written)
-        SELECT count(*)::int4 FROM announced
-        """
-    static let bindingDataTypes: [PostgresDataType] = [.bytea, .int8, .text, .text, .text, .int8, .text, .text]
-    typealias Row = Int32
-
-    let document: ByteBuffer
-    let generation: Int64
-    let incarnation: String
-    let app: String
-    let scene: String
-    let expectedGeneration: Int64
-    let expectedIncarnation: String
-    let channel: String
-
-    func makeBindings() throws -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 8)
-        bindings.append(document)
-        bindings.append(generation)
-        bindings.append(incarnation)
-        bindings.append(app)
-        bindings.append(scene)
-        bindings.append(expectedGeneration)
-        bindings.append(expectedIncarnation)
-        bindings.append(channel)
-        return bindings
-    }
-
-    func decodeRow(_ row: PostgresRow) throws -> Int32 {
-        try row.decode(Int32.self)
-    }
-}
-
-/// The one-statement append of ``PostgresSceneStorage/commit(_:_:over:using:)``:
-/// the document's first `kept` bytes (up to the newline before the log's
-/// end) followed by the record's, only over the version given, and the
-/// scene id announced. Prepared once per connection.
-struct AppendStatement: PostgresPreparedStatement {
-    static let name = "scenestore_append_1"
-    static let sql = """
-        WITH current AS (
-            SELECT 1 FROM scenestore_scenes
-            WHERE app = $4 AND scene = $5 AND generation = $6 AND incarnation = $7 AND octet_length(document) >= $2
-            FOR UPDATE SKIP LOCKED),
-        written AS (
-            UPDATE scenestore_scenes SET document = substring(document from 1 for $2) || $1, generation = $3
+            UPDATE scenestore_scenes
+            SET document = CASE WHEN $2 IS NULL THEN $1 ELSE substring(document from 1 for $2) || $1 END, generation = $3
             WHERE app = $4 AND scene = $5 AND EXISTS (SELECT 1 FROM current)
             RETURNING 1),
         announced AS (
@@ -175,7 +132,7 @@ struct AppendStatement: PostgresPreparedStatement {
     typealias Row = Int32
 
     let bytes: ByteBuffer
-    let kept: Int32
+    let kept: Int32?
     let generation: Int64
     let app: String
     let scene: String
