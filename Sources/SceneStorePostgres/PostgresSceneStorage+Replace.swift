@@ -35,17 +35,25 @@ extension PostgresSceneStorage {
     private func append(
         _ id: SceneID, _ bytes: [UInt8], at position: LogPosition, generation: UInt64
     ) async throws(SceneStoreError) -> Bool {
-        guard let incarnation = position.version.incarnation,
-              let expected = Int64(exactly: position.version.generation), let next = Int64(exactly: generation),
-              let kept = Int32(exactly: position.offset + 1)
+        guard let kept = Int32(exactly: position.offset + 1) else { return false }
+        return try await save(id, ByteBuffer(bytes: bytes), keeping: kept, as: generation, over: position.version)
+    }
+
+    /// Runs ``SaveStatement``: `bytes` after the document's first `kept`
+    /// bytes (`nil`: in its place) as `generation`, over `version`.
+    private func save(
+        _ id: SceneID, _ bytes: ByteBuffer, keeping kept: Int32?, as generation: UInt64, over version: DiskVersion
+    ) async throws(SceneStoreError) -> Bool {
+        guard let incarnation = version.incarnation, let expected = Int64(exactly: version.generation),
+              let next = Int64(exactly: generation)
         else { return false }
         let statement = SaveStatement(
-            bytes: ByteBuffer(bytes: bytes), kept: kept, generation: next, app: app, scene: id.rawValue,
+            bytes: bytes, kept: kept, generation: next, app: app, scene: id.rawValue,
             expectedGeneration: expected, incarnation: incarnation, channel: channel)
-        let appended = try await pool.withSession { session async throws(SceneStoreError) in
+        let saved = try await pool.withSession { session async throws(SceneStoreError) in
             try await session.execute(statement)
         }
-        return appended.first == 1
+        return saved.first == 1
     }
 
     /// The bytes of the scene's document after `position.offset`, when it
@@ -90,17 +98,8 @@ extension PostgresSceneStorage {
     /// and the locked save finds the edits stored.
     package func replace(_ id: SceneID, with document: Data, ifCurrent version: DiskVersion) async throws(SceneStoreError) -> Bool {
         // The one-statement save never begins an incarnation: a transaction does.
-        guard let incarnation = version.incarnation, let generation = Int64(exactly: version.generation),
-              let next = SceneFile.peekVersion(document), let nextGeneration = Int64(exactly: next.generation),
-              next.incarnation == incarnation
-        else { return false }
-        let statement = SaveStatement(
-            bytes: ByteBuffer(bytes: document), kept: nil, generation: nextGeneration, app: app, scene: id.rawValue,
-            expectedGeneration: generation, incarnation: incarnation, channel: channel)
-        let replaced = try await pool.withSession { session async throws(SceneStoreError) in
-            try await session.execute(statement)
-        }
-        return replaced.first == 1
+        guard let next = SceneFile.peekVersion(document), next.incarnation == version.incarnation else { return false }
+        return try await save(id, ByteBuffer(bytes: document), keeping: nil, as: next.generation, over: version)
     }
 }
 
