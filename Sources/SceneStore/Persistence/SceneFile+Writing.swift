@@ -111,8 +111,9 @@ package struct SceneFileEncoder {
             entries.raw(index == 0 ? "\n    " as StaticString : ",\n    ")
             entries.member(key, value)
         }
-        entryBytes = entries.bytes.count
         entryCount = file.values.count
+        // The members alone, as measure(_:) counts them: without the separators.
+        entryBytes = entries.bytes.count - max(0, 6 * entryCount - 1)
         var out = JSONText(capacity: entries.bytes.count + 512)
         out.raw("{\n  \"format\": ")
         out.string(SceneFile.magic)
