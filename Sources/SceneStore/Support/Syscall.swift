@@ -19,12 +19,9 @@ import Darwin
 package func syscall<R: BinaryInteger>(
     _ name: String, path: String, _ call: () -> R
 ) throws(SceneStoreError) -> R {
-    while true {
+    try syscall(name, path: path) { () -> R? in
         let result = call()
-        if result != -1 { return result }
-        let code = Errno(rawValue: errno)
-        if code == .interrupted { continue }
-        throw .io(syscall: name, path: path, errno: code)
+        return result == -1 ? nil : result
     }
 }
 
