@@ -8,8 +8,8 @@
 //   statements in a function. The parts stay in the block's order, and
 //   lines are compared with their leading whitespace trimmed, so examples
 //   nested in an article's namespace may be indented.
-// * Types whose names the README's examples already use (`Tab`,
-//   `Settings`) are nested in a caseless enum per article; the statements
+// * Types whose names the README's examples already use (`Settings`) are
+//   nested in a caseless enum per article; the statements
 //   that use them are a static function of that enum.
 //
 // Only the imports the articles show stand here, so an example that needs
@@ -26,26 +26,41 @@ import SceneStore
 // GettingStarted.md, "Keep a model" (its statements are in gettingStarted()).
 import Observation
 
-// GettingStarted.md, "Keep values": declarations at file scope.
+// SceneStore.md, the overview's key.
 extension SceneKey where Value == Int {
-    static var fontSize: Self { .init("fontSize", default: 13) }
+    static var zoom: Self { .init("zoom", default: 100) }
+}
+
+// GettingStarted.md, "Keep values": declarations at file scope.
+enum Tab: String, SceneStorable { case mixed, books, library }
+
+extension SceneKey where Value == Tab {
+    static var selectedTab: Self { .init("selectedTab", default: .mixed) }
+}
+extension SceneKey where Value == String? {
+    static var query: Self { .init("query") }      // an Optional key reads nil while absent
 }
 
 // GettingStarted.md, "Keep a model": the Codable model and its key.
 struct Sidebar: Codable, Sendable { var width = 240; var pinned: [String] = [] }
-extension SceneCodableKey where Model == Sidebar {
+extension SceneKey where Value == Sidebar {
     static var sidebar: Self { .init("sidebar", tag: "sidebar", default: Sidebar()) }
 }
 
 // GettingStarted.md, "Keep a model": the model's second version and its key.
 struct Pane: Codable, Sendable { var width = 240; var collapsed = false }
 struct SidebarV2: Codable, Sendable { var pane = Pane(); var pinned: [String] = [] }
-extension SceneCodableKey where Model == SidebarV2 {
+extension SceneKey where Value == SidebarV2 {
     static var sidebarV2: Self {
         .init("sidebar", tag: "sidebar", version: 2, default: SidebarV2(), migrations: [
             .from(1) { (old: Sidebar) in SidebarV2(pane: Pane(width: old.width), pinned: old.pinned) },
         ])
     }
+}
+
+// GettingStarted.md, "Count safely across processes": the counter's key.
+extension SceneKey where Value == Int {
+    static var opened: Self { .init("opened", default: 0) }
 }
 
 /// SceneStore.md
@@ -54,9 +69,9 @@ enum SceneStoreArticle {
         let scenes = try SceneRegistry(appID: "com.example.editor")
         let store = try await scenes.store(for: "main")
 
-        @SceneStored("selectedTab", store: store) var selectedTab = 0
-        selectedTab = 2                                        // saved off the caller's thread
-        let next = try await $selectedTab.update { $0 + 1 }    // atomic across processes
+        @SceneStored(.zoom, store: store) var zoom: Int
+        zoom = 125                                       // saved off the caller's thread
+        let next = try await $zoom.update { $0 += 25 }   // atomic across processes
         use(next)
     }
 }
@@ -64,11 +79,9 @@ enum SceneStoreArticle {
 /// GettingStarted.md: its blocks build on each other, so its statements
 /// form one function, in the article's order.
 enum GettingStartedArticle {
-    enum Tab: String, SceneStorable { case mixed, books, library }
-
     @Observable @MainActor final class Settings {
-        var selectedTab = 0
-        var showHidden = false
+        var selectedTab = Tab.mixed
+        var query: String? = nil
     }
 
     @MainActor static func gettingStarted() async throws {
@@ -77,38 +90,40 @@ enum GettingStartedArticle {
         let store = try await scenes.store(for: "main")       // the same instance for the same id
 
         // Keep values
-        @SceneStored("selectedTab", store: store) var selectedTab = Tab.mixed
-        @SceneStored("query", store: store) var query: String? = nil
+        try store.set(.books, for: .selectedTab)            // memory now, disk a moment later
+        let tab = store[.selectedTab]                       // .mixed while the scene holds nothing
+        store.removeValue(for: .query)
 
-        selectedTab = .books        // memory now, disk a moment later
+        @SceneStored(.selectedTab, store: store) var selectedTab: Tab
+        @SceneStored(.query, store: store) var query: String?
+
+        selectedTab = .library      // the same as store.set(.library, for: .selectedTab)
         query = nil                 // removes the key
-
-        try store.set(15, for: .fontSize)
-        let size = store[.fontSize]
 
         // Keep a model
         let settings = Settings()
         let binding = store.bind([
-            SceneProperty(\.selectedTab, forKey: "selectedTab"),
-            SceneProperty(\.showHidden, forKey: "showHidden"),
+            SceneProperty(\.selectedTab, key: .selectedTab),
+            SceneProperty(\.query, key: .query),
         ], on: settings)
 
-        try store.encode(Sidebar(width: 300), for: .sidebar)
-        let sidebar = try store.decode(.sidebar)      // Sidebar() while the key is empty
+        try store.set(Sidebar(width: 300), for: .sidebar)
+        let sidebar = store[.sidebar]                  // Sidebar() while the key is empty
+        let checked = try store.value(for: .sidebar)   // the same, throwing when the data is another tag's
 
-        let upgraded = try store.decode(.sidebarV2)   // a version 1 sidebar, migrated; written back in the background
+        let upgraded = store[.sidebarV2]              // a version 1 sidebar, migrated; written back in the background
         try await store.migrate(.sidebarV2)           // the same, durable when it returns (false: nothing to migrate)
 
         // Follow changes
-        for await tab in $selectedTab.values { render(tab) }   // now, then each change
-        for await update in store.updates() { log(update) }     // every change, one save at a time
+        for await tab in $selectedTab.values { print(tab) }     // now, then each change
+        for await update in store.updates() { print(update) }   // every change, one save at a time
 
         // Count safely across processes
-        let count = try await store.update(forKey: "launches", default: 0) { $0 + 1 }
+        let count = try await store.update(.opened) { $0 += 1 }
 
         // Quit
         try await scenes.close()       // flushes every store, finishes every stream
-        use(size, binding, sidebar, upgraded, count)
+        use(tab, binding, sidebar, checked, upgraded, count)
     }
 }
 

@@ -14,12 +14,21 @@ import SceneStore
 import SceneStoreTesting
 import Testing
 
+extension SceneKey where Value == Int {
+    static var tab: Self { .init("tab", default: 0) }
+}
+
+// TestingRelaunchAndCrashes.md, "Another writer": the key at file scope.
+extension SceneKey where Value == String {
+    static var search: Self { .init("search", default: "") }
+}
+
 @Suite struct SceneStoreTestingArticle {
     @Test func tabSurvivesRelaunch() async throws {
         let fixture = try SceneStoreFixture()
-        try await fixture.registry.store(for: "main").set(2, forKey: "tab")
+        try await fixture.registry.store(for: "main").set(2, for: .tab)
         let relaunched = try await fixture.relaunch()
-        await #expect(try relaunched.store(for: "main").value(forKey: "tab", default: 0) == 2)
+        await #expect(try relaunched.store(for: "main")[.tab] == 2)
         await fixture.tearDown()
     }
 }
@@ -38,16 +47,16 @@ import Testing
         let fixture = try SceneStoreFixture()
         let store = try await fixture.registry.store(for: "main")
         let settings = Settings()
-        let binding = store.bind([SceneProperty(\.selectedTab, forKey: "selectedTab")], on: settings)
+        let binding = store.bind([SceneProperty(\.selectedTab, key: .tab)], on: settings)
         let updates = store.updates()
         settings.selectedTab = 2
-        _ = await updates.first(within: .seconds(10)) { $0.changes.contains { $0.key == "selectedTab" } }   // the binding set it
+        _ = await updates.first(within: .seconds(10)) { $0.changes.contains { $0.key == "tab" } }   // the binding set it
         binding.stop()
 
         let relaunched = try await fixture.relaunch()
         let restored = Settings()
         let again = try await relaunched.store(for: "main").bind(
-            [SceneProperty(\.selectedTab, forKey: "selectedTab")], on: restored)
+            [SceneProperty(\.selectedTab, key: .tab)], on: restored)
         #expect(restored.selectedTab == 2)
         again.stop()
         await fixture.tearDown()
@@ -57,11 +66,11 @@ import Testing
     @Test func tabSurvivesCrashOnFlush() async throws {
         let fixture = try SceneStoreFixture(configuration: .testing(savePolicy: .onFlush))
         let store = try await fixture.registry.store(for: "main")
-        try store.set(2, forKey: "tab")
+        try store.set(2, for: .tab)
         try await store.flush()
-        try store.set(3, forKey: "tab")                   // never flushed
+        try store.set(3, for: .tab)                       // never flushed
         let after = try fixture.crash()
-        await #expect(try after.store(for: "main").value(forKey: "tab", default: 0) == 2)
+        await #expect(try after.store(for: "main")[.tab] == 2)
         await fixture.tearDown()
     }
 
@@ -71,9 +80,9 @@ import Testing
         let mine = try await fixture.registry.store(for: "main")
         let updates = mine.updates()
         let theirs = try await fixture.otherRegistry().store(for: "main")
-        try theirs.set("dune", forKey: "query")
+        try theirs.set("dune", for: .search)
         try await theirs.flush()
-        let update = try #require(await updates.first(within: .seconds(10)) { $0.changes.contains { $0.key == "query" } })
+        let update = try #require(await updates.first(within: .seconds(10)) { $0.changes.contains { $0.key == "search" } })
         #expect(update.origin != .local)
         await fixture.tearDown()
     }
@@ -81,9 +90,9 @@ import Testing
     // Without a disk
     @Test func tabSurvivesRelaunchInMemory() async throws {
         let fixture = try SceneStoreFixture(inMemory: true)
-        try await fixture.registry.store(for: "main").set(2, forKey: "tab")
+        try await fixture.registry.store(for: "main").set(2, for: .tab)
         let relaunched = try await fixture.relaunch()
-        await #expect(try relaunched.store(for: "main").value(forKey: "tab", default: 0) == 2)
+        await #expect(try relaunched.store(for: "main")[.tab] == 2)
         await fixture.tearDown()
     }
 }

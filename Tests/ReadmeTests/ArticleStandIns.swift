@@ -26,7 +26,3 @@ extension SceneNavigationArticle {
     /// The app's data (SceneNavigation.md calls it `model`).
     static let model = RecipeBox.load()
 }
-
-extension GettingStartedArticle {
-    static func render(_ tab: Tab) {}
-}

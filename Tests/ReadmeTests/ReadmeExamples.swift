@@ -18,6 +18,9 @@ import SceneStore
 
 enum Theme: String, SceneStorable { case light, dark }   // raw-value enums store as their raw value
 
+extension SceneKey where Value == Int {
+    static var launches: Self { .init("launches", default: 0) }   // name, type and default, once
+}
 extension SceneKey where Value == Theme {
     static var theme: Self { .init("theme", default: .light) }
 }
@@ -25,19 +28,19 @@ extension SceneKey where Value == Theme {
 func startEditor() async throws {
     let scenes = try SceneRegistry(appID: "com.example.editor")   // ~/.local/state/com.example.editor/scenes
     let store = try await scenes.store(for: "main")               // one scene: a window, a tab group, a session
-    let launches = store.value(forKey: "launches", default: 0)    // synchronous, from memory
+    let launches = store[.launches]                               // synchronous, from memory
     print("launch \(launches + 1), theme \(store[.theme])")       // "launch 1, theme light" the first time
-    try store.set(launches + 1, forKey: "launches")               // memory now, disk a moment later
+    try store.set(launches + 1, for: .launches)                   // memory now, disk a moment later
     try store.set(.dark, for: .theme)
     try await scenes.close()                                      // every store saved: durable now
 }
 
 // "Concepts", bindings.
 func bindingsExample(store: SceneStore) async throws {
-@SceneStored("fontSize", store: store) var fontSize = 13   // the initial value is the default
-fontSize += 1                                              // memory now, disk soon
-let bigger = try await $fontSize.update { $0 + 1 }         // read-modify-write under the scene lock
-    use(bigger)
+@SceneStored(.launches, store: store) var launches: Int   // the key's default while the scene holds none
+launches += 1                                              // memory now, disk soon
+let next = try await $launches.update { $0 += 1 }          // read-modify-write under the scene lock
+    use(next)
 }
 
 // "Concepts", windows.

@@ -16,7 +16,7 @@ struct PostgresExclusivityTests {
     func transactionsOnOneSceneNeverOverlap(storages count: Int) async throws {
         let url = try await PostgresServer.current().newDatabase()
         let storages = try (0..<count).map { _ in try PostgresSceneStorage(testing: url) }
-        let id = try SceneID("counter")
+        let id = SceneID("counter")
         let rounds = 200
         let inside = Atomic<Int>(0)
         let overlaps = Atomic<Int>(0)
@@ -52,7 +52,7 @@ struct PostgresExclusivityTests {
         let url = try await PostgresServer.current().newDatabase()
         let holder = try PostgresSceneStorage(testing: url)
         let waiter = try PostgresSceneStorage(testing: url, lockTimeout: .milliseconds(400))
-        let id = try SceneID("busy")
+        let id = SceneID("busy")
         let (holding, holdingStarted) = AsyncStream<Int32?>.makeStream()
         let (release, releaseHolder) = AsyncStream<Void>.makeStream()
         let holderTask = Task {
@@ -77,7 +77,7 @@ struct PostgresExclusivityTests {
             Issue.record("expected lockTimeout, got \(error)")
         }
         // Another scene is not blocked.
-        try await waiter.put(TestDocuments.document("free"), as: try SceneID("free"))
+        try await waiter.put(TestDocuments.document("free"), as: SceneID("free"))
         releaseHolder.finish()
         await holderTask.value
     }
@@ -103,7 +103,7 @@ struct PostgresExclusivityTests {
         let key = PostgresNames.sessionsLockKey(app: patient.app)
         try await holder.query("SELECT pg_advisory_lock(\(key))")
         let holderPID = try await holder.rows("SELECT pg_backend_pid()", as: Int32.self).first
-        let id = try SceneID("window")
+        let id = SceneID("window")
         let record = SessionRecord(id: id, created: Date(), lastActive: Date(), open: true, pid: getpid(), title: "waited")
         let waiting = Task {
             try await patient.updateSessionRecords([id]) { $0[id] = record }
@@ -156,7 +156,7 @@ struct PostgresExclusivityTests {
         let url = try await PostgresServer.current().newDatabase()
         let first = try PostgresSceneStorage(testing: url)
         let second = try PostgresSceneStorage(testing: url, lockTimeout: .milliseconds(200))
-        let id = try SceneID("new")
+        let id = SceneID("new")
         try await first.transaction(id) { (_) throws(SceneStoreError) in
             do {
                 try await second.transaction(id) { (_) throws(SceneStoreError) in }

@@ -53,8 +53,8 @@ struct PostgresFailureTests {
         let storage = try PostgresSceneStorage(testing: "postgres://u:p@127.0.0.1:\(port)/db")
         // At once: the refusal itself ends each call, not a timeout waited out.
         let reasons = [
-            await expectUnavailable { try await storage.readBytes(try SceneID("main"), skip: nil) },
-            await expectUnavailable { try await storage.put(TestDocuments.document("main"), as: try SceneID("main")) },
+            await expectUnavailable { try await storage.readBytes(SceneID("main"), skip: nil) },
+            await expectUnavailable { try await storage.put(TestDocuments.document("main"), as: SceneID("main")) },
             await expectUnavailable { try await storage.sceneIDs() },
         ]
         for reason in reasons {
@@ -73,7 +73,7 @@ struct PostgresFailureTests {
     @Test(.requiresPostgres) func stoppedServerIsStorageUnavailableWithinBoundedTime() async throws {
         try await PostgresServer.with { server in
             let storage = try PostgresSceneStorage(testing: try await server.newDatabase(), requestTimeout: .seconds(2))
-            let id = try SceneID("main")
+            let id = SceneID("main")
             try await eventually(within: .seconds(120)) { try await storage.put(TestDocuments.document("main"), as: id) }
             try await blockingWork { try server.stop() }
             // The kept connections died with the server; new ones are refused.
@@ -89,7 +89,7 @@ struct PostgresFailureTests {
     @Test(.requiresPostgres) func serverThatDoesNotAnswerIsStorageUnavailableAfterTheTimeout() async throws {
         try await PostgresServer.with { server in
             let storage = try PostgresSceneStorage(testing: try await server.newDatabase(), requestTimeout: .seconds(1))
-            let id = try SceneID("main")
+            let id = SceneID("main")
             // Connecting is bounded by the same 1 s, which a loaded machine
             // can exceed (CI: "Connect timeout (1 s)"): the first write is
             // tried until it lands; the bound under test is what follows.

@@ -10,7 +10,7 @@ import Testing
 struct PostgresSceneStorageTests {
     @Test func documentRoundTripsThroughTransactionAndRead() async throws {
         let storage = try PostgresSceneStorage(testing: try await PostgresServer.current().newDatabase())
-        let id = try SceneID("main")
+        let id = SceneID("main")
         await #expect(try storage.readBytes(id, skip: nil).isMissing)
 
         let first = TestDocuments.document("main", generation: 1, values: ["name": .string("Ada")])
@@ -31,7 +31,7 @@ struct PostgresSceneStorageTests {
 
     @Test func readSkipsTheVersionItIsToldToSkip() async throws {
         let storage = try PostgresSceneStorage(testing: try await PostgresServer.current().newDatabase())
-        let id = try SceneID("main")
+        let id = SceneID("main")
         try await storage.put(TestDocuments.document("main", generation: 7, incarnation: "abc"), as: id)
 
         let current = DiskVersion(incarnation: "abc", generation: 7)
@@ -41,7 +41,7 @@ struct PostgresSceneStorageTests {
 
     @Test func largeDocumentIsSkippedByItsStoredVersion() async throws {
         let storage = try PostgresSceneStorage(testing: try await PostgresServer.current().newDatabase())
-        let id = try SceneID("big")
+        let id = SceneID("big")
         let big = TestDocuments.document(
             "big", generation: 3, incarnation: "xyz", values: ["blob": .data(Data(repeating: 7, count: 200_000))]
         )
@@ -53,7 +53,7 @@ struct PostgresSceneStorageTests {
 
     @Test func thrownBodyLeavesNothing() async throws {
         let storage = try PostgresSceneStorage(testing: try await PostgresServer.current().newDatabase())
-        let id = try SceneID("main")
+        let id = SceneID("main")
         await #expect(throws: SceneStoreError.closed(scene: "main")) {
             try await storage.transaction(id) { (transaction) async throws(SceneStoreError) in
                 try await transaction.write(TestDocuments.document("main"))
@@ -66,7 +66,7 @@ struct PostgresSceneStorageTests {
 
     @Test func replaceLandsOnlyOverTheStoredVersionOfAnUnlockedRow() async throws {
         let storage = try PostgresSceneStorage(testing: try await PostgresServer.current().newDatabase())
-        let id = try SceneID("main")
+        let id = SceneID("main")
         let first = DiskVersion(incarnation: "abc", generation: 1)
         let second = TestDocuments.document("main", generation: 2, incarnation: "abc", values: ["n": .int(2)])
         await #expect(try !storage.replace(id, with: second, ifCurrent: first), "no row: nothing to replace")
@@ -100,7 +100,7 @@ struct PostgresSceneStorageTests {
     /// stale version nothing is written.
     @Test func aSaveAppendsItsRecordAndAReaderTakesOnlyTheRecord() async throws {
         let storage = try PostgresSceneStorage(testing: try await PostgresServer.current().newDatabase())
-        let id = try SceneID("main")
+        let id = SceneID("main")
         let values = Dictionary(uniqueKeysWithValues: (0..<1000).map { ("key \($0)", SceneValue.string("value \($0)")) })
         let base = SceneFile(scene: "main", generation: 1, incarnation: "abc", writer: TestDocuments.writer, values: values)
         let encoder = Locked(SceneFileEncoder())
@@ -137,7 +137,7 @@ struct PostgresSceneStorageTests {
 
     @Test func discardRecordsATombstoneAndRemovesTheDocument() async throws {
         let storage = try PostgresSceneStorage(testing: try await PostgresServer.current().newDatabase())
-        let id = try SceneID("main")
+        let id = SceneID("main")
         try await storage.put(TestDocuments.document("main"), as: id)
 
         try await storage.transaction(id) { (transaction) throws(SceneStoreError) in
@@ -156,7 +156,7 @@ struct PostgresSceneStorageTests {
         #expect(storage.scenesWithLeftovers().isEmpty)
 
         // No document: the incarnation the store last saw is recorded; none known, nothing is.
-        let gone = try SceneID("gone")
+        let gone = SceneID("gone")
         try await storage.transaction(gone) { (transaction) throws(SceneStoreError) in
             try await transaction.discard(lastSeen: nil)
             await #expect(try !transaction.hasTombstone())
@@ -168,7 +168,7 @@ struct PostgresSceneStorageTests {
     @Test func quarantineMovesTheDocumentAside() async throws {
         let url = try await PostgresServer.current().newDatabase()
         let storage = try PostgresSceneStorage(testing: url)
-        let id = try SceneID("broken")
+        let id = SceneID("broken")
         let damaged = Data("not a scene".utf8)
         try await storage.put(damaged, as: id)
         await #expect(try storage.readBytes(id, skip: nil).bytes == damaged)
@@ -201,7 +201,7 @@ struct PostgresSceneStorageTests {
         for name in ["zeta", "alpha", "mid"] {
             try await storage.put(TestDocuments.document(name), as: try SceneID(name))
         }
-        try await other.put(TestDocuments.document("other"), as: try SceneID("other"))
+        try await other.put(TestDocuments.document("other"), as: SceneID("other"))
 
         await #expect(try storage.sceneIDs().map(\.rawValue) == ["alpha", "mid", "zeta"])
         await #expect(try other.sceneIDs().map(\.rawValue) == ["other"])

@@ -19,7 +19,7 @@ struct PostgresTerminationTests {
             let database = try await server.newDatabase()
             let name = try #require(database.split(separator: "/").last.map(String.init))
             let storage = try PostgresSceneStorage(testing: database, requestTimeout: .seconds(60))
-            let id = try SceneID("main")
+            let id = SceneID("main")
             try await storage.put(TestDocuments.document("main"), as: id)
 
             let stop = Locked(false)

@@ -45,7 +45,7 @@ struct PostgresTransportTests {
             let writer = try SceneRegistry(
                 postgres: url(database, host: "localhost", "sslmode=verify-full&sslrootcert=\(authority)"), appID: "tls")
             let reader = try SceneRegistry(postgres: url(database, "sslmode=require"), appID: "tls")
-            let id = try SceneID("main")
+            let id = SceneID("main")
             let (written, read) = try await (writer.store(for: id), reader.store(for: id))
             try written.set("encrypted", forKey: "k")
             try await written.flush()
@@ -175,7 +175,7 @@ struct PostgresTransportTests {
             let local = try SceneRegistry(postgres: percentEncoded, appID: "socket")
             let alsoLocal = try SceneRegistry(postgres: overParameter, appID: "socket")
             let remote = try SceneRegistry(postgres: database, appID: "socket")
-            let id = try SceneID("main")
+            let id = SceneID("main")
             let (onSocket, alsoOnSocket, onTCP) = try await (local.store(for: id), alsoLocal.store(for: id), remote.store(for: id))
             try onSocket.set(1, forKey: "fromSocket")
             try await onSocket.flush()

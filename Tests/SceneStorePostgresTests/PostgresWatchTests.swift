@@ -17,7 +17,7 @@ struct PostgresWatchTests {
         defer { watch.cancel() }
         let otherApp = try PostgresSceneStorage(testing: url, app: "another")
 
-        let id = try SceneID("main")
+        let id = SceneID("main")
         try await writer.put(TestDocuments.document("main"), as: id)
         #expect(await events.wait { $0.scene == id })
 
@@ -27,12 +27,12 @@ struct PostgresWatchTests {
         #expect(await events.wait { $0.scene == id })
 
         // Another app's scenes and transactions that write nothing are not announced.
-        try await otherApp.put(TestDocuments.document("elsewhere"), as: try SceneID("elsewhere"))
-        try await writer.transaction(try SceneID("quiet")) { (_) throws(SceneStoreError) in }
-        let marker = try SceneID("marker")
+        try await otherApp.put(TestDocuments.document("elsewhere"), as: SceneID("elsewhere"))
+        try await writer.transaction(SceneID("quiet")) { (_) throws(SceneStoreError) in }
+        let marker = SceneID("marker")
         try await writer.put(TestDocuments.document("marker"), as: marker)
         #expect(await events.wait { $0.scene == marker })
-        let unannounced = try [SceneID("elsewhere"), SceneID("quiet")]
+        let unannounced = [SceneID("elsewhere"), SceneID("quiet")]
         #expect(!events.all.contains { $0.scene.map(unannounced.contains) ?? false })
     }
 
@@ -40,7 +40,7 @@ struct PostgresWatchTests {
         let url = try await PostgresServer.current().newDatabase()
         let (writer, events, watch) = try watched(url)
         defer { watch.cancel() }
-        let id = try SceneID("main")
+        let id = SceneID("main")
 
         // Written in a transaction, replaced in one statement, written and
         // deleted in one transaction: each commit is one event, its scene id.
@@ -52,7 +52,7 @@ struct PostgresWatchTests {
             try await transaction.write(second)
             try await transaction.discard(lastSeen: nil)
         }
-        let marker = try SceneID("marker")
+        let marker = SceneID("marker")
         try await writer.put(TestDocuments.document("marker"), as: marker)
         #expect(await events.prefix(4) == [.changed(id), .changed(id), .changed(id), .changed(marker)])
     }
@@ -67,16 +67,16 @@ struct PostgresWatchTests {
         let events = EventRecorder()
         let watch = try #require(storage.watch(.automatic, logger: Logger(label: "test"), handler: events.handler))
         // It listens: a change reaches it before the cancel.
-        let before = try SceneID("before")
+        let before = SceneID("before")
         try await writer.put(TestDocuments.document("before"), as: before)
         #expect(await events.wait { $0.scene == before })
         watch.cancel()
-        let after = try SceneID("after")
+        let after = SceneID("after")
         try await writer.put(TestDocuments.document("after"), as: after)
         // Nothing arrives after the cancel, as far as a later change shows:
         // one committed after it reached a watch still listening, and the
         // cancelled watch's notification of `after` would have come first.
-        let marker = try SceneID("marker")
+        let marker = SceneID("marker")
         try await writer.put(TestDocuments.document("marker"), as: marker)
         #expect(await live.wait { $0.scene == marker })
         #expect(!events.all.contains { $0.scene == after || $0.scene == marker }, "after the cancel: \(events.all)")
@@ -86,7 +86,7 @@ struct PostgresWatchTests {
         try await PostgresServer.with { server in
             let (writer, events, watch) = try watched(try await server.newDatabase())
             defer { watch.cancel() }
-            let id = try SceneID("main")
+            let id = SceneID("main")
             try await writer.put(TestDocuments.document("main"), as: id)
             #expect(await events.wait { $0.scene == id })
 
@@ -146,7 +146,7 @@ extension PostgresWatchTests {
         let storage = try PostgresSceneStorage(testing: try await server.newDatabase(), requestTimeout: .seconds(1))
         // Connecting is bounded by the same 1 s, which a loaded machine can
         // exceed: the first write is tried until it lands.
-        try await eventually(within: .seconds(120)) { try await storage.put(TestDocuments.document("main"), as: try SceneID("main")) }
+        try await eventually(within: .seconds(120)) { try await storage.put(TestDocuments.document("main"), as: SceneID("main")) }
         try await blockingWork { try server.stop() }
         return storage
     }

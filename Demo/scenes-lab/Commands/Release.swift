@@ -4,7 +4,7 @@ import SceneStore
 import ScenesCLIKit
 
 /// One release of an example app that keeps its window's layout with a
-/// `SceneCodableKey`: release 1 stores `{"width"}`; release 2 renamed it
+/// a model's `SceneKey`: release 1 stores `{"width"}`; release 2 renamed it
 /// `sidebarWidth` and added `columns`; release 3 grouped the sidebar's
 /// settings. Each release declares the steps from the ones before it, as
 /// an app would. Different releases on one scene are the upgrade tests.
@@ -48,7 +48,7 @@ struct Release: AsyncParsableCommand {
             do {
                 emit("migrated \(try await layouts.migrate(store))")
                 emit("model \(try layouts.read(store))")
-            } catch let error as SceneCodableError {
+            } catch let error as SceneStoreError where error.refusesModel {
                 emit("refused \(error)")
                 try await registry.close()
                 throw ExitCode(3)
@@ -66,7 +66,7 @@ struct Release: AsyncParsableCommand {
                     let data = try layouts.write(width: width + index, to: store)
                     try await store.flush()
                     if store.value(forKey: ReleaseLayouts.key, as: Data.self) == data { written += 1 } else { keptNewer += 1 }
-                } catch is SceneCodableError {
+                } catch let error as SceneStoreError where error.refusesModel {
                     refused += 1
                 }
             }
@@ -94,19 +94,19 @@ struct ReleaseLayouts {
         V3(sidebar: .init(width: old.sidebarWidth, collapsed: old.sidebarWidth == 0), columns: old.columns)
     }
 
-    static let v1 = SceneCodableKey(key, tag: "window-layout", version: 1, default: V1(width: 240))
-    static let v2 = SceneCodableKey(key, tag: "window-layout", version: 2, default: V2(sidebarWidth: 240, columns: 2),
+    static let v1 = SceneKey(key, tag: "window-layout", version: 1, default: V1(width: 240))
+    static let v2 = SceneKey(key, tag: "window-layout", version: 2, default: V2(sidebarWidth: 240, columns: 2),
                                     migrations: [oneToTwo])
-    static let v3 = SceneCodableKey(key, tag: "window-layout", version: 3,
+    static let v3 = SceneKey(key, tag: "window-layout", version: 3,
                                     default: V3(sidebar: .init(width: 240, collapsed: false), columns: 2),
                                     migrations: [oneToTwo, twoToThree])
 
     /// The layout as this release decodes it, as sorted JSON.
     func read(_ store: SceneStore) throws -> String {
         switch release {
-        case 1: try Self.json(store.decode(Self.v1))
-        case 2: try Self.json(store.decode(Self.v2))
-        default: try Self.json(store.decode(Self.v3))
+        case 1: try Self.json(store.value(for: Self.v1))
+        case 2: try Self.json(store.value(for: Self.v2))
+        default: try Self.json(store.value(for: Self.v3))
         }
     }
 
@@ -123,9 +123,9 @@ struct ReleaseLayouts {
     @discardableResult
     func write(width: Int, to store: SceneStore) throws -> Data? {
         switch release {
-        case 1: try store.encode(V1(width: width), for: Self.v1)
-        case 2: try store.encode(V2(sidebarWidth: width, columns: 3), for: Self.v2)
-        default: try store.encode(V3(sidebar: .init(width: width, collapsed: false), columns: 3), for: Self.v3)
+        case 1: try store.set(V1(width: width), for: Self.v1)
+        case 2: try store.set(V2(sidebarWidth: width, columns: 3), for: Self.v2)
+        default: try store.set(V3(sidebar: .init(width: width, collapsed: false), columns: 3), for: Self.v3)
         }
         return store.value(forKey: Self.key, as: Data.self)
     }
@@ -134,5 +134,16 @@ struct ReleaseLayouts {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+}
+
+extension SceneStoreError {
+    /// A model key's refusal: the stored value is not a model this release
+    /// reads or writes over.
+    fileprivate var refusesModel: Bool {
+        switch self {
+        case .unreadableModel, .newerModel, .wrongType, .unencodableModel: true
+        default: false
+        }
     }
 }

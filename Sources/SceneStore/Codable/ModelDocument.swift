@@ -1,6 +1,6 @@
 import Foundation
 
-/// The JSON document a ``SceneCodableKey`` stores as `Data`: the format
+/// The JSON document a model's ``SceneKey`` stores as `Data`: the format
 /// marker, the tag, the schema version, and the model.
 package enum ModelDocument {
     package static let format = "scenestore.model"
@@ -20,108 +20,89 @@ package enum ModelDocument {
         var value: Model
     }
 
-    static func encode<Model>(_ model: Model, for key: SceneCodableKey<Model>) throws(SceneCodableError) -> Data {
+    static func encode<Model: Codable>(_ model: Model, _ schema: ModelSchema) throws(SceneStoreError) -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         do {
-            return try encoder.encode(Document(format: format, tag: key.tag, version: key.version, value: model))
+            return try encoder.encode(Document(format: format, tag: schema.tag, version: schema.version, value: model))
         } catch {
-            throw .unencodable(key: key.name, tag: key.tag, reason: "\(error)")
+            throw .unencodableModel(key: schema.name, tag: schema.tag, reason: "\(error)")
         }
     }
 
-    /// The model `stored` holds, or the key's default when it holds nothing.
-    static func decode<Model>(_ stored: SceneValue?, for key: SceneCodableKey<Model>) throws(SceneCodableError) -> Model {
-        guard let stored else { return key.defaultValue }
-        guard case .data(let data) = stored else { throw .wrongKind(key: key.name, stored: stored.kind) }
-        return try decode(data, for: key)
-    }
-
-    /// Throws when writing a model of `key` over `stored` would erase what
-    /// another tag, a newer schema or another kind of value left there.
-    static func checkOverwrite<Model>(_ stored: SceneValue?, for key: SceneCodableKey<Model>) throws(SceneCodableError) {
-        guard let stored else { return }
-        guard case .data(let data) = stored else { throw .wrongKind(key: key.name, stored: stored.kind) }
-        try check(data, for: key)
-    }
-
-    static func decode<Model>(_ data: Data, for key: SceneCodableKey<Model>) throws(SceneCodableError) -> Model {
-        try read(data, for: key).model
-    }
-
-    /// The model `data` holds, carried through the key's migrations when
-    /// it was stored by an older version.
+    /// The model `data` holds, carried through the schema's migrations
+    /// when it was stored by an older version.
     /// - Returns: the model, and for an older version the document of the
-    ///   key's version to write back.
-    static func read<Model>(
-        _ data: Data, for key: SceneCodableKey<Model>
-    ) throws(SceneCodableError) -> (model: Model, migrated: Data?) {
-        let stored = try check(data, for: key)
-        guard stored < key.version else {
+    ///   schema's version to write back.
+    static func read<Model: Codable>(
+        _ data: Data, as type: Model.Type, _ schema: ModelSchema
+    ) throws(SceneStoreError) -> (model: Model, migrated: Data?) {
+        let stored = try check(data, schema)
+        guard stored < schema.version else {
             do {
                 return (try JSONDecoder().decode(Document<Model>.self, from: data).value, nil)
             } catch {
-                throw .undecodable(key: key.name, tag: key.tag, version: stored, reason: "\(error)")
+                throw unreadable(schema, "version \(stored) no longer decodes: \(error)")
             }
         }
-        var json = try modelJSON(of: data, for: key, version: stored)
-        for migration in key.migrations where migration.from >= stored {
+        var json = try modelJSON(of: data, schema, version: stored)
+        for migration in schema.migrations where migration.from >= stored {
             do {
                 json = try migration.run(json)
             } catch {
-                throw .migrationFailed(key: key.name, tag: key.tag, version: migration.from, reason: "\(error)")
+                throw unreadable(schema, "the migration from version \(migration.from) failed: \(error)")
             }
         }
         let model: Model
         do {
             model = try JSONDecoder().decode(Model.self, from: json)
         } catch {
-            throw .undecodable(key: key.name, tag: key.tag, version: stored, reason: "\(error)")
+            throw unreadable(schema, "version \(stored), migrated, no longer decodes: \(error)")
         }
-        return (model, try encode(model, for: key))
+        return (model, try encode(model, schema))
+    }
+
+    private static func unreadable(_ schema: ModelSchema, _ reason: String) -> SceneStoreError {
+        .unreadableModel(key: schema.name, tag: schema.tag, reason: reason)
     }
 
     /// The JSON of the model alone, as its version wrote it.
-    private static func modelJSON<Model>(
-        of data: Data, for key: SceneCodableKey<Model>, version: Int
-    ) throws(SceneCodableError) -> Data {
-        let document: Any
+    private static func modelJSON(of data: Data, _ schema: ModelSchema, version: Int) throws(SceneStoreError) -> Data {
         do {
-            document = try JSONSerialization.jsonObject(with: data)
-        } catch {
-            throw .undecodable(key: key.name, tag: key.tag, version: version, reason: "\(error)")
-        }
-        guard let value = (document as? [String: Any])?["value"] else {
-            throw .undecodable(key: key.name, tag: key.tag, version: version, reason: "the document holds no value")
-        }
-        do {
+            guard let value = (try JSONSerialization.jsonObject(with: data) as? [String: Any])?["value"] else {
+                throw unreadable(schema, "version \(version) holds no value")
+            }
             return try JSONSerialization.data(withJSONObject: value, options: [.fragmentsAllowed, .sortedKeys])
+        } catch let error as SceneStoreError {
+            throw error
         } catch {
-            throw .undecodable(key: key.name, tag: key.tag, version: version, reason: "\(error)")
+            throw unreadable(schema, "version \(version) is not JSON: \(error)")
         }
     }
 
-    /// Throws unless `data` is a document of the key's tag and a version
-    /// it reads.
+    /// Throws unless `data` is a document of the schema's tag and a
+    /// version it reads.
     /// - Returns: the version that stored it.
     @discardableResult
-    static func check<Model>(_ data: Data, for key: SceneCodableKey<Model>) throws(SceneCodableError) -> Int {
-        guard let header = try? header(of: data), header.format == format else { throw .notAModel(key: key.name) }
-        guard header.tag == key.tag else { throw .tagMismatch(key: key.name, stored: header.tag, expected: key.tag) }
-        guard header.version <= key.version else {
-            throw .newerSchema(key: key.name, tag: key.tag, stored: header.version, supported: key.version)
+    static func check(_ data: Data, _ schema: ModelSchema) throws(SceneStoreError) -> Int {
+        guard let header = try? JSONDecoder().decode(Header.self, from: data), header.format == format else {
+            throw unreadable(schema, "the data is not a stored model")
+        }
+        guard header.tag == schema.tag else {
+            throw unreadable(schema, "the model is tagged \(header.tag.debugDescription)")
+        }
+        guard header.version <= schema.version else {
+            throw .newerModel(key: schema.name, tag: schema.tag, stored: header.version, supported: schema.version)
         }
         return header.version
     }
 
-    /// Whether `stored` may be replaced by a model of `key`: nothing, or a
-    /// model of the key's tag and a version it reads (or that no longer
-    /// decodes). What a save checks again under the scene's lock.
-    static func mayReplace<Model>(_ stored: SceneValue?, for key: SceneCodableKey<Model>) -> Bool {
-        (try? checkOverwrite(stored, for: key)) != nil
-    }
-
-    private static func header(of data: Data) throws -> Header {
-        try JSONDecoder().decode(Header.self, from: data)
+    /// Whether `stored` may be replaced by a model of `schema`: nothing,
+    /// or a model of the schema's tag and a version it reads (or that no
+    /// longer decodes). What a save checks again under the scene's lock.
+    static func mayReplace(_ stored: SceneValue?, _ schema: ModelSchema) -> Bool {
+        guard let stored else { return true }
+        guard case .data(let data) = stored else { return false }
+        return (try? check(data, schema)) != nil
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
 
-/// One step of a ``SceneCodableKey``'s schema history: how a model stored
-/// at version `from` becomes the model of version `from + 1`.
+/// One step of a model key's schema history
+/// (``SceneKey/init(_:tag:version:default:migrations:)``): how a model
+/// stored at version `from` becomes the model of version `from + 1`.
 ///
 /// Steps chain: a key of version 3 with steps from 1 and from 2 reads a
 /// version 1 model by running both, in order. A version with no step of
@@ -11,7 +12,7 @@ import Foundation
 /// ```swift
 /// struct LayoutV1: Codable { var width: Int }
 /// struct Layout: Codable, Sendable { var sidebarWidth: Int; var columns: Int }
-/// extension SceneCodableKey where Model == Layout {
+/// extension SceneKey where Value == Layout {
 ///     static var layout: Self {
 ///         .init("layout", tag: "layout", version: 2, default: Layout(sidebarWidth: 240, columns: 2), migrations: [
 ///             .from(1) { (old: LayoutV1) in Layout(sidebarWidth: old.width, columns: 2) },

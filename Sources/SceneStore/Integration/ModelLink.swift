@@ -6,8 +6,8 @@ import Observation
 @MainActor
 final class ModelLink<Model: Observable & AnyObject>: ErrorReportingLink {
     private struct Bound {
-        let property: SceneProperty<Model>
-        let show: (Model, SceneValue?) -> Void
+        let name: String
+        let property: BoundProperty<Model>
     }
 
     let store: SceneStore
@@ -21,7 +21,7 @@ final class ModelLink<Model: Observable & AnyObject>: ErrorReportingLink {
     init(store: SceneStore, model: Model, properties: [SceneProperty<Model>]) {
         self.store = store
         self.model = model
-        self.properties = properties.map { Bound(property: $0, show: $0.prepare(model, store)) }
+        self.properties = properties.map { Bound(name: $0.name, property: $0.bind(model, store)) }
     }
 
     /// Restores the stored values into the model.
@@ -33,7 +33,7 @@ final class ModelLink<Model: Observable & AnyObject>: ErrorReportingLink {
     /// Reads every bound property, so that Observation tracks them.
     func read() {
         guard let model else { return }
-        for bound in properties { _ = bound.property.read(model) }
+        for bound in properties { bound.property.access(model) }
     }
 
     /// Brings model and store together, property by property: saves the
@@ -41,20 +41,19 @@ final class ModelLink<Model: Observable & AnyObject>: ErrorReportingLink {
     func reconcile() {
         guard let model else { return }
         for bound in properties {
-            let key = bound.property.key
-            let value = bound.property.read(model)
-            if let known = synced[key], known == value {
-                show(bound, in: model)
-                continue
-            }
-            do {
-                try store.set(value, forKey: key)
-                synced[key] = value
+            do throws(SceneStoreError) {
+                let value = try bound.property.stored(model)
+                if let known = synced[bound.name], known == value {
+                    show(bound, in: model)
+                    continue
+                }
+                try bound.property.save(model)
+                synced[bound.name] = value
                 lastError = nil
             } catch {
                 lastError = error
                 store.logger.warning("model change refused; the property shows the stored value again", metadata: [
-                    "scene": "\(store.id)", "key": "\(key)", "error": "\(error)",
+                    "scene": "\(store.id)", "key": "\(bound.name)", "error": "\(error)",
                 ])
                 show(bound, in: model)
             }
@@ -62,8 +61,7 @@ final class ModelLink<Model: Observable & AnyObject>: ErrorReportingLink {
     }
 
     private func show(_ bound: Bound, in model: Model) {
-        let key = bound.property.key
-        bound.show(model, store.value(forKey: key, as: SceneValue.self))
-        synced[key] = bound.property.read(model)
+        bound.property.show(model)
+        synced[bound.name] = try? bound.property.stored(model)
     }
 }

@@ -1,55 +1,64 @@
-/// One stored property of a model and the scene key that keeps it, for
+/// One stored property of a model and the ``SceneKey`` that keeps it, for
 /// ``SceneStore/bind(_:on:)``.
 ///
 /// ```swift
 /// store.bind([
-///     SceneProperty(\.selectedTab, forKey: "selectedTab"),
-///     SceneProperty(\.query, forKey: "query"),
-///     SceneProperty(\.sidebar, key: .sidebar),
+///     SceneProperty(\.selectedTab, key: .selectedTab),
+///     SceneProperty(\.layout, key: .layout),     // a Codable model's key
 /// ], on: settings)
 /// ```
 ///
-/// The property's type follows the rules of ``SceneStorable``: one of the
-/// six kinds, an `Optional` of one (`nil` removes the key), or a
-/// raw-value type declaring `SceneStorable`. Any other type does not compile.
+/// While the scene holds nothing under the key (or a value the key cannot
+/// read), the property shows the key's default. Any key works: one of the
+/// six kinds, an `Optional` or raw-value type of one, or a `Codable` model.
 @MainActor
 public struct SceneProperty<Model: AnyObject> {
-    /// The key the property is kept under.
-    public let key: String
-    /// The property's value as stored (`nil`: no value).
-    let read: (Model) -> SceneValue?
-    /// Prepares the property of `model` for binding to `store`: captures
-    /// the value it shows while the key holds nothing, and returns the
-    /// function that shows a stored value (or its absence) in the model.
-    let prepare: (Model, SceneStore) -> (Model, SceneValue?) -> Void
+    /// The name of the key the property is kept under.
+    let name: String
+    /// Binds the property of `model` to `store`.
+    let bind: (Model, SceneStore) -> BoundProperty<Model>
 
-    /// Keeps `keyPath` under `key`. While the scene holds nothing there (or
-    /// a value of another kind), the property shows the value it had when
-    /// it was bound, as `@SceneStorage` shows its initial value.
-    public init<Value: SceneStorable>(_ keyPath: ReferenceWritableKeyPath<Model, Value>, forKey key: String) {
-        self.init(keyPath, name: key, default: nil)
+    /// Keeps `keyPath` under `key`.
+    public init<Value>(_ keyPath: ReferenceWritableKeyPath<Model, Value>, key: SceneKey<Value>) {
+        self.init(keyPath, name: key.name) { _ in key }
     }
 
-    /// Keeps `keyPath` under a typed key. While the scene holds nothing
-    /// there (or a value of another kind), the property shows the key's
-    /// default.
-    public init<Value: SceneStorable>(_ keyPath: ReferenceWritableKeyPath<Model, Value>, key: SceneKey<Value>) {
-        self.init(keyPath, name: key.name, default: key.defaultValue)
+    /// Keeps `keyPath` under `key`, by name; while the scene holds nothing
+    /// there, the property shows the value it had when it was bound (for
+    /// the package's tests).
+    package init<Value: SceneStorable>(_ keyPath: ReferenceWritableKeyPath<Model, Value>, forKey key: String) {
+        self.init(keyPath, name: key) { model in SceneKey(key, default: model[keyPath: keyPath]) }
     }
 
-    private init<Value: SceneStorable>(
-        _ keyPath: ReferenceWritableKeyPath<Model, Value>, name: String, default fixedDefault: Value?
+    private init<Value>(
+        _ keyPath: ReferenceWritableKeyPath<Model, Value>, name: String, key: @escaping (Model) -> SceneKey<Value>
     ) {
-        key = name
-        read = { model in model[keyPath: keyPath].sceneValue }
-        prepare = { model, store in
-            let fallback = fixedDefault ?? model[keyPath: keyPath]
-            return { model, stored in
-                let value = stored.flatMap { store.convert($0, forKey: name) as Value? } ?? fallback
-                if value.sceneValue != model[keyPath: keyPath].sceneValue {
-                    model[keyPath: keyPath] = value
-                }
-            }
+        self.name = name
+        bind = { model, store in
+            let key = key(model)
+            let stored = { (model: Model) throws(SceneStoreError) in try key.coding.write(model[keyPath: keyPath]) }
+            return BoundProperty(
+                access: { _ = $0[keyPath: keyPath] },
+                stored: stored,
+                save: { (model) throws(SceneStoreError) in try store.set(model[keyPath: keyPath], for: key) },
+                show: { model in
+                    let value = store[key]
+                    if (try? key.coding.write(value)) != (try? stored(model)) { model[keyPath: keyPath] = value }
+                })
         }
     }
+}
+
+/// A property bound to its store's key.
+@MainActor
+struct BoundProperty<Model: AnyObject> {
+    /// Reads the property, for observation tracking.
+    let access: (Model) -> Void
+    /// The property's value as stored (`nil`: no value).
+    let stored: (Model) throws(SceneStoreError) -> SceneValue?
+    /// Sets the key from the property.
+    let save: (Model) throws(SceneStoreError) -> Void
+    /// Shows the key's value (or its default) in the property, unless it
+    /// already shows it.
+    let show: (Model) -> Void
 }

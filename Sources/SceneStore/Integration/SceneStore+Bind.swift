@@ -1,7 +1,7 @@
 import Observation
 
 extension SceneStore {
-    /// Keeps plain stored properties of an `@Observable` model in this
+    /// Keeps stored properties of an `@Observable` model in this
     /// scene: restores them now, saves each change of the model, and shows
     /// in the model every other change of their keys — from this process
     /// or another — and every discard.
@@ -11,22 +11,24 @@ extension SceneStore {
     ///     var selectedTab = 0
     ///     var query = ""
     /// }
+    /// extension SceneKey where Value == String {
+    ///     static var query: Self { .init("query", default: "") }
+    /// }
     /// let settings = Settings()
     /// let bound = store.bind([
-    ///     SceneProperty(\.selectedTab, forKey: "selectedTab"),
-    ///     SceneProperty(\.query, forKey: "query"),
+    ///     SceneProperty(\.selectedTab, key: .selectedTab),
+    ///     SceneProperty(\.query, key: .query),
     /// ], on: settings)
     /// settings.selectedTab = 2      // saved; other processes' models show it
     /// ```
     ///
     /// What it promises:
     /// * Binding restores every key the scene holds into the model and
-    ///   writes nothing; a key the scene lacks leaves the property at its
-    ///   default (see ``SceneProperty``).
+    ///   writes nothing; a key the scene lacks shows the key's default.
     /// * A change of the model (tracked with Observation, no polling) is
     ///   set in the store, which saves it as every `set` is saved. Only the
     ///   model's own edits are written, never a value it just showed, and
-    ///   never a default over a value of another kind.
+    ///   never a default over a value the key cannot read.
     /// * A change of a key, local or written by another process, is shown
     ///   in the model on the main actor (observers of the model are
     ///   notified); a burst of changes is shown once, as the latest value.
@@ -46,7 +48,7 @@ extension SceneStore {
     public func bind<Model: Observable & AnyObject>(
         _ properties: [SceneProperty<Model>], on model: Model
     ) -> BoundModel {
-        let keys = Set(properties.map(\.key))
+        let keys = Set(properties.map(\.name))
         // Subscribed before reading, so that no change falls in between.
         let signals = changeSignals(for: keys)
         let link = ModelLink(store: self, model: model, properties: properties)

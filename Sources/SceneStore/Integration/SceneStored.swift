@@ -1,24 +1,20 @@
-/// A property kept in one key of a scene, read and written like a plain
-/// variable — `@SceneStorage` for code outside SwiftUI, with the store
-/// named explicitly:
+/// A property kept under a ``SceneKey`` of a scene, read and written like
+/// a plain variable — `@SceneStorage` for code outside SwiftUI, with the
+/// store named explicitly:
 ///
 /// ```swift
-/// @SceneStored("selectedTab", store: store) var selectedTab = 0
-/// selectedTab = 2                                    // memory now, disk soon
-/// try $selectedTab.set(3)                            // the same, throwing when refused
-/// let next = try await $selectedTab.update { $0 + 1 } // atomic across processes
-/// for await tab in $selectedTab.values { render(tab) }
+/// @SceneStored(.selectedTab, store: store) var selectedTab: Int
+/// selectedTab = 2                                     // memory now, disk soon
+/// try $selectedTab.set(3)                             // the same, throwing when refused
+/// let next = try await $selectedTab.update { $0 += 1 } // atomic across processes
+/// for await tab in $selectedTab.values { print(tab) }
 /// ```
 ///
-/// The initial value is the default: what the property reads while the
-/// scene holds nothing under the key, or holds a value of another kind
-/// there. Reading never touches the disk; it shows the latest value the
-/// store has, including what another process wrote.
-///
-/// `Value` is one of the six kinds (Bool, Int, Double, String, URL, Data),
-/// an `Optional` of one (assigning `nil` removes the key), or a
-/// `RawRepresentable` type whose raw value is one of them and that declares
-/// ``SceneStorable`` conformance. Any other type does not compile.
+/// The property reads the key's default while the scene holds nothing
+/// under the key, or a value the key cannot read. Reading never touches
+/// the disk; it shows the latest value the store has, including what
+/// another process wrote. Any key works: one of the six kinds, an
+/// `Optional` or raw-value type of one, or a `Codable` model.
 ///
 /// **A refused assignment is not silent.** Assigning through the property
 /// cannot throw, so when the store refuses the value (a value or scene over
@@ -30,39 +26,34 @@
 /// The wrapper holds no state of its own: every copy, and every other
 /// wrapper or caller of the same store and key, sees the same value.
 @propertyWrapper
-public struct SceneStored<Value: SceneStorable>: Sendable {
-    /// The store the value lives in.
-    public let store: SceneStore
-    /// The key it lives under.
-    public let key: String
-    /// What the property reads while the scene holds no value of its kind.
-    public let defaultValue: Value
+public struct SceneStored<Value: Sendable>: Sendable {
+    let store: SceneStore
+    let key: SceneKey<Value>
 
-    /// Keeps the property under `key` in `store`, reading `wrappedValue`
+    /// Keeps the property under `key` in `store`, reading the key's default
     /// while the scene holds nothing there.
-    public init(wrappedValue: Value, _ key: String, store: SceneStore) {
+    public init(_ key: SceneKey<Value>, store: SceneStore) {
         self.store = store
         self.key = key
-        self.defaultValue = wrappedValue
     }
 
-    /// Keeps the property under a typed key, reading its default while the
-    /// scene holds nothing there.
-    public init(_ key: SceneKey<Value>, store: SceneStore) {
-        self.init(wrappedValue: key.defaultValue, key.name, store: store)
+    /// Keeps the property under `key`, by name, reading `wrappedValue`
+    /// while the scene holds nothing there (for the package's tests).
+    package init(wrappedValue: Value, _ key: String, store: SceneStore) where Value: SceneStorable {
+        self.init(SceneKey(key, default: wrappedValue), store: store)
     }
 
     /// The stored value, or the default. Setting it sets the key (an empty
     /// Optional removes it); a value the store refuses is logged as a
     /// warning and the old value stays.
     public var wrappedValue: Value {
-        get { store.value(forKey: key, default: defaultValue) }
+        get { store[key] }
         nonmutating set {
             do {
                 try set(newValue)
             } catch {
                 store.logger.warning("assignment refused; the property keeps its old value", metadata: [
-                    "scene": "\(store.id)", "key": "\(key)", "error": "\(error)",
+                    "scene": "\(store.id)", "key": "\(key.name)", "error": "\(error)",
                 ])
             }
         }
@@ -73,32 +64,30 @@ public struct SceneStored<Value: SceneStorable>: Sendable {
     public var projectedValue: Self { self }
 
     /// Sets the value in memory and schedules a save, as
-    /// ``SceneStore/set(_:forKey:)``.
+    /// ``SceneStore/set(_:for:)``.
     ///
-    /// - Throws: ``SceneStoreError/invalidKey(_:limit:)``,
-    ///   ``SceneStoreError/valueTooLarge(key:size:limit:)``,
-    ///   ``SceneStoreError/sceneTooLarge(scene:key:size:limit:)`` or
-    ///   ``SceneStoreError/closed(scene:)``; nothing is changed then.
+    /// - Throws: what ``SceneStore/set(_:for:)`` throws; nothing is
+    ///   changed then.
     public func set(_ value: Value) throws(SceneStoreError) {
-        try store.set(value, forKey: key)
+        try store.set(value, for: key)
     }
 
     /// Removes the stored value; the property reads the default again.
     public func remove() {
-        store.removeValue(forKey: key)
+        store.removeValue(for: key)
     }
 
     /// The value now, then each new value, local or from another process;
-    /// latest only. See ``SceneStore/values(forKey:default:)``.
+    /// latest only. See ``SceneStore/values(for:)``.
     public var values: AsyncStream<Value> {
-        store.values(forKey: key, default: defaultValue)
+        store.values(for: key)
     }
 
-    /// Replaces the value with `transform` of the latest one under the
-    /// scene lock, across threads and processes, and returns it once it is
-    /// durable. See ``SceneStore/update(forKey:default:_:)``.
+    /// Changes the value with `transform` under the scene lock, across
+    /// threads and processes, and returns it once it is durable. See
+    /// ``SceneStore/update(_:_:)``.
     @discardableResult
-    public func update(_ transform: @escaping @Sendable (Value) throws -> Value) async throws -> Value {
-        try await store.update(forKey: key, default: defaultValue, transform)
+    public func update(_ transform: @escaping @Sendable (inout Value) throws -> Void) async throws -> Value {
+        try await store.update(key, transform)
     }
 }

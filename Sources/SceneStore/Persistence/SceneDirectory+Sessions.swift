@@ -79,10 +79,7 @@ extension SceneDirectory: SceneSessionStorage {
         unlink(claimPath(id))
     }
 
-    private static let sessionsLockName: SceneID = {
-        guard let id = try? SceneID("scenestore-sessions") else { preconditionFailure("a valid constant id") }
-        return id
-    }()
+    private static let sessionsLockName: SceneID = "scenestore-sessions"
 
     /// The records of the index, read as a scene file is
     /// (``openToRead(_:)``): never through a symbolic link, never blocking

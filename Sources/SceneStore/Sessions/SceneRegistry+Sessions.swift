@@ -24,7 +24,7 @@ import Logging
 /// holds it: for ``SceneRestoreReason/relaunch`` when its process quit (closed
 /// the registry), ``SceneRestoreReason/recover`` when it died holding it.
 /// Reopening claims it atomically: of several processes launched at once,
-/// one gets each window. A scene opened by id with ``store(for:)-(SceneID)``
+/// one gets each window. A scene opened by id with ``store(for:)``
 /// is shared, never claimed: two processes can show one scene.
 extension SceneRegistry {
     /// A new window: a fresh scene id, claimed by this process until it
@@ -101,7 +101,7 @@ extension SceneRegistry {
     }
 
     /// Reopens scene `id`; the id is validated first.
-    public func reopen(_ id: String) async throws -> SceneStore? {
+    package func reopen(_ id: String) async throws -> SceneStore? {
         try await reopen(SceneID(id))
     }
 

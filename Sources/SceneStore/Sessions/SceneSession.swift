@@ -5,7 +5,7 @@ import Foundation
 /// open or it waits to be restored.
 ///
 /// Made by ``SceneRegistry/newScene(title:)`` and
-/// ``SceneRegistry/reopen(_:)-(SceneID)``; listed by ``SceneRegistry/sessions()``
+/// ``SceneRegistry/reopen(_:)``; listed by ``SceneRegistry/sessions()``
 /// and ``SceneRegistry/scenesToRestore()``.
 public struct SceneSession: Sendable, Hashable {
     public let id: SceneID

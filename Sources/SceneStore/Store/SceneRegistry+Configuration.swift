@@ -38,9 +38,9 @@ extension SceneRegistry {
         /// Only reads: creates nothing on disk (no root, lock file or
         /// quarantine) and never takes a lock. A missing root holds no
         /// scenes; a damaged file is left in place and its scene reads as
-        /// empty. `set`, `flush` and ``SceneRegistry/discard(_:)-(SceneID)``
+        /// empty. `set`, `flush` and ``SceneRegistry/discard(_:)``
         /// throw ``SceneStoreError/readOnly(scene:)``;
-        /// ``SceneStore/removeValue(forKey:)`` is a logged no-op; closing
+        /// ``SceneStore/removeValue(for:)`` is a logged no-op; closing
         /// writes nothing.
         case readOnly
     }

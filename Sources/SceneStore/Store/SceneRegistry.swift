@@ -7,7 +7,7 @@ import Logging
 /// ```swift
 /// let scenes = try SceneRegistry(appID: "com.example.editor")
 /// let store = try await scenes.store(for: "main")
-/// try store.set(2, forKey: "selectedTab")
+/// try store.set(2, for: .selectedTab)   // extension SceneKey where Value == Int { static var selectedTab … }
 /// try await scenes.close()
 /// ```
 ///
@@ -15,7 +15,7 @@ import Logging
 /// it and reloads what the others write; saves merge under a lock so no
 /// write is lost. Call ``close()`` before exiting to flush.
 public final class SceneRegistry: Sendable {
-    public let configuration: Configuration
+    package let configuration: Configuration
 
     let storage: any SceneStorage
     /// `configuration.clock`, read by every store of the registry.
@@ -101,7 +101,7 @@ public final class SceneRegistry: Sendable {
 
     /// Where the scenes are: a directory, a database (its URL without the
     /// password) or memory. Its description is for people.
-    public var location: SceneLocation { storage.sceneLocation }
+    package var location: SceneLocation { storage.sceneLocation }
 
     /// The watcher in use (`nil` if none could start, or it stopped and
     /// nothing took over: changes by other processes are then merged only
@@ -128,25 +128,25 @@ public final class SceneRegistry: Sendable {
     }
 
     /// The store of scene `id`; the id is validated first.
-    public func store(for id: String) async throws -> SceneStore {
+    package func store(for id: String) async throws -> SceneStore {
         try await open(SceneID(id))
     }
 
-    /// ``store(for:)-(SceneID)`` for synchronous code (set-up in
+    /// ``store(for:)`` for synchronous code (set-up in
     /// `main.swift`, an initializer): it blocks the calling thread while
     /// the scene is read. What follows a suspension (a database's answer, a
     /// wait for the scene's lock) runs on the store's queue and a thread of
     /// the library's own, never on Swift's cooperative pool, which a
     /// blocked caller may be occupying. In `async` code, `await`
-    /// ``store(for:)-(SceneID)`` instead.
+    /// ``store(for:)`` instead.
     @available(*, noasync, message: "await store(for:) instead")
     public func blockingStore(for id: SceneID) throws -> SceneStore {
         try BlockingCall.wait { () async throws(SceneStoreError) in try await self.open(id) }
     }
 
-    /// ``blockingStore(for:)-(SceneID)`` with the id validated first.
+    /// ``blockingStore(for:)`` with the id validated first.
     @available(*, noasync, message: "await store(for:) instead")
-    public func blockingStore(for id: String) throws -> SceneStore {
+    package func blockingStore(for id: String) throws -> SceneStore {
         try blockingStore(for: SceneID(id))
     }
 
@@ -186,9 +186,9 @@ public final class SceneRegistry: Sendable {
     }
 
     /// ``sceneIDs()`` for synchronous code: it blocks the calling thread
-    /// while the storage is asked (see ``blockingStore(for:)-(SceneID)``).
+    /// while the storage is asked (see ``blockingStore(for:)``).
     @available(*, noasync, message: "await sceneIDs() instead")
-    public func blockingSceneIDs() throws -> [SceneID] {
+    package func blockingSceneIDs() throws -> [SceneID] {
         try BlockingCall.wait { () async throws(SceneStoreError) in try await self.listScenes() }
     }
 
@@ -211,12 +211,12 @@ public final class SceneRegistry: Sendable {
     }
 
     /// Discards scene `id`; the id is validated first.
-    public func discard(_ id: String) async throws {
+    package func discard(_ id: String) async throws {
         try await discard(SceneID(id))
     }
 
     /// Flushes every store, finishes their streams and stops watching.
-    /// Later calls to ``store(for:)-(SceneID)`` throw. Idempotent.
+    /// Later calls to ``store(for:)`` throw. Idempotent.
     /// - Throws: the first flush error, after closing everything anyway.
     public func close() async throws {
         let (stores, alreadyClosed) = state.withLock { state -> ([SceneStore], Bool) in

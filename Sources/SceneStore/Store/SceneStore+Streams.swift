@@ -1,29 +1,25 @@
 extension SceneStore {
-    /// The value for `key` now, then each new value as it changes, locally
-    /// or from another process. A value of another kind reads as
-    /// `defaultValue`.
+    /// The value behind `key` now, then each new value as it changes,
+    /// locally or from another process. A value the key cannot read
+    /// (another kind, a model of another tag or a newer schema) reads as
+    /// its default.
     ///
     /// Buffering keeps only the latest value: a slow consumer skips
     /// intermediate values but always ends on the current one. A discard
-    /// yields `defaultValue` and the stream goes on; it finishes when the
+    /// yields the default and the stream goes on; it finishes when the
     /// store closes (the registry closes) or the consuming task is cancelled.
-    public func values<Value: SceneStorable>(
-        forKey key: String, default defaultValue: Value
-    ) -> AsyncStream<Value> {
+    public func values<Value>(for key: SceneKey<Value>) -> AsyncStream<Value> {
         let (stream, continuation) = AsyncStream.makeStream(of: Value.self, bufferingPolicy: .bufferingNewest(1))
-        let convert: @Sendable (SceneValue?) -> Value = { [weak self] stored in
-            guard let stored else { return defaultValue }
-            return self?.convert(stored, forKey: key) ?? defaultValue
-        }
+        let name = key.name
         let current = SceneEvent.changed(SceneChange(
-            key: key, oldValue: nil, newValue: nil, origin: .local, generation: nil))
-        subscribe(continuation, initial: current) { events in
+            key: name, oldValue: nil, newValue: nil, origin: .local, generation: nil))
+        subscribe(continuation, initial: current) { [weak self] events in
             for event in events {
                 switch event {
-                case .changed(let change) where change.key == key:
-                    continuation.yield(convert(change.newValue))
+                case .changed(let change) where change.key == name:
+                    continuation.yield(self?.read(change.newValue, for: key) ?? key.defaultValue)
                 case .discarded:
-                    continuation.yield(defaultValue)
+                    continuation.yield(key.defaultValue)
                 default:
                     break
                 }
@@ -32,9 +28,9 @@ extension SceneStore {
         return stream
     }
 
-    /// The values behind a typed key; see ``values(forKey:default:)``.
-    public func values<Value: SceneStorable>(for key: SceneKey<Value>) -> AsyncStream<Value> {
-        values(forKey: key.name, default: key.defaultValue)
+    /// ``values(for:)`` by name (for the package's tools and tests).
+    package func values<Value: SceneStorable>(forKey key: String, default defaultValue: Value) -> AsyncStream<Value> {
+        values(for: SceneKey(key, default: defaultValue))
     }
 
     /// Every change of every key, in order, from the moment of the call:
@@ -64,7 +60,7 @@ extension SceneStore {
     /// sees that save whole, never half of it); a discard; a damaged file
     /// moved to quarantine; a failing save. Each says where it came from
     /// (``SceneUpdate/origin``). Unbounded buffering: nothing is dropped.
-    /// Finishes like ``values(forKey:default:)``.
+    /// Finishes like ``values(for:)``.
     ///
     /// ```swift
     /// for await update in store.updates() where update.origin != .local {

@@ -1,14 +1,14 @@
 import Foundation
 
 extension SceneStore {
-    /// Atomically replaces the value of `key` with `transform` of its latest
-    /// value, across threads and processes: under the scene lock, the file
-    /// is read (so another process's last write is seen), `transform` runs
-    /// on the store's queue, and the result is saved before the lock is
-    /// released. When it returns, the new value is durable.
+    /// Atomically changes the value behind `key` with `transform`, across
+    /// threads and processes: under the scene lock, the file is read (so
+    /// another process's last write is seen), `transform` runs on the
+    /// store's queue, and the result is saved before the lock is released.
+    /// When it returns, the new value is durable.
     ///
     /// ```swift
-    /// let count = try await store.update(forKey: "count", default: 0) { $0 + 1 }
+    /// let count = try await store.update(.launches) { $0 += 1 }
     /// ```
     ///
     /// Concurrent updates never lose one another: 4 processes adding 1
@@ -20,38 +20,39 @@ extension SceneStore {
     ///
     /// - Parameters:
     ///   - key: the key to change.
-    ///   - defaultValue: what `transform` gets when the key has no value.
-    ///   - transform: the new value from the current one; returning `nil`
-    ///     (for an Optional `Value`) removes the key. If it throws, nothing
-    ///     is written and the error is rethrown.
+    ///   - transform: changes the latest value (the key's default while the
+    ///     scene holds nothing); setting `nil` (for an Optional `Value`)
+    ///     removes the key. If it throws, nothing is written and the error
+    ///     is rethrown.
     /// - Returns: the value saved.
-    /// - Throws: ``SceneStoreError/wrongType(key:stored:expected:)`` when the
-    ///   key holds another kind of value (nothing is written), the errors of
-    ///   ``set(_:forKey:)`` and ``flush()``, or what `transform` threw.
+    /// - Throws: what ``value(for:)`` throws when the key holds a value it
+    ///   cannot read (nothing is written), the errors of ``set(_:for:)``
+    ///   and ``flush()``, or what `transform` threw.
     @discardableResult
-    public func update<Value: SceneStorable>(
-        forKey key: String, default defaultValue: Value,
-        _ transform: @escaping @Sendable (Value) throws -> Value
+    public func update<Value>(
+        _ key: SceneKey<Value>, _ transform: @escaping @Sendable (inout Value) throws -> Void
     ) async throws -> Value {
         guard configuration.access == .readWrite else { throw SceneStoreError.readOnly(scene: id.rawValue) }
         let result = ResultBox<Value>()
-        let change: @Sendable (SceneValue?) throws -> SceneValue? = { stored in
-            let current: Value
-            if let stored {
-                guard let typed = Value(sceneValue: stored) else {
-                    throw SceneStoreError.wrongType(key: key, stored: stored.kind, expected: "\(Value.self)")
-                }
-                current = typed
-            } else {
-                current = defaultValue
-            }
-            let next = try transform(current)
-            result.value = next
-            return next.sceneValue
+        try await runUpdate(key: key.name) { stored in
+            var value = try stored.map { (stored) throws(SceneStoreError) in try key.coding.read(stored).value }
+                ?? key.defaultValue
+            try transform(&value)
+            let next = try key.coding.write(value)
+            result.value = value
+            return next
         }
-        try await runUpdate(key: key, change)
         guard let value = result.value else { throw SceneStoreError.closed(scene: id.rawValue) }
         return value
+    }
+
+    /// ``update(_:_:)`` by name (for the package's tools and tests).
+    @discardableResult
+    package func update<Value: SceneStorable>(
+        forKey key: String, default defaultValue: Value,
+        _ transform: @escaping @Sendable (Value) throws -> Value
+    ) async throws -> Value {
+        try await update(SceneKey(key, default: defaultValue)) { $0 = try transform($0) }
     }
 
     /// Queues a read-modify-write of the stored value of `key` and waits
@@ -72,14 +73,6 @@ extension SceneStore {
             return state.updates.count == 1
         }
         if first { io.submit { await self.runUpdates() } }
-    }
-
-    /// ``update(forKey:default:_:)`` for a typed key.
-    @discardableResult
-    public func update<Value: SceneStorable>(
-        _ key: SceneKey<Value>, _ transform: @escaping @Sendable (Value) throws -> Value
-    ) async throws -> Value {
-        try await update(forKey: key.name, default: key.defaultValue, transform)
     }
 }
 
@@ -133,7 +126,7 @@ extension SceneStore {
     }
 }
 
-/// An ``SceneStore/update(forKey:default:_:)`` waiting for the store's queue.
+/// An ``SceneStore/update(_:_:)`` waiting for the store's queue.
 struct QueuedUpdate: Sendable {
     let key: String
     /// The new stored value from the current one (type checked inside).
@@ -142,7 +135,7 @@ struct QueuedUpdate: Sendable {
     let finish: @Sendable ((any Error)?) -> Void
 }
 
-/// The value an ``SceneStore/update(forKey:default:_:)`` computed on the
+/// The value an ``SceneStore/update(_:_:)`` computed on the
 /// store's queue, handed back to the caller.
 private final class ResultBox<Value: Sendable>: Sendable {
     private let stored = Locked<Value?>(nil)

@@ -5,9 +5,9 @@ import Logging
 /// Data values (see ``SceneStorable``) that survive relaunch and stay in
 /// sync with other processes that open the same scene.
 ///
-/// Get one from ``SceneRegistry/store(for:)-(String)``; the registry hands out
+/// Get one from ``SceneRegistry/store(for:)``; the registry hands out
 /// the same instance for the same scene id. Reads and writes are synchronous
-/// and never touch the disk: ``set(_:forKey:)`` updates memory and schedules
+/// and never touch the disk: ``set(_:for:)`` updates memory and schedules
 /// a save on the store's own queue, as the registry's
 /// ``SceneRegistry/Configuration/savePolicy`` says. ``flush()`` returns once
 /// everything set before it is durable.
@@ -56,22 +56,52 @@ public final class SceneStore: Sendable {
 
     // MARK: Reading
 
+    /// The value behind `key`, or the key's default while the scene holds
+    /// nothing there or a value the key cannot read (another kind, a model
+    /// of another tag or a newer schema; logged at debug level).
+    /// Synchronous; never waits for the disk.
+    public subscript<Value>(key: SceneKey<Value>) -> Value {
+        read(state.withLock { $0.values[key.name] }, for: key)
+    }
+
+    /// The value behind `key`, or the key's default while the scene holds
+    /// nothing there; unlike the subscript, it says why a stored value
+    /// cannot be read.
+    /// - Throws: ``SceneStoreError/wrongType(key:stored:expected:)``,
+    ///   ``SceneStoreError/unreadableModel(key:tag:reason:)`` or
+    ///   ``SceneStoreError/newerModel(key:tag:stored:supported:)``.
+    public func value<Value>(for key: SceneKey<Value>) throws(SceneStoreError) -> Value {
+        guard let stored = state.withLock({ $0.values[key.name] }) else { return key.defaultValue }
+        let (value, migrated) = try key.coding.read(stored)
+        if migrated != nil { startMigration(of: key) }
+        return value
+    }
+
+    /// What `stored` reads as through `key` (its default when it cannot).
+    func read<Value>(_ stored: SceneValue?, for key: SceneKey<Value>) -> Value {
+        guard let stored else { return key.defaultValue }
+        do throws(SceneStoreError) {
+            let (value, migrated) = try key.coding.read(stored)
+            if migrated != nil { startMigration(of: key) }
+            return value
+        } catch {
+            logger.debug("unreadable value read; returning the default", metadata: [
+                "scene": "\(id)", "key": "\(key.name)", "error": "\(error)",
+            ])
+            return key.defaultValue
+        }
+    }
+
     /// The value for `key`, or `defaultValue` when the scene has none or
-    /// holds another kind of value there (logged at debug level).
-    public func value<Value: SceneStorable>(forKey key: String, default defaultValue: Value) -> Value {
-        guard let stored = state.withLock({ $0.values[key] }) else { return defaultValue }
-        return convert(stored, forKey: key) ?? defaultValue
+    /// holds another kind of value there. For the package's tools and
+    /// tests, which address keys by name; apps use a ``SceneKey``.
+    package func value<Value: SceneStorable>(forKey key: String, default defaultValue: Value) -> Value {
+        self[SceneKey(key, default: defaultValue)]
     }
 
     /// The value for `key`, or `nil` when absent or of another kind.
-    public func value<Value: SceneStorable>(forKey key: String, as type: Value.Type = Value.self) -> Value? {
-        guard let stored = state.withLock({ $0.values[key] }) else { return nil }
-        return convert(stored, forKey: key)
-    }
-
-    /// The value behind a typed key.
-    public subscript<Value: SceneStorable>(key: SceneKey<Value>) -> Value {
-        value(forKey: key.name, default: key.defaultValue)
+    package func value<Value: SceneStorable>(forKey key: String, as type: Value.Type = Value.self) -> Value? {
+        self[SceneKey<Value?>(key)]
     }
 
     /// All values, as stored.
@@ -81,14 +111,14 @@ public final class SceneStore: Sendable {
 
     /// The generation of the scene file this store last read or wrote
     /// (0 before the scene has a file).
-    public var generation: UInt64 {
+    package var generation: UInt64 {
         state.withLock { $0.disk.generation }
     }
 
     /// The file watcher keeping this store in sync with other processes,
     /// or `nil` when none could be started (changes from other processes
     /// are then seen only when they are merged at the next save).
-    public var watcherKind: WatcherKind? { watcherKindProvider() }
+    package var watcherKind: WatcherKind? { watcherKindProvider() }
 
     /// Why the last save failed, or `nil` when the last save succeeded (or
     /// none failed yet). A failing background save is reported once through
@@ -104,36 +134,45 @@ public final class SceneStore: Sendable {
         state.withLock { $0.lastQuarantined }
     }
 
-    func convert<Value: SceneStorable>(_ stored: SceneValue, forKey key: String) -> Value? {
-        if let value = Value(sceneValue: stored) { return value }
-        logger.debug("wrong kind read; returning the default", metadata: [
-            "scene": "\(id)", "key": "\(key)", "stored": "\(stored.kind)", "requested": "\(Value.self)",
-        ])
-        return nil
-    }
-
     // MARK: Writing
 
-    /// Sets `value` for `key` in memory and schedules a save. Setting `nil`
-    /// (an empty Optional) removes the key.
+    /// Sets the value behind `key` in memory and schedules a save. Setting
+    /// `nil` (an empty Optional) removes the key.
+    ///
+    /// A model key refuses to write over a value it cannot read (another
+    /// kind, another tag, a newer schema), so that no reader silently loses
+    /// what a writer stored; remove the key first to replace such a value
+    /// on purpose.
     ///
     /// - Throws: ``SceneStoreError/invalidKey(_:limit:)``,
     ///   ``SceneStoreError/valueTooLarge(key:size:limit:)``,
     ///   ``SceneStoreError/sceneTooLarge(scene:key:size:limit:)``,
-    ///   ``SceneStoreError/closed(scene:)`` or
-    ///   ``SceneStoreError/readOnly(scene:)``; nothing is changed then.
-    public func set<Value: SceneStorable>(_ value: Value, forKey key: String) throws(SceneStoreError) {
+    ///   ``SceneStoreError/closed(scene:)``,
+    ///   ``SceneStoreError/readOnly(scene:)``, or for a model key what
+    ///   ``value(for:)`` throws for the stored value and
+    ///   ``SceneStoreError/unencodableModel(key:tag:reason:)``; nothing is
+    ///   changed then.
+    public func set<Value>(_ value: Value, for key: SceneKey<Value>) throws(SceneStoreError) {
+        if let mayReplace = key.coding.mayReplace, let stored = state.withLock({ $0.values[key.name] }), !mayReplace(stored) {
+            _ = try key.coding.read(stored)
+        }
+        try apply(key: key.name, value: key.coding.write(value), replacing: key.coding.mayReplace)
+    }
+
+    /// Removes the value behind `key` (a no-op if absent, closed or
+    /// read-only); the key reads its default again.
+    public func removeValue<Value>(for key: SceneKey<Value>) {
+        removeValue(forKey: key.name)
+    }
+
+    /// Sets `value` for `key`, by name (for the package's tools and tests).
+    package func set<Value: SceneStorable>(_ value: Value, forKey key: String) throws(SceneStoreError) {
         try apply(key: key, value: value.sceneValue)
     }
 
-    /// Sets the value behind a typed key.
-    public func set<Value: SceneStorable>(_ value: Value, for key: SceneKey<Value>) throws(SceneStoreError) {
-        try set(value, forKey: key.name)
-    }
-
-    /// Removes the value for `key` (a no-op if absent, invalid, closed or
-    /// read-only; `set(nil)` throws instead).
-    public func removeValue(forKey key: String) {
+    /// Removes the value for `key`, by name (a no-op if absent, invalid,
+    /// closed or read-only).
+    package func removeValue(forKey key: String) {
         do {
             try apply(key: key, value: nil)
         } catch {

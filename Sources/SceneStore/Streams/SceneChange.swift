@@ -17,9 +17,9 @@ public struct SceneChange: Sendable, Hashable {
     public let origin: SceneChangeOrigin
     /// The generation of the scene file that carried an external change;
     /// `nil` for a local change, which has no generation until it is saved.
-    public let generation: UInt64?
+    package let generation: UInt64?
 
-    public init(
+    package init(
         key: String, oldValue: SceneValue?, newValue: SceneValue?,
         origin: SceneChangeOrigin, generation: UInt64?
     ) {
@@ -63,7 +63,7 @@ public enum SceneEvent: Sendable, Hashable {
 public struct SceneUpdate: Sendable, Hashable {
     public let events: [SceneEvent]
 
-    public init(events: [SceneEvent]) {
+    package init(events: [SceneEvent]) {
         self.events = events
     }
 

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Runs asynchronous work for a synchronous caller and waits for it: the
-/// synchronous conveniences (``SceneRegistry/blockingStore(for:)-(SceneID)``,
+/// synchronous conveniences (``SceneRegistry/blockingStore(for:)``,
 /// ``SceneRegistry/blockingSceneIDs()``) over the asynchronous storage
 /// seam.
 ///

@@ -28,9 +28,9 @@ public enum SceneStoreError: Error, Sendable, Hashable, CustomStringConvertible 
     case lockTimeout(scene: String, holderPID: Int32?, waited: Duration)
     /// A generation that cannot grow further was found in the scene file.
     case generationExhausted(scene: String)
-    /// An ``SceneStore/update(forKey:default:_:)`` found a value of another
-    /// kind under `key`; nothing was written.
-    case wrongType(key: String, stored: SceneValue.Kind, expected: String)
+    /// `key` holds a value of another kind than its ``SceneKey`` reads
+    /// (`expected`); nothing was written.
+    case wrongType(key: String, stored: String, expected: String)
     /// A write (set, flush, discard) to a store of a registry opened
     /// ``SceneRegistry/Access/readOnly``; nothing was changed.
     case readOnly(scene: String)
@@ -46,6 +46,16 @@ public enum SceneStoreError: Error, Sendable, Hashable, CustomStringConvertible 
     /// Window scene `scene` is held by another live process: it was not
     /// closed for good (``SceneRegistry/closeForGood(_:)``).
     case windowInUse(scene: String)
+    /// `key` holds data its model key cannot read: not a stored model, a
+    /// model of another tag, JSON that no longer decodes as the key's
+    /// model, or a migration step threw. Nothing was written.
+    case unreadableModel(key: String, tag: String, reason: String)
+    /// `key` holds a model of a newer schema version than its key reads;
+    /// it is never decoded nor written over.
+    case newerModel(key: String, tag: String, stored: Int, supported: Int)
+    /// The model could not be encoded (a `Double` that is not a number,
+    /// say); nothing was written.
+    case unencodableModel(key: String, tag: String, reason: String)
 
     public var description: String {
         switch self {
@@ -68,7 +78,7 @@ public enum SceneStoreError: Error, Sendable, Hashable, CustomStringConvertible 
         case .lockTimeout(let scene, let holder, let waited):
             "scene \(scene.debugDescription) is locked by \(holder.map { "pid \($0)" } ?? "another process"); gave up after \(waited)"
         case .wrongType(let key, let stored, let expected):
-            "key \(key.debugDescription) holds a \(stored.rawValue), not a \(expected); nothing was written"
+            "key \(key.debugDescription) holds a \(stored), not a \(expected); nothing was written"
         case .generationExhausted(let scene):
             "scene \(scene.debugDescription) has a generation that cannot grow; its file is treated as damaged"
         case .readOnly(let scene):
@@ -81,6 +91,12 @@ public enum SceneStoreError: Error, Sendable, Hashable, CustomStringConvertible 
             "\(path) is a \(found), not a regular file; remove it (nothing was written)"
         case .windowInUse(let scene):
             "window scene \(scene.debugDescription) is open in another process; it was left as it is"
+        case .unreadableModel(let key, let tag, let reason):
+            "key \(key.debugDescription) holds no readable \(tag.debugDescription) model: \(reason)"
+        case .newerModel(let key, let tag, let stored, let supported):
+            "key \(key.debugDescription) holds \(tag.debugDescription) version \(stored); this code reads up to version \(supported)"
+        case .unencodableModel(let key, let tag, let reason):
+            "\(tag.debugDescription) for key \(key.debugDescription) could not be encoded: \(reason)"
         }
     }
 }

@@ -2,9 +2,15 @@
 /// not starting with `.`. The scene's file is named after it, so anything
 /// that could escape the root (`..`, `/`, NUL) is rejected before any file
 /// is touched.
-public struct SceneID: Hashable, Sendable, Comparable, CustomStringConvertible {
+///
+/// An id written in the source is a literal (`scenes.store(for: "main")`);
+/// an id that comes from a user, a file or another process goes through
+/// the throwing ``init(_:)``.
+public struct SceneID: Hashable, Sendable, Comparable, CustomStringConvertible, ExpressibleByStringLiteral {
+    /// The longest id, in characters.
     public static let maxLength = 128
 
+    /// The id as written.
     public let rawValue: String
 
     /// - Throws: ``SceneStoreError/invalidSceneID(_:reason:)``.
@@ -15,8 +21,19 @@ public struct SceneID: Hashable, Sendable, Comparable, CustomStringConvertible {
         self.rawValue = rawValue
     }
 
+    /// An id written in the source.
+    /// - Precondition: `value` is a valid id (a programming error otherwise).
+    public init(stringLiteral value: String) {
+        if let reason = Self.problem(with: value) {
+            preconditionFailure("invalid scene id literal \(value.debugDescription): \(reason)")
+        }
+        rawValue = value
+    }
+
+    /// The id as written.
     public var description: String { rawValue }
 
+    /// Ids sort by their raw value.
     public static func < (lhs: SceneID, rhs: SceneID) -> Bool { lhs.rawValue < rhs.rawValue }
 
     private static func problem(with raw: String) -> String? {

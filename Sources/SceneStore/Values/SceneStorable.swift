@@ -11,7 +11,8 @@ import Foundation
 /// ```
 ///
 /// Anything else (Float, Date, arrays, your structs) does not compile as a
-/// stored value. Codable models travel as JSON `Data`: see ``SceneCodableKey``.
+/// stored value. Codable models travel as JSON `Data` through a model key: see
+/// ``SceneKey/init(_:tag:version:default:migrations:)``.
 public protocol SceneStorable: Sendable {
     /// The stored form; `nil` means "no value", and setting it removes the key.
     var sceneValue: SceneValue? { get }

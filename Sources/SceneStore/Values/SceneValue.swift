@@ -15,11 +15,11 @@ public enum SceneValue: Sendable, CustomStringConvertible {
     case data(Data)
 
     /// The kind of a stored value, as named in the scene file.
-    public enum Kind: String, Sendable, CaseIterable, Codable {
+    package enum Kind: String, Sendable, CaseIterable, Codable {
         case bool, int, double, string, url, data
     }
 
-    public var kind: Kind {
+    package var kind: Kind {
         switch self {
         case .bool: .bool
         case .int: .int
@@ -31,7 +31,7 @@ public enum SceneValue: Sendable, CustomStringConvertible {
     }
 
     /// Bytes this value counts for against the value and scene limits.
-    public var byteCount: Int {
+    package var byteCount: Int {
         switch self {
         case .bool: 1
         case .int, .double: 8

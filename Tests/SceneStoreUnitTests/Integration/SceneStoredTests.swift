@@ -122,7 +122,7 @@ extension SceneKey where Value == Int {
         let counter = $count
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<50 {
-                group.addTask { try await counter.update { $0 + 1 } }
+                group.addTask { try await counter.update { $0 += 1 } }
             }
             try await group.waitForAll()
         }

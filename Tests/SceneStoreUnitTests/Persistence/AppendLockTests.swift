@@ -15,7 +15,7 @@ import Testing
     /// Once the lock is free, the same call appends.
     @Test func theAppendInOneStepGivesWayToAHeldLock() throws {
         let fixture = try SceneStoreFixture()
-        let id = try SceneID("main")
+        let id = SceneID("main")
         let directory = SceneDirectory(root: fixture.root, lockTimeout: .milliseconds(1))
         try SceneDirectory.prepare(root: fixture.root)
         let v1 = SceneFile(

@@ -16,7 +16,7 @@ import Testing
         var file: SceneFile
 
         init(_ fixture: SceneStoreFixture) throws {
-            id = try SceneID("main")
+            id = SceneID("main")
             directory = SceneDirectory(root: fixture.root)
             try SceneDirectory.prepare(root: fixture.root)
             path = URL(fileURLWithPath: directory.scenePath(id))

@@ -25,7 +25,7 @@ import Testing
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: root) }
         let directory = SceneDirectory(root: root)
-        let id = try SceneID("main")
+        let id = SceneID("main")
         let planted: String
         switch hostile {
         case .lockFileIsAFIFO:

@@ -15,7 +15,7 @@ import Testing
 
     @Test func everySideFileNamesItsOwnSceneOnly() throws {
         let directory = SceneDirectory(root: URL(fileURLWithPath: "/nonexistent"))
-        for id in try Self.trickyIDs.map(SceneID.init) {
+        for id in try Self.trickyIDs.map({ try SceneID($0) }) {
             let token = randomToken()
             let names = [
                 directory.lockURL(id), directory.tempURL(id, token: token),
@@ -23,7 +23,7 @@ import Testing
             ].map(\.lastPathComponent)
             for name in names {
                 #expect(SceneDirectory.sceneID(forFileNamed: name) == nil, "\(name) read as a scene file")
-                for other in try Self.trickyIDs.map(SceneID.init) where other != id {
+                for other in try Self.trickyIDs.map({ try SceneID($0) }) where other != id {
                     #expect(SceneDirectory.leftoverOwner(name) != other, "\(name) of \(id) taken for \(other)'s")
                 }
             }
@@ -54,7 +54,7 @@ import Testing
         let held = try directory.lock(SceneID("a.json.tmp-x"), timeout: .seconds(5))
         defer { held.unlock() }
         let heldInode = try inode(of: directory.lockURL(SceneID("a.json.tmp-x")))
-        let leftover = directory.tempURL(try SceneID("a"), token: randomToken())
+        let leftover = directory.tempURL(SceneID("a"), token: randomToken())
         try Data("half".utf8).write(to: leftover)
 
         let other = try SceneRegistry(root: fixture.root, configuration: .testing)

@@ -9,7 +9,7 @@ struct StoreStateRecordsTests {
     private let other = WriterIdentity(pid: 2, token: "other")
 
     init() throws {
-        main = try SceneID("main")
+        main = SceneID("main")
     }
 
     private func opened(_ values: [String: SceneValue]) -> StoreState {

@@ -8,7 +8,7 @@ struct StoreStateSavingTests {
     private let me = WriterIdentity(pid: 1, token: "me")
 
     init() throws {
-        main = try SceneID("main")
+        main = SceneID("main")
     }
 
     private func begin(_ state: inout StoreState, queued: Bool) -> Bool {

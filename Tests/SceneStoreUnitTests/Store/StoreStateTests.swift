@@ -46,7 +46,7 @@ struct StoreStateTests {
 
     /// What a local discard kept is scheduled for saving, as the policy says.
     @Test func aLocalDiscardSchedulesTheSaveOfWhatItKept() throws {
-        let main = try SceneID("main")
+        let main = SceneID("main")
         var state = StoreState(savePolicy: .writeThrough)
         let calledAt = state.lastEdit
         _ = try state.applyLocal(key: "during", value: .int(2), sceneLimit: 1 << 20, scene: main)
@@ -58,7 +58,7 @@ struct StoreStateTests {
     /// A local discard drops the edits made before it was called, not one
     /// made while it waited for the lock: that one is kept, shown and saved.
     @Test func aLocalDiscardKeepsTheEditsMadeAfterItWasCalled() throws {
-        let main = try SceneID("main")
+        let main = SceneID("main")
         var state = StoreState(savePolicy: .onFlush)
         _ = try state.applyLocal(key: "before", value: .int(1), sceneLimit: 1 << 20, scene: main)
         let calledAt = state.lastEdit
@@ -71,7 +71,7 @@ struct StoreStateTests {
     /// Another process's discard keeps every pending edit: it cannot tell
     /// which came first.
     @Test func anExternalDiscardKeepsEveryPendingEdit() throws {
-        let main = try SceneID("main")
+        let main = SceneID("main")
         var state = StoreState(savePolicy: .onFlush)
         _ = try state.applyLocal(key: "a", value: .int(1), sceneLimit: 1 << 20, scene: main)
         _ = try state.applyLocal(key: "b", value: .int(2), sceneLimit: 1 << 20, scene: main)
@@ -164,7 +164,7 @@ struct StoreStateReadingTests {
             Issue.record("a damaged file was not handled as documented")
             return
         }
-        let recovery = QuarantinedScene(scene: try SceneID("main"), reason: "bad checksum", quarantinedFile: "/q/main")
+        let recovery = QuarantinedScene(scene: SceneID("main"), reason: "bad checksum", quarantinedFile: "/q/main")
         state.quarantined(recovery)
         #expect(state.lastQuarantined == recovery)
         #expect(Set(state.pending.keys) == ["k"], "values are written again over the quarantined file")
@@ -187,7 +187,7 @@ struct StoreStateReadingTests {
     /// caller gets its own transform's outcome, and nothing more is saved.
     @Test func anUpdateBatchResumesEachCallerAndSavesWhatAFailureLeft() throws {
         struct Refused: Error {}
-        let main = try SceneID("main")
+        let main = SceneID("main")
         var state = StoreState(savePolicy: .writeThrough)
         var outcomes = StoreState.UpdateOutcomes()
         _ = try state.applyLocal(key: "count", value: .int(1), sceneLimit: 1 << 20, scene: main)

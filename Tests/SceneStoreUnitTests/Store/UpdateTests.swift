@@ -47,7 +47,7 @@ import Testing
         let fixture = try SceneStoreFixture()
         let store = try await fixture.registry.store(for: "main")
         try store.set("text", forKey: "count")
-        await #expect(throws: SceneStoreError.wrongType(key: "count", stored: .string, expected: "Int")) {
+        await #expect(throws: SceneStoreError.wrongType(key: "count", stored: "string", expected: "Int")) {
             try await store.update(forKey: "count", default: 0) { $0 + 1 }
         }
         #expect(store.value(forKey: "count", as: String.self) == "text")
@@ -68,7 +68,7 @@ import Testing
         let removed: Int? = try await store.update(forKey: "n", default: nil) { _ in nil }
         #expect(removed == nil && store.snapshot.isEmpty)
         let typed = SceneKey("typed", default: 10)
-        #expect(try await store.update(typed) { $0 * 2 } == 20)
+        #expect(try await store.update(typed) { $0 *= 2 } == 20)
         await fixture.tearDown()
     }
 }

@@ -3,8 +3,10 @@ import SceneStoreTesting
 import Testing
 
 /// Only the six kinds (and Optional / raw-value wrappers of them) can be
-/// stored: anything else must be a compile error, checked by running the
-/// real compiler on a snippet against the built SceneStore module.
+/// stored directly, and a Codable model through a key with a tag: anything
+/// else must be a compile error, checked by running the real compiler on a
+/// snippet against the built SceneStore module, which sees only its public
+/// API.
 @Suite struct StorableCompileTests {
     @Test(arguments: notStorable)
     func nonStorableTypesDoNotCompile(expression: String) async throws {
@@ -16,6 +18,12 @@ import Testing
     @Test(arguments: storable)
     func storableTypesCompile(expression: String) async throws {
         let result = try await Self.accepted.value.result(of: Self.setting(expression))
+        #expect(!result.failed, "\(result.errors)")
+    }
+
+    /// A Codable model is stored, wrapped and bound through a key with a tag.
+    @Test func aCodableModelIsKeptThroughAKeyWithATag() async throws {
+        let result = try await Self.accepted.value.result(of: Self.modelKey)
         #expect(!result.failed, "\(result.errors)")
     }
 
@@ -47,19 +55,28 @@ import Testing
     }
 
     static func setting(_ expression: String) -> String {
-        "try store.set(\(expression), forKey: \"k\")"
+        "try store.set(\(expression), for: SceneKey(\"k\", default: \(expression)))"
     }
 
     static func wrapping(_ expression: String) -> String {
         """
-        @SceneStored("k", store: store) var value = \(expression)
+        @SceneStored(SceneKey("k", default: \(expression)), store: store) var value
         value = \(expression)
         """
     }
 
     static let floatProperty = """
         final class Model { var ratio: Float = 1 }
-        _ = SceneProperty(\\Model.ratio, forKey: "k")
+        _ = SceneProperty(\\Model.ratio, key: SceneKey("k", default: Float(1)))
+        """
+
+    static let modelKey = """
+        let key = SceneKey("k", tag: "point", default: Point())
+        try store.set(Point(), for: key)
+        @SceneStored(key, store: store) var point
+        point = store[key]
+        final class Model { var point = Point() }
+        _ = SceneProperty(\\Model.point, key: key)
         """
 
     /// Every snippet that must compile, in one compiler run, and every
@@ -68,7 +85,7 @@ import Testing
     /// each test finds its own snippet's verdict. (One run per snippet
     /// kept a core busy for a minute at the start of the suite.)
     static let accepted = Task {
-        try await typecheck(storable.map(setting) + storable.map(wrapping))
+        try await typecheck(storable.map(setting) + storable.map(wrapping) + [modelKey])
     }
     static let rejected = Task {
         try await typecheck(notStorable.map(setting) + notStorable.map(wrapping) + [floatProperty])
