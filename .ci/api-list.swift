@@ -1,7 +1,8 @@
 // Writes <output>/<Module>.txt for each module named: its public symbols
 // from the symbol graphs in <graphs> (the module's own and its extensions
 // of other modules), one line each, sorted: kind, path, declaration.
-// Run by .ci/api.
+// Fails, naming them, when a public symbol has no doc comment (one it
+// inherits from the protocol it implements counts). Run by .ci/api.
 import Foundation
 
 let arguments = CommandLine.arguments.dropFirst()
@@ -10,6 +11,7 @@ guard arguments.count >= 3, let graphs = arguments.first, let output = arguments
     exit(2)
 }
 let files = (try? FileManager.default.contentsOfDirectory(atPath: graphs)) ?? []
+var undocumented: [String] = []
 for module in arguments.dropFirst(2) {
     var lines: Set<String> = []
     for file in files where file == "\(module).symbols.json" || file.hasPrefix("\(module)@") {
@@ -26,8 +28,14 @@ for module in arguments.dropFirst(2) {
             let declaration = (symbol["declarationFragments"] as? [[String: Any]] ?? [])
                 .compactMap { $0["spelling"] as? String }.joined()
             lines.insert("\(kind) \(path): \(declaration)")
+            if symbol["docComment"] == nil { undocumented.append("\(module): \(kind) \(path)") }
         }
     }
     let text = lines.sorted().joined(separator: "\n") + "\n"
     guard FileManager.default.createFile(atPath: "\(output)/\(module).txt", contents: Data(text.utf8)) else { exit(1) }
+}
+if !undocumented.isEmpty {
+    let list = Set(undocumented).sorted().joined(separator: "\n")
+    FileHandle.standardError.write(Data("public symbols without a doc comment:\n\(list)\n".utf8))
+    exit(1)
 }

@@ -19,8 +19,10 @@ import ServiceLifecycle
 /// Cancelled instead (the group torn down without a graceful shutdown),
 /// it closes the registry all the same.
 public struct SceneRegistryService: Service {
+    /// The registry the service closes.
     public let registry: SceneRegistry
 
+    /// A service that closes `registry` when the group shuts down.
     public init(_ registry: SceneRegistry) {
         self.registry = registry
     }

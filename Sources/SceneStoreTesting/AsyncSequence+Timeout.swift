@@ -4,6 +4,8 @@ import SceneStore
 /// or `nil` once `timeout` has passed or the sequence finished. The timeout
 /// only bounds a test that would otherwise hang; it never decides success.
 extension AsyncSequence where Self: Sendable, Element: Sendable {
+    /// The first element that matches `predicate`, or `nil` once `timeout`
+    /// has passed or the sequence finished.
     public func first(
         within timeout: Duration = .seconds(120),
         where predicate: @escaping @Sendable (Element) -> Bool = { _ in true }

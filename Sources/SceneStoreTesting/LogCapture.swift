@@ -7,6 +7,7 @@ import SceneStore
 public final class LogCapture: Sendable {
     private let lines = Locked<[(level: Logger.Level, message: String)]>([])
 
+    /// An empty capture.
     public init() {}
 
     /// Each message with its level, oldest first; metadata follows the message.

@@ -32,6 +32,7 @@ public final class SceneStoreFixture: Sendable {
     public let root: URL
     /// The temporary directory holding ``root``.
     public let directory: URL
+    /// The configuration every registry of the fixture opens with.
     public let configuration: SceneRegistry.Configuration
 
     private let registries: Locked<(current: SceneRegistry, others: [SceneRegistry])>

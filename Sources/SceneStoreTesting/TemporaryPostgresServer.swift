@@ -44,11 +44,15 @@ public final class TemporaryPostgresServer: Sendable {
     /// as root the `postgres` user to run them exists.
     public static let isAvailable = binDirectory != nil && (getuid() != 0 || getpwnam(serverUser) != nil)
 
+    /// The operating-system user the server runs as when the tests run as root.
     public static let serverUser = "postgres"
+    /// The database role the tests connect as.
     public let user = "scenestore"
+    /// Its password, with characters a URL must escape.
     public let password = "p@ss:w/rd%"
     /// The temporary directory holding the cluster, its socket and its log.
     public let root: URL
+    /// The loopback TCP port the server listens on.
     public let port: Int
 
     private var data: URL { root.appendingPathComponent("data") }

@@ -105,10 +105,8 @@ struct DemoPersistence: Sendable {
         store.updates()
             .filter { update in
                 guard case .external? = update.origin else { return false }
-                let discarded = update.events.contains { event in
-                    if case .discarded = event { true } else { false }
-                }
-                return discarded || update.changes.contains { DemoKeys.all.contains($0.key) }
+                if case .discarded = update { return true }
+                return update.changes.contains { DemoKeys.all.contains($0.key) }
             }
             .map { update -> Int32? in
                 if case .external(let pid)? = update.origin { pid } else { nil }

@@ -50,15 +50,13 @@ extension PathBinding {
     }
 
     private static func touches(_ update: SceneUpdate, key: String, includingLocal: Bool) -> Bool {
-        update.events.contains { event in
-            switch event {
-            case .discarded:
-                true
-            case .changed(let change):
-                change.key == key && (includingLocal || change.origin != .local)
-            case .quarantined, .saveFailed:
-                false
-            }
+        switch update {
+        case .discarded:
+            true
+        case .changed(let changes):
+            changes.contains { $0.key == key && (includingLocal || $0.origin != .local) }
+        case .quarantined, .saveFailed:
+            false
         }
     }
 }

@@ -28,7 +28,7 @@ import Foundation
 /// anything but its input.
 public struct SceneModelMigration: Sendable {
     /// The version this step reads; it writes `from + 1`.
-    public let from: Int
+    let from: Int
     /// The model's JSON at `from` to its JSON at `from + 1`.
     let run: @Sendable (Data) throws -> Data
 

@@ -69,14 +69,12 @@ extension SceneStore {
         let updates = updates()
         let (signals, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         let task = Task {
-            for await update in updates where update.events.contains(where: { event in
-                switch event {
-                case .discarded: true
-                case .changed(let change): keys.contains(change.key)
-                default: false
+            for await update in updates {
+                switch update {
+                case .discarded: continuation.yield()
+                case .changed(let changes) where changes.contains(where: { keys.contains($0.key) }): continuation.yield()
+                default: break
                 }
-            }) {
-                continuation.yield()
             }
             continuation.finish()
         }

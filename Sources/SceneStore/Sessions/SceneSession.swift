@@ -8,12 +8,15 @@ import Foundation
 /// ``SceneRegistry/reopen(_:)``; listed by ``SceneRegistry/sessions()``
 /// and ``SceneRegistry/scenesToRestore()``.
 public struct SceneSession: Sendable, Hashable {
+    /// The window's scene.
     public let id: SceneID
+    /// When ``SceneRegistry/newScene(title:)`` made it.
     public var created: Date
     /// When a process last claimed it or let go of it.
     public var lastActive: Date
     /// What the app called the window (``SceneRegistry/setTitle(_:for:)``).
     public var title: String?
+    /// Whether a live process has it open, or why it can be restored.
     public var state: State
 
     /// Whether a live process holds the scene, or why it can be restored.
@@ -25,7 +28,7 @@ public struct SceneSession: Sendable, Hashable {
         case restorable(SceneRestoreReason)
     }
 
-    public init(id: SceneID, created: Date, lastActive: Date, title: String?, state: State) {
+    package init(id: SceneID, created: Date, lastActive: Date, title: String?, state: State) {
         self.id = id
         self.created = created
         self.lastActive = lastActive

@@ -6,7 +6,7 @@
 /// saves at once (the leading edge); edits made while a save runs, or within
 /// `window` after one ended, are gathered into the next save, which starts
 /// `window` after the last one ended. A burst of any length costs the first
-/// save plus one save per window. `.writeThrough` is the same with no
+/// save plus one save per window. `.coalesced(.zero)` is the same with no
 /// window; `.onFlush` never saves by itself.
 struct SaveSchedule: Sendable {
     /// A reading of the registry's clock (``SceneClock/now``).
@@ -38,7 +38,6 @@ struct SaveSchedule: Sendable {
 
     private var window: Duration? {
         switch policy {
-        case .writeThrough: .zero
         case .coalesced(let window): window
         case .onFlush: nil
         }

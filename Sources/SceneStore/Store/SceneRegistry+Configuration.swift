@@ -4,11 +4,10 @@ import Logging
 extension SceneRegistry {
     /// When a store writes what was set.
     public enum SavePolicy: Sendable, Equatable {
-        /// Schedule a save as soon as a value is set (still off the caller's thread).
-        case writeThrough
         /// Throttle saves to one per `window`: a set on a quiet store saves
         /// at once; sets made while a save runs or within `window` after it
         /// are gathered into the next save, `window` after the last ended.
+        /// `.coalesced(.zero)` saves again as soon as a save ends.
         case coalesced(Duration)
         /// Save only on ``SceneStore/flush()`` and when the registry closes
         /// (deterministic tests; apps that flush at known points).
@@ -17,6 +16,9 @@ extension SceneRegistry {
         /// 30 ms: an isolated set reaches the disk (and other processes) at
         /// once; a burst of sets costs one write per 30 ms.
         public static let `default` = SavePolicy.coalesced(.milliseconds(30))
+
+        /// `.coalesced(.zero)`, for the package's tests.
+        package static let writeThrough = SavePolicy.coalesced(.zero)
     }
 
     /// Size limits, each enforced by a typed error naming the key and limit.
@@ -28,6 +30,7 @@ extension SceneRegistry {
         /// Keys plus values of one scene, in bytes.
         public var maxSceneBytes = 8 << 20
 
+        /// The default limits: 256, 1 MiB and 8 MiB.
         public init() {}
     }
 
@@ -47,10 +50,15 @@ extension SceneRegistry {
 
     /// How a registry behaves; the defaults suit an app.
     public struct Configuration: Sendable {
+        /// When a store writes what was set; ``SavePolicy/default`` by default.
         public var savePolicy: SavePolicy
+        /// The size limits on keys, values and scenes.
         public var limits: Limits
         /// How changes by other processes are noticed.
         public var watcher: WatcherPreference
+        /// Where the registry logs what it does not throw: a save that
+        /// failed in the background, a watcher that degraded, a file moved
+        /// to quarantine.
         public var logger: Logger
         /// How long a save, discard or recovery waits for the scene lock
         /// that another process holds before it fails with
@@ -79,6 +87,7 @@ extension SceneRegistry {
         /// ``clock`` instant means nothing; every wait uses ``clock``.
         public var now: @Sendable () -> Date = { Date() }
 
+        /// A configuration; each parameter is the property of its name.
         public init(
             savePolicy: SavePolicy = .default,
             limits: Limits = Limits(),

@@ -55,11 +55,11 @@ extension SceneStore {
     }
 
     /// Everything that happens to the scene, in order, from the moment of
-    /// the call, one element per transition: a local set or remove; all
-    /// the keys one save of another process changed (together, so a reader
-    /// sees that save whole, never half of it); a discard; a damaged file
-    /// moved to quarantine; a failing save. Each says where it came from
-    /// (``SceneUpdate/origin``). Unbounded buffering: nothing is dropped.
+    /// the call: a local set or remove; all the keys one save of another
+    /// process changed (one element, so a reader sees that save whole,
+    /// never half of it); a discard; a damaged file moved to quarantine; a
+    /// failing save. Each says where it came from (``SceneUpdate/origin``).
+    /// Unbounded buffering: nothing is dropped.
     /// Finishes like ``values(for:)``.
     ///
     /// ```swift
@@ -70,7 +70,7 @@ extension SceneStore {
     public func updates() -> AsyncStream<SceneUpdate> {
         let (stream, continuation) = AsyncStream.makeStream(of: SceneUpdate.self)
         subscribe(continuation, initial: nil) { events in
-            continuation.yield(SceneUpdate(events: events))
+            for update in SceneUpdate.updates(of: events) { continuation.yield(update) }
         }
         return stream
     }

@@ -122,7 +122,7 @@ public final class SceneStore: Sendable {
 
     /// Why the last save failed, or `nil` when the last save succeeded (or
     /// none failed yet). A failing background save is reported once through
-    /// a ``SceneEvent/saveFailed(_:)`` event and a warning, then retried
+    /// a ``SceneUpdate/saveFailed(_:)`` event and a warning, then retried
     /// with growing pauses, unless it cannot succeed by retrying (a file of
     /// a newer format); the next `set` or ``flush()`` tries again.
     public var lastSaveError: SceneStoreError? {

@@ -9,11 +9,13 @@ public enum SceneChangeOrigin: Sendable, Hashable {
 
 /// One key's value changed.
 public struct SceneChange: Sendable, Hashable {
+    /// The key whose value changed.
     public let key: String
     /// `nil` when the key was absent.
     public let oldValue: SceneValue?
     /// `nil` when the key was removed.
     public let newValue: SceneValue?
+    /// This process, or another one (and which, if it said).
     public let origin: SceneChangeOrigin
     /// The generation of the scene file that carried an external change;
     /// `nil` for a local change, which has no generation until it is saved.
@@ -33,6 +35,7 @@ public struct SceneChange: Sendable, Hashable {
 
 /// A damaged scene file that was moved aside.
 public struct QuarantinedScene: Sendable, Hashable {
+    /// The scene whose file it was; it reads as empty afterwards.
     public let scene: SceneID
     /// What was wrong with the file.
     public let reason: String
@@ -40,9 +43,22 @@ public struct QuarantinedScene: Sendable, Hashable {
     public let quarantinedFile: String
 }
 
-/// Everything a scene reports to its observers, in order.
-public enum SceneEvent: Sendable, Hashable {
+/// One thing a scene reports to its observers, in order (the package's
+/// own stream, `SceneStore.events()`; apps read ``SceneUpdate``s).
+package enum SceneEvent: Sendable, Hashable {
     case changed(SceneChange)
+    case discarded(origin: SceneChangeOrigin)
+    case quarantined(QuarantinedScene)
+    case saveFailed(SceneStoreError)
+}
+
+/// One element of ``SceneStore/updates()``: what one transition of a scene
+/// did.
+public enum SceneUpdate: Sendable, Hashable {
+    /// Keys changed: one local set or remove, or every key one save of
+    /// another process changed, together, so that a reader sees that save
+    /// whole, never half of it.
+    case changed([SceneChange])
     /// The scene was discarded, here or by another process: every value
     /// it held is gone. Streams go on; the store is usable, and a later set
     /// creates the scene again. (Edits this process had not saved yet when
@@ -55,35 +71,42 @@ public enum SceneEvent: Sendable, Hashable {
     /// error changes), not once per retry; ``SceneStore/lastSaveError``
     /// is cleared by the next successful save.
     case saveFailed(SceneStoreError)
-}
 
-/// Everything one state transition of a scene did, delivered together: one
-/// local set or remove, every key one version of the file written by
-/// another process changed, a discard, or a recovery.
-public struct SceneUpdate: Sendable, Hashable {
-    public let events: [SceneEvent]
-
-    package init(events: [SceneEvent]) {
-        self.events = events
+    /// The changes of a ``changed(_:)`` update; empty for the others.
+    public var changes: [SceneChange] {
+        if case .changed(let changes) = self { changes } else { [] }
     }
 
-    /// The key changes among ``events``.
-    public var changes: [SceneChange] {
-        events.compactMap { event in
-            if case .changed(let change) = event { change } else { nil }
+    /// Who caused the update: this process or another; `nil` for a
+    /// quarantine or a failed save, which this process found.
+    public var origin: SceneChangeOrigin? {
+        switch self {
+        case .changed(let changes): changes.first?.origin
+        case .discarded(let origin): origin
+        case .quarantined, .saveFailed: nil
         }
     }
 
-    /// Who caused the update: the origin of its first change or discard
-    /// (`nil` for a recovery or a failed save alone).
-    public var origin: SceneChangeOrigin? {
+    /// A transition's events as updates: its changes together, each other
+    /// event on its own, in order.
+    static func updates(of events: [SceneEvent]) -> [SceneUpdate] {
+        var updates: [SceneUpdate] = []
+        var changes: [SceneChange] = []
         for event in events {
+            if case .changed(let change) = event {
+                changes.append(change)
+                continue
+            }
+            if !changes.isEmpty { updates.append(.changed(changes)) }
+            changes = []
             switch event {
-            case .changed(let change): return change.origin
-            case .discarded(let origin): return origin
-            case .quarantined, .saveFailed: continue
+            case .changed: break
+            case .discarded(let origin): updates.append(.discarded(origin: origin))
+            case .quarantined(let scene): updates.append(.quarantined(scene))
+            case .saveFailed(let error): updates.append(.saveFailed(error))
             }
         }
-        return nil
+        if !changes.isEmpty { updates.append(.changed(changes)) }
+        return updates
     }
 }

@@ -7,11 +7,17 @@ import Foundation
 /// of them `"nan"` and a store keeps the canonical quiet NaN. So a value
 /// read back from disk always equals the value written.
 public enum SceneValue: Sendable, CustomStringConvertible {
+    /// A Bool.
     case bool(Bool)
+    /// An Int (64 bits).
     case int(Int)
+    /// A Double; NaN and the infinities are kept.
     case double(Double)
+    /// A String.
     case string(String)
+    /// A URL, kept as its absolute string.
     case url(URL)
+    /// Data (a Codable model's key keeps its JSON document here).
     case data(Data)
 
     /// The kind of a stored value, as named in the scene file.
