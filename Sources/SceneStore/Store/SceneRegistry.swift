@@ -51,8 +51,15 @@ public final class SceneRegistry: Sendable {
             ])
         }
         let clock = SceneClock(configuration.clock)
+        // Marked before any scene is read (see RootMark).
+        let mark = writable ? RootMark(root: root.path) : nil
+        if writable, mark == nil {
+            configuration.logger.warning("cannot mark the scene root as open; another process's discard may take a scene's tombstone from this one", metadata: [
+                "root": "\(root.path)",
+            ])
+        }
         let directory = SceneDirectory(
-            root: root, limits: configuration.limits, lockTimeout: configuration.lockTimeout, clock: clock)
+            root: root, limits: configuration.limits, lockTimeout: configuration.lockTimeout, clock: clock, mark: mark)
         self.init(storage: directory, configuration: configuration, clock: clock)
     }
 
