@@ -212,8 +212,11 @@ public final class SceneRegistry: Sendable {
     /// `.discarded` event and go on; the store stays usable and a later
     /// set creates the scene again. Edits another process had not saved
     /// yet survive there (they may come after the discard) and are saved
-    /// as the scene's new contents.
+    /// as the scene's new contents. A window scene nobody holds
+    /// (restorable) is closed for good instead (``closeForGood(_:)``): it
+    /// would only reopen empty.
     public func discard(_ id: SceneID) async throws {
+        guard try await !closeIfRestorable(id) else { return }
         try await store(for: id).discard()
     }
 

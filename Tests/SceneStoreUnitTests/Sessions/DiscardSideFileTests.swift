@@ -61,6 +61,30 @@ import Testing
         await fixture.tearDown()
     }
 
+    @Test func discardingARestorableWindowClosesItForGood() async throws {
+        let fixture = try Self.fixture()
+        let window = try await fixture.registry.newScene(title: "Notes")
+        try window.set("draft", forKey: "text")
+        let relaunched = try await fixture.relaunch()
+        try await relaunched.discard(window.id)
+        #expect(try await relaunched.sessions().isEmpty)
+        try await relaunched.close()
+        #expect(try Self.files(of: window.id, in: fixture) == [])
+        await fixture.tearDown()
+    }
+
+    /// A window a registry holds stays open: its process shows it, emptied.
+    @Test func discardingAHeldWindowEmptiesItAndKeepsIt() async throws {
+        let fixture = try Self.fixture()
+        let window = try await fixture.registry.newScene(title: "Notes")
+        try window.set("draft", forKey: "text")
+        try await window.flush()
+        try await fixture.otherRegistry().discard(window.id)
+        #expect(try await fixture.registry.sessions().map(\.title) == ["Notes"])
+        #expect(try fixture.stored("text", scene: window.id.rawValue) == nil)
+        await fixture.tearDown()
+    }
+
     /// Another registry opens and writes the scene while a window is
     /// closed for good, 200 rounds: whichever comes first, the discarded
     /// value never comes back, and what that registry saves last is there.
