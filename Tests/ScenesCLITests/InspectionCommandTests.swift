@@ -105,4 +105,20 @@ import Testing
         #expect(try await scenes(["discard", "--scene", "b"], root: fixture.root).status == 1)
         #expect(try await scenes(["show", "--scene", "b"], root: fixture.root).status == 1)
     }
+
+    /// `scenes discard` of a window nobody holds closes it for good: no
+    /// line in `scenes list`, no file of it left in the root.
+    @Test func discardOfARestorableWindowLeavesNeitherListingNorFiles() async throws {
+        let fixture = try SceneStoreFixture()
+        let window = try await fixture.registry.newScene(title: "Notes")
+        try window.set("draft", forKey: "text")
+        try await fixture.registry.close()
+        let id = window.id.rawValue
+        #expect(try await scenes(["list"], root: fixture.root).stdout.contains(id))
+        let discard = try await scenes(["discard", "--scene", id], root: fixture.root)
+        #expect(discard.status == 0, "\(discard.stderr)")
+        #expect(try await scenes(["list"], root: fixture.root).stdout == "")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: fixture.root.path).filter { $0.contains(id) } == [])
+        await fixture.tearDown()
+    }
 }

@@ -11,10 +11,12 @@ extension SceneDirectory: SceneStorage {
 
     func location(of id: SceneID) -> String { scenePath(id) }
 
-    /// Waits for the previous versions still to unlink: a closed registry
-    /// leaves no side file but its lock and tombstones.
+    /// Waits for the previous versions still to unlink (a closed registry
+    /// leaves no side file but lock files and tombstones), and drops the
+    /// registry's mark on the root.
     func release() {
         Self.finishCleanup()
+        mark?.release()
     }
 
     func transaction<Result>(
@@ -98,6 +100,7 @@ private struct FileTransaction: SceneStorageTransaction {
         }
         if let incarnation { try directory.writeTombstone(id, incarnation: incarnation) }
         try directory.removeScene(id)
+        directory.removeSideFilesIfAlone(id)
     }
 
     func hasTombstone() -> Bool {

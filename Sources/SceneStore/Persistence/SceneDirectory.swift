@@ -10,7 +10,9 @@ import Glibc
 ///
 /// * `<id>.json` — the scene file (0600), replaced only by an atomic
 ///   exchange or `rename`;
-/// * `.<id>~lock` — the scene's lock file for `flock`;
+/// * `.<id>~lock` — the scene's lock file for `flock`, removed with the
+///   tombstone by a discard no other registry can see
+///   (``removeSideFilesIfAlone(_:)``);
 /// * `.<id>~tmp-<token>` — a save in progress, then (once exchanged with
 ///   the scene file) the previous version, unlinked off the critical path;
 /// * `.<id>~prev-<token>` — the previous version, kept alive by a hard
@@ -18,7 +20,8 @@ import Glibc
 /// * `.<id>~discarded` — the tombstone of the last discard (it holds the
 ///   incarnation it ended), removed when a new incarnation is written: a
 ///   missing scene file with a tombstone was discarded, without one it
-///   vanished;
+///   vanished. Kept while another read-write registry has the root open,
+///   whose stores may hold the incarnation that ended;
 /// * `quarantine/` — damaged scene files moved aside, never deleted.
 ///
 /// `~` never occurs in a scene id, so a side file names exactly one scene:
@@ -40,10 +43,13 @@ struct SceneDirectory: Sendable {
     let clock: SceneClock
     /// The calls of the saves (a test's may fail).
     let system: FileSystem
+    /// This registry's mark on the root (a read-write one's), released
+    /// with it.
+    let mark: RootMark?
 
     init(
         root: URL, limits: SceneRegistry.Limits = .init(), lockTimeout: Duration = .seconds(10),
-        clock: SceneClock = .continuous, system: FileSystem = .live
+        clock: SceneClock = .continuous, system: FileSystem = .live, mark: RootMark? = nil
     ) {
         self.root = root
         self.rootPath = root.path
@@ -51,6 +57,7 @@ struct SceneDirectory: Sendable {
         self.lockTimeout = lockTimeout
         self.clock = clock
         self.system = system
+        self.mark = mark
     }
 
     func scenePath(_ id: SceneID) -> String {
@@ -306,6 +313,25 @@ struct SceneDirectory: Sendable {
     /// a later deletion of the file by hand read as a discard.
     func removeTombstone(_ id: SceneID) {
         unlink(tombstonePath(id))
+    }
+
+    /// Removes the tombstone and the lock file of a scene just discarded,
+    /// when no other read-write registry has the root open. Call holding
+    /// the scene lock, after the scene file is gone.
+    ///
+    /// The tombstone is for a store of another registry that read the
+    /// incarnation that ended: every read-write registry marks the root
+    /// before its first reading and until it closes, and none does now, so
+    /// any that opens later reads after the discard and holds no
+    /// incarnation (a read-only store never looks at tombstones). The lock
+    /// file goes while its lock is held, as a cleaner's `rm` would take it:
+    /// whoever opened it meanwhile finds it gone from the path once it has
+    /// the lock, and a writer creating it anew waits for this holder of
+    /// the deleted one (``SceneLock``).
+    func removeSideFilesIfAlone(_ id: SceneID) {
+        guard mark?.isAlone == true else { return }
+        unlink(tombstonePath(id))
+        unlink(lockPath(id))
     }
 
     /// Deletes temp files and previous-version links that crashed writers

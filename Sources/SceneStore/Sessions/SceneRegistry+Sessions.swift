@@ -116,6 +116,17 @@ extension SceneRegistry {
         guard try await closeIfIdle(id, since: nil, sessions) else { throw SceneStoreError.windowInUse(scene: id.rawValue) }
     }
 
+    /// Closes window `id` for good if it is restorable: a window of the
+    /// storage's records that nobody holds, this registry neither.
+    /// - Returns: whether it did.
+    func closeIfRestorable(_ id: SceneID) async throws -> Bool {
+        guard configuration.access == .readWrite, let sessions = storage as? any SceneSessionStorage,
+              state.withLock({ $0.claims[id] == nil }),
+              try await sessions.sessionRecords().contains(where: { $0.record.id == id && !$0.held })
+        else { return false }
+        return try await closeIfIdle(id, since: nil, sessions)
+    }
+
     /// Closes window `id` for good holding its claim: this registry's, or
     /// one taken now; with `cutoff`, only if it was not active since.
     /// - Returns: `false`, changing nothing, when another process holds
@@ -132,7 +143,7 @@ extension SceneRegistry {
                 if own == nil { await claim.release() }
                 return false
             }
-            try await discard(id)
+            try await store(for: id).discard()
             try await sessions.updateSessionRecords([id]) { records in records[id] = nil }
         } catch {
             if own == nil { await claim.release() }

@@ -51,8 +51,15 @@ public final class SceneRegistry: Sendable {
             ])
         }
         let clock = SceneClock(configuration.clock)
+        // Marked before any scene is read (see RootMark).
+        let mark = writable ? RootMark(root: root.path) : nil
+        if writable, mark == nil {
+            configuration.logger.warning("cannot mark the scene root as open; another process's discard may take a scene's tombstone from this one", metadata: [
+                "root": "\(root.path)",
+            ])
+        }
         let directory = SceneDirectory(
-            root: root, limits: configuration.limits, lockTimeout: configuration.lockTimeout, clock: clock)
+            root: root, limits: configuration.limits, lockTimeout: configuration.lockTimeout, clock: clock, mark: mark)
         self.init(storage: directory, configuration: configuration, clock: clock)
     }
 
@@ -205,8 +212,11 @@ public final class SceneRegistry: Sendable {
     /// `.discarded` event and go on; the store stays usable and a later
     /// set creates the scene again. Edits another process had not saved
     /// yet survive there (they may come after the discard) and are saved
-    /// as the scene's new contents.
+    /// as the scene's new contents. A window scene nobody holds
+    /// (restorable) is closed for good instead (``closeForGood(_:)``): it
+    /// would only reopen empty.
     public func discard(_ id: SceneID) async throws {
+        guard try await !closeIfRestorable(id) else { return }
         try await store(for: id).discard()
     }
 

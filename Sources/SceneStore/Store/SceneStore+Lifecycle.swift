@@ -8,7 +8,9 @@ extension SceneStore {
     ///
     /// Under the scene lock: a tombstone recording the incarnation that
     /// ends is written first, then the scene file is removed, so another
-    /// process tells this discard from a file that vanished.
+    /// process tells this discard from a file that vanished; on the file
+    /// root both side files go when no other registry can need them
+    /// (``SceneDirectory/removeSideFilesIfAlone(_:)``).
     func discard() async throws {
         guard configuration.access == .readWrite else { throw SceneStoreError.readOnly(scene: id.rawValue) }
         let editsUpTo = state.withLock { $0.lastEdit }
