@@ -12,7 +12,7 @@ extension Array where Element: PathReferencing {
     ///   a stack of them.
     /// - Throws: ``ScenePathError/unencodableElement(tag:position:underlying:)``
     ///   if a reference's encoding fails.
-    public func encodedReferences() throws(ScenePathError) -> Data {
+    package func encodedReferences() throws(ScenePathError) -> Data {
         try pathReferences.encodedPath()
     }
 
@@ -36,7 +36,7 @@ extension Array where Element: PathReferencing {
     /// - Returns: The resolved path, and the references that did not decode
     ///   (lenient only) or did not resolve, each at its stored position.
     /// - Throws: As ``Swift/Array/restore(from:policy:)``.
-    public static func restore(
+    package static func restore(
         references data: Data,
         policy: PathDecodingPolicy,
         resolve: (Element.Reference) -> Element?

@@ -11,7 +11,7 @@ extension Array where Element: Encodable {
     /// - Returns: The encoded stack, ready for a scene store's `Data` value.
     /// - Throws: ``ScenePathError/unencodableElement(tag:position:underlying:)``
     ///   naming the first element whose encoding fails.
-    public func encodedPath() throws(ScenePathError) -> Data {
+    package func encodedPath() throws(ScenePathError) -> Data {
         try PathDocument.encode(enumerated().map { TypedRecordOut(position: $0.offset, value: $0.element) })
     }
 }
@@ -34,7 +34,7 @@ extension Array where Element: Decodable {
     ///   ``ScenePathError/unsupportedVersion(_:)`` under either policy; when
     ///   strict, ``ScenePathError/undecodableElement(tag:position:underlying:)``
     ///   for the first element that does not decode.
-    public static func restore(from data: Data, policy: PathDecodingPolicy) throws(ScenePathError) -> RestoredPath<[Element]> {
+    package static func restore(from data: Data, policy: PathDecodingPolicy) throws(ScenePathError) -> RestoredPath<[Element]> {
         let records = try PathDocument.decode(TypedRecordIn<Element>.self, from: data)
         var elements: [Element] = []
         elements.reserveCapacity(records.count)

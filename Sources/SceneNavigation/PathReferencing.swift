@@ -22,7 +22,8 @@
 /// }
 /// ```
 ///
-/// See ``Swift/Array/restore(references:policy:resolve:)`` for the restore.
+/// ``PathCodec/references(to:policy:resolve:)`` stores such a path and
+/// resolves it at restore.
 public protocol PathReferencing {
     /// What is persisted in place of the value.
     associatedtype Reference: Hashable & Codable & Sendable

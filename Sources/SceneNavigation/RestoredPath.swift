@@ -1,15 +1,13 @@
 /// The result of every restore: the path, and the stored elements that
 /// could not be brought back.
 ///
-/// ``ScenePath/restore(from:types:policy:)``,
-/// ``Swift/Array/restore(from:policy:)`` and
-/// ``Swift/Array/restore(references:policy:resolve:)`` return one, and so
-/// do a ``PathBinding``'s ``PathBinding/restore()`` and
-/// ``PathBinding/externalChanges()``. `Path` is ``ScenePath``, an array
-/// (a typed stack), or a ``NavigationHistory`` of either.
+/// ``PathCodec/decode(_:)`` returns one, and so do a ``PathBinding``'s
+/// ``PathBinding/restore()`` and ``PathBinding/externalChanges()``. `Path`
+/// is ``ScenePath``, an array (a typed stack), or a ``NavigationHistory``
+/// of either.
 ///
 /// ```swift
-/// let restored = try [Recipe].restore(references: data, policy: .lenient) { model.recipe(id: $0) }
+/// let restored = try PathCodec.references(to: Recipe.self) { model.recipe(id: $0) }.decode(data)
 /// recipes = restored.path
 /// for dropped in restored.dropped { logger.notice("left out \(dropped)") }
 /// ```

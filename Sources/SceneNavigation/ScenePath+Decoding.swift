@@ -26,7 +26,7 @@ extension ScenePath {
     ///   strict, ``ScenePathError/unknownTag(_:position:)`` or
     ///   ``ScenePathError/undecodableElement(tag:position:underlying:)`` for
     ///   the first element that cannot be restored.
-    public static func restore(
+    package static func restore(
         from data: Data,
         types: ScenePathTypes,
         policy: PathDecodingPolicy

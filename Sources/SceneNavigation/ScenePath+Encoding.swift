@@ -19,7 +19,7 @@ extension ScenePath {
     ///   first element whose type `types` does not list (nothing is encoded);
     ///   ``ScenePathError/unencodableElement(tag:position:underlying:)`` when
     ///   an element's own encoding fails.
-    public func encoded(types: ScenePathTypes) throws(ScenePathError) -> Data {
+    package func encoded(types: ScenePathTypes) throws(ScenePathError) -> Data {
         var records: [[UInt8]] = []
         records.reserveCapacity(storage.count)
         for (position, element) in storage.enumerated() {

@@ -19,10 +19,10 @@ public typealias ScenePathElement = Hashable & Codable & Sendable
 /// `AnyHashable`, which conflates them). A path restored from its encoded form
 /// is equal to the path that was encoded.
 ///
-/// To persist a path, encode it with ``encoded(types:)`` and restore it with
-/// ``restore(from:types:policy:)``. Both go through a ``ScenePathTypes``
-/// registry: only element types registered there can be written or read
-/// back.
+/// To persist a path, store it through ``PathCodec/scenePath(types:policy:)``,
+/// in a scene key (``PathBinding``) or on its own (``PathCodec/encode(_:)``).
+/// Its ``ScenePathTypes`` registry names the element types that can be
+/// written and read back.
 ///
 /// ```swift
 /// var path = ScenePath()

@@ -1,5 +1,9 @@
 /// Why a path could not be encoded or restored.
 ///
+/// A ``PathBinding`` throws it too when saving would overwrite a stored
+/// path that this process cannot restore (a newer format version, or an
+/// element a strict codec refuses), and writes nothing.
+///
 /// Every case carries what a log line needs: the element's position (counted
 /// from the root, `0`), its tag or type, and the underlying error.
 public enum ScenePathError: Error, Sendable {

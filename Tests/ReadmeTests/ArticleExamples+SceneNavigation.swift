@@ -31,13 +31,14 @@ enum Screen: Hashable, Codable, Sendable, PathReferencing {
 enum SceneNavigationArticle {
     static func mixedPaths() throws {
         let types = ScenePathTypes([.init(Int.self), .init(String.self), .init(Book.self, tag: "book")])
+        let codec = PathCodec.scenePath(types: types)
 
         var path = ScenePath()
         path.append(7)
         path.append(dune)
-        let data = try path.encoded(types: types)
+        let data = try codec.encode(path)
 
-        let restored = try ScenePath.restore(from: data, types: types, policy: .lenient)
+        let restored = try codec.decode(data)
         path = restored.path            // equal to the path that was saved
     }
 
@@ -51,8 +52,9 @@ enum SceneNavigationArticle {
     }
 
     static func restoreByIdentity(recipes: inout [Recipe]) throws {
-        let data = try recipes.encodedReferences()
-        let restored = try [Recipe].restore(references: data, policy: .lenient) { model.recipe(id: $0) }
+        let codec = PathCodec.references(to: Recipe.self) { model.recipe(id: $0) }
+        let data = try codec.encode(recipes)
+        let restored = try codec.decode(data)
         recipes = restored.path         // restored.dropped lists the deleted IDs
     }
 }

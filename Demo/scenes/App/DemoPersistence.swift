@@ -69,8 +69,8 @@ struct DemoPersistence: Sendable {
     /// (with a push another window made at the same moment under this
     /// one's); the tab and the link cursors are set (the store coalesces
     /// those writes).
-    /// - Throws: the store's limit and save errors, a ``PathBindingError``,
-    ///   or an encoding error.
+    /// - Throws: the store's limit and save errors, the ``ScenePathError``
+    ///   of a stored stack this process cannot read, or an encoding error.
     func save(_ state: inout DemoState, previous: DemoState) async throws {
         if state.tab != previous.tab { try store.set(state.tab, forKey: DemoKeys.tab) }
         if state.mixed != previous.mixed { state.mixed = try await mixed.commit(state.mixed, from: previous.mixed) }

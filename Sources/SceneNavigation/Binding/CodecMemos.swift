@@ -28,13 +28,13 @@ final class OneSlotMemo<Input: Equatable & Sendable, Output: Sendable>: Sendable
 extension PathBinding {
     /// `codec.encode(path)`, from the memo when `path` is the one encoded last.
     func encoding(of path: Path) throws -> Data {
-        try encodings.value(for: path, codec.encode)
+        try encodings.value(for: path, codec.encodePath)
     }
 
     /// `codec.decode(data)`, from the memo when `data` is the one decoded
     /// last and the codec reads the bytes alone.
     func decoding(of data: Data) throws -> RestoredPath<Path> {
-        guard codec.decodesBytesAlone else { return try codec.decode(data) }
-        return try decodings.value(for: data, codec.decode)
+        guard codec.decodesBytesAlone else { return try codec.decodePath(data) }
+        return try decodings.value(for: data, codec.decodePath)
     }
 }

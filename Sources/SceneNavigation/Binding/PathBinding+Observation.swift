@@ -54,9 +54,9 @@ extension PathBinding {
 public final class BoundPath {
     fileprivate var runner: BindingRunner?
 
-    /// The last error saving the path met (for example a scene limit, or a
-    /// ``PathBindingError`` when the key holds a path this process cannot
-    /// read); cleared by the next successful save.
+    /// The last error saving the path met (for example a scene limit, or
+    /// the ``ScenePathError`` of a stored path this process cannot read);
+    /// cleared by the next successful save.
     public fileprivate(set) var lastError: (any Error)?
 
     /// The elements of the stored path this process could not restore
@@ -78,8 +78,8 @@ public final class BoundPath {
     /// Commits the model's current path (read from the model, without
     /// waiting for the next Observation turn) and returns once it is
     /// durable.
-    /// - Throws: what committing met (a refused path, a ``PathBindingError``)
-    ///   or the store's save errors.
+    /// - Throws: what committing met (as ``PathBinding/commit(_:from:)``
+    ///   throws) or the store's save errors.
     public func flush() async throws {
         try await runner?.flush()
     }

@@ -31,8 +31,10 @@ extension PathBinding {
     ///   - base: the path the caller edited (what it last restored,
     ///     committed or received).
     /// - Returns: the path stored now, as this process restores it; show it.
-    /// - Throws: ``PathBindingError`` when the key holds a path this process
-    ///   cannot read (nothing is written); the codec's encoding error; the
+    /// - Throws: the ``ScenePathError`` that reading the stored path met
+    ///   when the key holds a path this process cannot read (a newer format
+    ///   version, or an element a strict codec refuses): nothing is
+    ///   written, as saving would erase it; the codec's encoding error; the
     ///   store's limit and save errors.
     @discardableResult
     public func commit(_ path: Path, from base: Path) async throws -> Path {
@@ -78,16 +80,13 @@ extension PathBinding {
                 "scene": "\(store.id)", "key": "\(key)", "error": "\(underlying)",
             ])
             return plain
-        } catch {
-            throw PathBindingError.unreadableStoredPath(scene: store.id.rawValue, key: key, underlying: error)
         }
 
         guard let restored = current.restored, let stored = StoredParts(of: data),
               stored.elements.count == restored.count, let mineParts = StoredParts(of: mine)
         else {
             guard current.dropped.isEmpty else {
-                throw PathBindingError.unreadableStoredPath(
-                    scene: store.id.rawValue, key: key, underlying: ElementsLeftOut(dropped: current.dropped))
+                throw ElementsLeftOut(dropped: current.dropped)
             }
             return plain
         }
@@ -106,7 +105,7 @@ struct ElementsLeftOut: Error, CustomStringConvertible {
     var dropped: [DroppedElement]
 
     var description: String {
-        "it would drop \(dropped.count) element(s) that the codec cannot write back ("
+        "not saving over a stored path: it would drop \(dropped.count) element(s) that the codec cannot write back ("
             + dropped.map(\.description).joined(separator: "; ") + ")"
     }
 }

@@ -8,11 +8,20 @@ import Foundation
 /// ``history(_:limit:)`` for a ``NavigationHistory`` of any of them. Each
 /// stores the path element by element, which is what lets a binding keep in
 /// place the stored elements this process cannot restore.
+///
+/// A codec also encodes and decodes a path without a store, in the same
+/// format:
+///
+/// ```swift
+/// let codec = PathCodec.stack(of: Book.self)
+/// let data = try codec.encode(books)
+/// books = try codec.decode(data).path
+/// ```
 public struct PathCodec<Path: Equatable & Sendable>: Sendable {
     /// The stored form of a path.
-    let encode: @Sendable (Path) throws -> Data
+    let encodePath: @Sendable (Path) throws -> Data
     /// The path stored data holds, and what it left out.
-    let decode: @Sendable (Data) throws -> RestoredPath<Path>
+    let decodePath: @Sendable (Data) throws -> RestoredPath<Path>
     /// The path with no element: what a bound model shows once the key is
     /// removed or the scene discarded.
     let empty: Path?
@@ -38,15 +47,50 @@ public struct PathCodec<Path: Equatable & Sendable>: Sendable {
         encode: @escaping @Sendable (Path) throws -> Data,
         decode: @escaping @Sendable (Data) throws -> RestoredPath<Path>
     ) {
-        self.encode = encode
-        self.decode = decode
+        self.encodePath = encode
+        self.decodePath = decode
         self.empty = empty ?? (try? PathDocument.encode([StoredElement]())).flatMap { try? decode($0).path }
+    }
+
+    /// The bytes a ``PathBinding`` with this codec stores for `path`.
+    ///
+    /// Keys are sorted, so equal paths give the same bytes however they
+    /// were built, as long as each element type encodes deterministically
+    /// (a `Set`'s order is not; `0.0` and `-0.0` are equal `Double`s that
+    /// encode differently).
+    ///
+    /// - Throws: ``ScenePathError/unregisteredType(_:position:)`` for the
+    ///   first element whose type the registry does not list (nothing is
+    ///   encoded); ``ScenePathError/unencodableElement(tag:position:underlying:)``
+    ///   when an element's own encoding fails.
+    public func encode(_ path: Path) throws -> Data {
+        try encodePath(path)
+    }
+
+    /// The path `data` holds (what ``encode(_:)`` returned, here or in
+    /// another process), and the stored elements left out of it.
+    ///
+    /// - Throws: ``ScenePathError/corruptData(underlying:)`` or
+    ///   ``ScenePathError/unsupportedVersion(_:)`` under either policy; with
+    ///   a strict codec, ``ScenePathError/unknownTag(_:position:)`` or
+    ///   ``ScenePathError/undecodableElement(tag:position:underlying:)`` for
+    ///   the first element that cannot be restored.
+    public func decode(_ data: Data) throws -> RestoredPath<Path> {
+        try decodePath(data)
     }
 }
 
 extension PathCodec where Path == ScenePath {
     /// A type-erased path whose element types are registered in `types`,
-    /// stored as ``ScenePath/encoded(types:)`` encodes it.
+    /// each element stored as its registered tag and its own JSON:
+    ///
+    /// ```json
+    /// {"elements":[{"tag":"int","value":5},{"tag":"book","value":{"title":"Dune"}}],"version":1}
+    /// ```
+    ///
+    /// Restoring looks each tag up in `types` and nowhere else: a tag no
+    /// registration claims is never resolved by type name, and its value
+    /// is not read.
     ///
     /// - Parameters:
     ///   - types: the registry of the path's element types.
@@ -68,8 +112,8 @@ extension PathCodec where Path == ScenePath {
 }
 
 extension PathCodec {
-    /// A typed stack stored element by element, as
-    /// ``Swift/Array/encodedPath()`` encodes it.
+    /// A typed stack stored element by element, each as its own JSON
+    /// (no tags): `{"elements":[...],"version":1}`.
     ///
     /// - Parameters:
     ///   - element: the type of the stack's elements.
@@ -90,17 +134,18 @@ extension PathCodec {
         return codec
     }
 
-    /// A typed stack stored as references (IDs), as
-    /// ``Swift/Array/encodedReferences()`` encodes it, and resolved against
-    /// the app's data when restored: elements whose reference no longer
-    /// resolves are dropped, the others keep their order.
+    /// A typed stack stored as references (IDs), as ``stack(of:policy:)``
+    /// stores a stack of them, and resolved against the app's data when
+    /// restored: elements whose reference no longer resolves are dropped
+    /// (under either policy, as ``DroppedElement/Reason/unresolved(reference:)``),
+    /// the others keep their order.
     ///
     /// - Parameters:
     ///   - element: the type of the stack's elements.
     ///   - policy: what a restore does with a reference that no longer
     ///     decodes; lenient by default.
     ///   - resolve: looks a reference up in the app's data; `nil` means the
-    ///     value is gone.
+    ///     value is gone. Called once per decoded reference, in order.
     public static func references<Element: PathReferencing & Equatable & Sendable>(
         to element: Element.Type,
         policy: PathDecodingPolicy = .lenient,

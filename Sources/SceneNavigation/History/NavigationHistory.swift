@@ -72,7 +72,7 @@ public struct NavigationHistory<Path: NavigationSteps> {
     public mutating func replacePath(with newPath: Path) {
         path = newPath
         forwardStack = Path()
-        if let top = path.last { viewed(top) }
+        if let top = path.top { viewed(top) }
     }
 
     /// Pops up to `k` screens, each kept as a forward entry.
@@ -86,13 +86,13 @@ public struct NavigationHistory<Path: NavigationSteps> {
         }
         guard popped > 0 else { return 0 }
         forwardStack = Self.keepingTop(limit, of: forwardStack)
-        if let top = path.last { viewed(top) }
+        if let top = path.top { viewed(top) }
         return popped
     }
 
     /// Pops every screen; the whole run is kept as forward entries.
     public mutating func popToRoot() {
-        back(path.count)
+        back(.max)
     }
 
     /// Pushes the next forward entry again.
@@ -111,13 +111,14 @@ public struct NavigationHistory<Path: NavigationSteps> {
         var kept = recentStack.steps
         kept.removeAll { Path.sameStep($0, step) }
         kept.append(step)
-        recentStack = Self.keepingTop(limit, of: Path(steps: kept))
+        recentStack = Path(steps: kept.suffix(limit))
     }
 
     /// The top `limit` steps of `stack` (its bottom ones fall off).
     private static func keepingTop(_ limit: Int, of stack: Path) -> Path {
-        guard stack.count > limit else { return stack }
-        return Path(steps: stack.steps.suffix(limit))
+        let steps = stack.steps
+        guard steps.count > limit else { return stack }
+        return Path(steps: steps.suffix(limit))
     }
 }
 

@@ -2,7 +2,7 @@
 /// steps (screens), pushed and popped one at a time.
 ///
 /// ``ScenePath`` (steps of any registered type) and arrays (typed stacks)
-/// are such paths; their own `append(_:)`, `popLast()` and `last` are the
+/// are such paths; their own `append(_:)` and `popLast()` are the
 /// requirements.
 public protocol NavigationSteps: Equatable {
     /// One screen of the path.
@@ -10,12 +10,6 @@ public protocol NavigationSteps: Equatable {
 
     /// The empty path: the root.
     init()
-
-    /// How many steps are above the root.
-    var count: Int { get }
-
-    /// The step on top, if any.
-    var last: Step? { get }
 
     /// Pushes `step` on top.
     mutating func append(_ step: Step)
@@ -29,11 +23,16 @@ extension ScenePath: NavigationSteps {}
 extension Array: NavigationSteps where Element: Equatable {}
 
 extension NavigationSteps {
+    /// The step on top, if any.
+    var top: Step? {
+        var copy = self
+        return copy.popLast()
+    }
+
     /// The steps, bottom first.
     var steps: [Step] {
         var copy = self
         var reversed: [Step] = []
-        reversed.reserveCapacity(count)
         while let step = copy.popLast() { reversed.append(step) }
         return reversed.reversed()
     }

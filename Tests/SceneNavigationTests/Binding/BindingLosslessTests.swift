@@ -205,7 +205,7 @@ extension BindingLosslessTests {
         try store.set(newer, forKey: key)
         let binding = PathBinding(store: store, key: key, codec: .scenePath(types: testTypes))
         #expect(binding.restore() == nil)
-        #expect(throws: PathBindingError.self) { try binding.write(scenePath([5])) }
+        #expect(throws: ScenePathError.self) { try binding.write(scenePath([5])) }
         #expect(store.value(forKey: key, as: Data.self) == newer)
         // Data that is no path at all has nothing to keep.
         try store.set(Data("junk".utf8), forKey: key)
@@ -230,7 +230,7 @@ extension BindingLosslessTests {
         let binding = PathBinding(store: store, key: "numbers", codec: codec)
         try store.set(Data("1,x".utf8), forKey: "numbers")
         #expect(binding.restore()?.path == [1])
-        #expect(throws: PathBindingError.self) { try binding.write([1, 2]) }
+        #expect(throws: ElementsLeftOut.self) { try binding.write([1, 2]) }
         #expect(store.value(forKey: "numbers", as: Data.self) == Data("1,x".utf8))
         try binding.replace(with: [1, 2])
         #expect(store.value(forKey: "numbers", as: Data.self) == Data("1,2".utf8))
