@@ -143,7 +143,7 @@ let package = Package(
         // checkers, the storages a test runs on.
         .target(
             name: "MultiProcessSupport",
-            dependencies: ["SceneStore", "SceneStoreTesting", "SceneStorePostgres"],
+            dependencies: ["SceneStore", "SceneStoreTesting", "SceneStorePostgres", "ScenesCLIKit"],
             path: "Tests/MultiProcessSupport"
         ),
         // The library's unit layer: in-process tests that need no child

@@ -67,7 +67,7 @@ package struct RootOptions: ParsableArguments {
         savePolicy: SceneRegistry.SavePolicy = .default
     ) throws -> SceneRegistry {
         let configuration = SceneRegistry.Configuration(
-            savePolicy: savePolicy, watcher: watcher, lockTimeout: lockTimeout, access: access)
+            savePolicy: savePolicy, watcher: watcher, lockTimeout: lockTimeout, readOnly: access == .readOnly)
         guard let database = databaseURL else {
             return try SceneRegistry(root: rootURL(), configuration: configuration)
         }

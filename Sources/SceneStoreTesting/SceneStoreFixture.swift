@@ -132,7 +132,7 @@ public final class SceneStoreFixture: Sendable {
 
 extension SceneRegistry.Configuration {
     /// For tests: as in production (the library's default save policy,
-    /// `SavePolicy.default`), except that a scene's lock is waited for up
+    /// `.coalesced(.milliseconds(30))`), except that a scene's lock is waited for up
     /// to two minutes, not ten seconds. On a test machine an `fsync` can
     /// take seconds while the disk writes back a build's output, and a test
     /// of registries taking turns should fail on a lost write, never on a

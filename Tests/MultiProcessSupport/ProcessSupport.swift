@@ -1,5 +1,6 @@
 import Foundation
 import SceneStore
+import ScenesCLIKit
 import SceneStoreTesting
 #if canImport(Glibc)
 import Glibc

@@ -38,7 +38,7 @@ extension SceneKey where Value == Tab {
     static var selectedTab: Self { .init("selectedTab", default: .mixed) }
 }
 extension SceneKey where Value == String? {
-    static var query: Self { .init("query") }      // an Optional key reads nil while absent
+    static var query: Self { .init("query", default: nil) }   // nil while absent
 }
 
 // GettingStarted.md, "Keep a model": the Codable model and its key.

@@ -38,7 +38,7 @@ extension SceneKey where Value == String {
     @Test func savesOnFlushOnly() async throws {
         let fixture = try SceneStoreFixture(configuration: .testing(savePolicy: .onFlush))
         #expect(fixture.configuration.savePolicy == .onFlush)
-        #expect(try SceneStoreFixture().configuration.savePolicy == .default)
+        #expect(try SceneStoreFixture().configuration.savePolicy == .coalesced(.milliseconds(30)))
         await fixture.tearDown()
     }
 

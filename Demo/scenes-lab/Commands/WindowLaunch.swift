@@ -38,7 +38,7 @@ struct WindowLaunch: AsyncParsableCommand {
         for session in try await registry.scenesToRestore() {
             guard case .restorable(let reason) = session.state else { continue }
             if let store = try await registry.reopen(session.id) {
-                opened = (store, reason.rawValue)
+                opened = (store, "\(reason)")
                 break
             }
         }

@@ -72,11 +72,6 @@ public struct SceneStored<Value: Sendable>: Sendable {
         try store.set(value, for: key)
     }
 
-    /// Removes the stored value; the property reads the default again.
-    public func remove() {
-        store.removeValue(for: key)
-    }
-
     /// The value now, then each new value, local or from another process;
     /// latest only. See ``SceneStore/values(for:)``.
     public var values: AsyncStream<Value> {

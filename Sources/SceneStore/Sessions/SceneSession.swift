@@ -38,7 +38,7 @@ public struct SceneSession: Sendable, Hashable {
 }
 
 /// Why a scene is to be restored, in the sense of GTK's `GtkRestoreReason`.
-public enum SceneRestoreReason: String, Sendable, Hashable {
+public enum SceneRestoreReason: Sendable, Hashable {
     /// The app quit cleanly with the window open (closing the registry).
     case relaunch
     /// The process that had it open died without quitting (a crash, a

@@ -13,9 +13,9 @@ extension SceneRegistry {
         /// (deterministic tests; apps that flush at known points).
         case onFlush
 
-        /// 30 ms: an isolated set reaches the disk (and other processes) at
-        /// once; a burst of sets costs one write per 30 ms.
-        public static let `default` = SavePolicy.coalesced(.milliseconds(30))
+        /// The configuration's default, `.coalesced(.milliseconds(30))`
+        /// (for the package's code).
+        package static let `default` = SavePolicy.coalesced(.milliseconds(30))
 
         /// `.coalesced(.zero)`, for the package's tests.
         package static let writeThrough = SavePolicy.coalesced(.zero)
@@ -34,23 +34,19 @@ extension SceneRegistry {
         public init() {}
     }
 
-    /// Whether a registry may change anything on disk.
-    public enum Access: Sendable, Equatable {
-        /// Creates the root, saves, discards and recovers damaged files.
+    /// Whether a registry may change anything on disk
+    /// (``Configuration/readOnly``, as the package's code tests it).
+    package enum Access: Sendable, Equatable {
         case readWrite
-        /// Only reads: creates nothing on disk (no root, lock file or
-        /// quarantine) and never takes a lock. A missing root holds no
-        /// scenes; a damaged file is left in place and its scene reads as
-        /// empty. `set`, `flush` and ``SceneRegistry/discard(_:)``
-        /// throw ``SceneStoreError/readOnly(scene:)``;
-        /// ``SceneStore/removeValue(for:)`` is a logged no-op; closing
-        /// writes nothing.
         case readOnly
     }
 
     /// How a registry behaves; the defaults suit an app.
     public struct Configuration: Sendable {
-        /// When a store writes what was set; ``SavePolicy/default`` by default.
+        /// When a store writes what was set. By default
+        /// `.coalesced(.milliseconds(30))`: an isolated set reaches the
+        /// disk (and other processes) at once; a burst of sets costs one
+        /// write per 30 ms.
         public var savePolicy: SavePolicy
         /// The size limits on keys, values and scenes.
         public var limits: Limits
@@ -67,9 +63,22 @@ extension SceneRegistry {
         /// Saves hold the lock for about a millisecond, so only a stopped
         /// or stuck process ever makes anyone wait this long.
         public var lockTimeout: Duration
-        /// Whether the registry may write (``Access/readWrite``, the
-        /// default) or only reads (``Access/readOnly``: inspection tools).
-        public var access: Access
+        /// Whether the registry only reads (inspection tools); `false`, the
+        /// default, creates the root, saves, discards and recovers damaged
+        /// files. A read-only registry creates nothing on disk (no root,
+        /// lock file or quarantine) and never takes a lock. A missing root
+        /// holds no scenes; a damaged file is left in place and its scene
+        /// reads as empty. `set`, `flush` and ``SceneRegistry/discard(_:)``
+        /// throw ``SceneStoreError/readOnly(scene:)``;
+        /// ``SceneStore/removeValue(for:)`` is a logged no-op; closing
+        /// writes nothing.
+        public var readOnly: Bool
+
+        /// ``readOnly`` as the package's code tests it.
+        package var access: Access {
+            get { readOnly ? .readOnly : .readWrite }
+            set { readOnly = newValue == .readOnly }
+        }
         /// The clock that save coalescing, the back-off after a failed
         /// save, the file lock's timeout and a binding's retry run on: the
         /// continuous clock, unless a test passes a manual one
@@ -89,12 +98,12 @@ extension SceneRegistry {
 
         /// A configuration; each parameter is the property of its name.
         public init(
-            savePolicy: SavePolicy = .default,
+            savePolicy: SavePolicy = .coalesced(.milliseconds(30)),
             limits: Limits = Limits(),
             watcher: WatcherPreference = .automatic,
             logger: Logger = Logger(label: "SceneStore"),
             lockTimeout: Duration = .seconds(10),
-            access: Access = .readWrite,
+            readOnly: Bool = false,
             clock: any Clock<Duration> = ContinuousClock()
         ) {
             self.savePolicy = savePolicy
@@ -102,7 +111,7 @@ extension SceneRegistry {
             self.watcher = watcher
             self.logger = logger
             self.lockTimeout = lockTimeout
-            self.access = access
+            self.readOnly = readOnly
             self.clock = clock
         }
     }

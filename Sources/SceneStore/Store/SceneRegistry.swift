@@ -37,7 +37,7 @@ public final class SceneRegistry: Sendable {
     }
 
     /// Opens (creating it with mode 0700 if needed) the registry at `root`.
-    /// A ``Access/readOnly`` registry creates nothing: its root may be
+    /// A read-only registry (``Configuration/readOnly``) creates nothing: its root may be
     /// missing (it then holds no scenes).
     /// - Throws: ``SceneStoreError/io(syscall:path:errno:)`` when the root
     ///   cannot be created or is not a directory.
@@ -83,6 +83,9 @@ public final class SceneRegistry: Sendable {
 
     /// Opens the registry in the XDG state directory of `appID`:
     /// `$XDG_STATE_HOME/<appID>/scenes`, else `~/.local/state/<appID>/scenes`.
+    /// - Throws: ``SceneStoreError/invalidSceneID(_:reason:)`` for an app id
+    ///   that is not a plain file name (the rules of a scene id), or what
+    ///   ``init(root:configuration:)`` throws.
     public convenience init(appID: String, configuration: Configuration = Configuration()) throws {
         try self.init(root: Self.defaultRoot(appID: appID), configuration: configuration)
     }
@@ -90,7 +93,7 @@ public final class SceneRegistry: Sendable {
     /// Where ``init(appID:configuration:)`` keeps scenes.
     /// - Throws: ``SceneStoreError/invalidSceneID(_:reason:)`` for an app id
     ///   that is not a plain file name (same rules as a scene id).
-    public static func defaultRoot(
+    package static func defaultRoot(
         appID: String, environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws -> URL {
         _ = try SceneID(appID)

@@ -101,7 +101,12 @@ public final class SceneStore: Sendable {
 
     /// The value for `key`, or `nil` when absent or of another kind.
     package func value<Value: SceneStorable>(forKey key: String, as type: Value.Type = Value.self) -> Value? {
-        self[SceneKey<Value?>(key)]
+        self[SceneKey<Value?>(key, default: nil)]
+    }
+
+    /// The value stored for `key`, of whatever kind (for generic tools).
+    package func value(forKey key: String, as type: SceneValue.Type) -> SceneValue? {
+        state.withLock { $0.values[key] }
     }
 
     /// All values, as stored.
@@ -168,6 +173,12 @@ public final class SceneStore: Sendable {
     /// Sets `value` for `key`, by name (for the package's tools and tests).
     package func set<Value: SceneStorable>(_ value: Value, forKey key: String) throws(SceneStoreError) {
         try apply(key: key, value: value.sceneValue)
+    }
+
+    /// Sets a value of whatever kind for `key`, by name (for generic tools
+    /// such as `scenes set`); `nil` removes it.
+    package func set(_ value: SceneValue?, forKey key: String) throws(SceneStoreError) {
+        try apply(key: key, value: value)
     }
 
     /// Removes the value for `key`, by name (a no-op if absent, invalid,

@@ -32,7 +32,7 @@ public enum SceneStoreError: Error, Sendable, Hashable, CustomStringConvertible 
     /// (`expected`); nothing was written.
     case wrongType(key: String, stored: String, expected: String)
     /// A write (set, flush, discard) to a store of a registry opened
-    /// ``SceneRegistry/Access/readOnly``; nothing was changed.
+    /// read-only (``SceneRegistry/Configuration/readOnly``); nothing was changed.
     case readOnly(scene: String)
     /// The scenes' storage (a database) cannot be reached or refused the
     /// request; `location` names it without a password. Nothing was

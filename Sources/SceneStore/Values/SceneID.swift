@@ -8,7 +8,7 @@
 /// the throwing ``init(_:)``.
 public struct SceneID: Hashable, Sendable, Comparable, CustomStringConvertible, ExpressibleByStringLiteral {
     /// The longest id, in characters.
-    public static let maxLength = 128
+    package static let maxLength = 128
 
     /// The id as written.
     public let rawValue: String

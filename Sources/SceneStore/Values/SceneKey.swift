@@ -42,13 +42,6 @@ public struct SceneKey<Value: Sendable>: Sendable {
     }
 }
 
-extension SceneKey where Value: SceneStorable & ExpressibleByNilLiteral {
-    /// A key for an optional value, read as `nil` when absent.
-    public init(_ name: String) {
-        self.init(name, default: nil)
-    }
-}
-
 /// How a key's value becomes a stored value and back.
 struct SceneKeyCoding<Value: Sendable>: Sendable {
     /// The value `stored` holds, and for a model of an older schema the

@@ -69,12 +69,6 @@ extension Data: SceneStorable {
     }
 }
 
-extension SceneValue: SceneStorable {
-    /// A stored value stores as itself (for generic tools such as `scenes set`).
-    public var sceneValue: SceneValue? { self }
-    public init?(sceneValue: SceneValue) { self = sceneValue }
-}
-
 extension Optional: SceneStorable where Wrapped: SceneStorable {
     public var sceneValue: SceneValue? {
         switch self {

@@ -112,7 +112,7 @@ extension BindingConcurrentPushTests {
 
     /// What a fresh registry reads on disk for `key` of scene "main".
     static func stored(_ key: String, root: URL) throws -> Data? {
-        let reader = try SceneRegistry(root: root, configuration: .init(watcher: .none, access: .readOnly))
+        let reader = try SceneRegistry(root: root, configuration: .init(watcher: .none, readOnly: true))
         defer { reader.abandon() }
         return try reader.blockingStore(for: "main").value(forKey: key, as: Data.self)
     }

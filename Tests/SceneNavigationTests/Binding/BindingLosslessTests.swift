@@ -75,7 +75,7 @@ struct BindingLosslessTests {
         #expect(await arrival(of: scenePath([1, "kept?", 2]), in: store))
         try await store.flush()
 
-        let reader = try fixture.otherRegistry(configuration: .init(watcher: .none, access: .readOnly))
+        let reader = try fixture.otherRegistry(configuration: .init(watcher: .none, readOnly: true))
         let data = try await #require(try reader.store(for: "main").value(forKey: key, as: Data.self))
         #expect(try ScenePath.restore(from: data, types: testTypes, policy: .strict).path == scenePath([1, "kept?", 2]))
         bound.stop()

@@ -113,7 +113,7 @@ extension MultiProcess {
 
         /// The scene's values now, as a fresh registry reads them.
         static func stored(in place: StoragePlace) throws -> [String: String] {
-            let reader = try place.registry(.init(watcher: .none, access: .readOnly))
+            let reader = try place.registry(.init(watcher: .none, readOnly: true))
             defer { reader.abandon() }
             return Self.view(of: try reader.blockingStore(for: "h"))
         }

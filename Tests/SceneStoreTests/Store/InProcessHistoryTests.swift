@@ -51,7 +51,7 @@ struct InProcessHistoryTests {
                 }
                 return try await group.reduce(into: []) { $0 += $1 }
             }
-            let reader = try open(.init(watcher: .none, access: .readOnly))
+            let reader = try open(.init(watcher: .none, readOnly: true))
             let stored = await MultiProcess.HistoryTests.view(of: try reader.store(for: "h"))
             reader.abandon()
             let violations = HistoryCheck.violations(stored: stored, keys: MultiProcess.HistoryTests.keys, history: history)

@@ -132,7 +132,7 @@ extension SceneKey where Value == Int {
         let afterCrash = try await fixture.crash().store(for: "main")
         @SceneStored("count", store: afterCrash) var restored = 0
         #expect(restored == 50)
-        $restored.remove()
+        afterCrash.removeValue(forKey: "count")
         #expect(restored == 0 && afterCrash.snapshot["count"] == nil)
         await fixture.tearDown()
     }

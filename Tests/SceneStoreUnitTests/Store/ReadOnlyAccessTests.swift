@@ -7,7 +7,7 @@ import Testing
 /// `.none` starts no file watcher.
 @Suite struct ReadOnlyAccessTests {
     static func readOnly(_ root: URL) throws -> SceneRegistry {
-        try SceneRegistry(root: root, configuration: .init(watcher: .none, access: .readOnly))
+        try SceneRegistry(root: root, configuration: .init(watcher: .none, readOnly: true))
     }
 
     static func listing(_ directory: URL) -> [String] {

@@ -18,7 +18,7 @@ extension CrossProcessSync {
             let fixture = try SceneStoreFixture()
             // Watches the scene without a lock and without recovering
             // anything: a damaged file stays for `onDisk` to see.
-            let watcher = try SceneRegistry(root: fixture.root, configuration: .init(watcher: .inotify, access: .readOnly))
+            let watcher = try SceneRegistry(root: fixture.root, configuration: .init(watcher: .inotify, readOnly: true))
             defer { watcher.abandon() }
             let watched = try await watcher.store(for: "s")
             let rounds = 30

@@ -1,7 +1,10 @@
 import Foundation
+import SceneStore
 
-/// A value as scene files (and `scenes show --json`) write it:
-/// `{"type": "int", "value": 5}`, the value as ``SceneValueJSON`` says.
+/// A value as the demo's JSON lines write it (`scenes watch --json`,
+/// `probe follow`, the benchmarks' scenes): `{"type": "int", "value": 5}`,
+/// the value as `SceneValueJSON` spells it. The library keeps its values in
+/// its own format and does not make `SceneValue` Codable.
 extension SceneValue: Codable {
     private enum CodingKeys: String, CodingKey {
         case type, value
