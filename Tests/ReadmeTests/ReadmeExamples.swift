@@ -39,7 +39,7 @@ func startEditor() async throws {
 func bindingsExample(store: SceneStore) async throws {
 @SceneStored(.launches, store: store) var launches: Int   // the key's default while the scene holds none
 launches += 1                                              // memory now, disk soon
-let next = try await $launches.update { $0 += 1 }          // read-modify-write under the scene lock
+let next = try await $launches.update { $0 += 1 }          // under the scene lock; returns the new value
     use(next)
 }
 
