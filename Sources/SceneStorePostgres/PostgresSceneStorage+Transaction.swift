@@ -104,7 +104,8 @@ final class PostgresSceneTransaction: SceneStorageTransaction {
 
     /// Upserts the document, with the version its header names (from a
     /// full decode if the header is not the usual one; none if neither
-    /// reads, or the generation does not fit a bigint).
+    /// reads, or the generation does not fit a bigint), and deletes the
+    /// scene's tombstone: it exists again.
     func write(_ document: Data) async throws(SceneStoreError) {
         let version = SceneFile.peekVersion(document) ?? (try? SceneFile.decode(document).get())?.version
         let generation = version.flatMap { Int64(exactly: $0.generation) }
@@ -118,7 +119,9 @@ final class PostgresSceneTransaction: SceneStorageTransaction {
                 VALUES (\(app), \(scene.rawValue), \(ByteBuffer(bytes: document)), \(generation), \(incarnation))
                 ON CONFLICT (app, scene) DO UPDATE
                 SET document = EXCLUDED.document, generation = EXCLUDED.generation, incarnation = EXCLUDED.incarnation
-                RETURNING 1)
+                RETURNING 1),
+            revived AS (
+                DELETE FROM scenestore_tombstones WHERE app = \(app) AND scene = \(scene.rawValue))
             SELECT pg_notify(\(storage.channel), \(scene.rawValue)) FROM written
             """
         )
@@ -151,11 +154,6 @@ final class PostgresSceneTransaction: SceneStorageTransaction {
         return !rows.isEmpty
     }
 
-    func removeTombstone() async throws(SceneStoreError) {
-        try await session.query("DELETE FROM scenestore_tombstones WHERE app = \(app) AND scene = \(scene.rawValue)")
-        changed = true
-    }
-
     /// Moves the document into `scenestore_quarantine` in one statement.
     /// - Returns: the table and the row's id, e.g. `scenestore_quarantine id 7 in postgres://…`.
     /// - Throws: ``SceneStoreError/storageUnavailable(location:reason:)``
@@ -179,8 +177,5 @@ final class PostgresSceneTransaction: SceneStorageTransaction {
         changed = true
         return "scenestore_quarantine id \(row) in \(storage.location)"
     }
-
-    /// Nothing to do: a transaction leaves no debris.
-    func removeLeftovers() {}
 }
 #endif

@@ -120,9 +120,6 @@ package final class PostgresSceneStorage: SceneStorage {
         }.sorted()
     }
 
-    /// Always empty: a transaction leaves no debris.
-    package func scenesWithLeftovers() -> Set<SceneID> { [] }
-
     /// Header and document are fetched at once up to this size; a larger
     /// document only once its header's version is not to be skipped.
     private static let wholeReadBytes = Int32(StoredDocument.wholeReadBytes)

@@ -18,6 +18,15 @@ extension SceneDirectory {
     ///   a few kilobytes, not the scene. The rest comes from the same
     ///   descriptor, so it is the same file either way.
     func readBytes(_ id: SceneID, skip: ((DiskVersion) -> Bool)? = nil) throws(SceneStoreError) -> StoredDocument {
+        try readBytes(id, skip: skip, holdingLock: false)
+    }
+
+    /// ``readBytes(_:skip:)``, the scene's lock held or not; the first
+    /// reading of a scene cleans what crashed writers left of it.
+    func readBytes(
+        _ id: SceneID, skip: ((DiskVersion) -> Bool)?, holdingLock: Bool
+    ) throws(SceneStoreError) -> StoredDocument {
+        try removeLeftoversOnce(of: id, holdingLock: holdingLock)
         let path = scenePath(id)
         let file: Descriptor
         switch try openToRead(path) {

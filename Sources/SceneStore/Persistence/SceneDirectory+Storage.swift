@@ -71,11 +71,14 @@ private struct FileTransaction: SceneStorageTransaction {
     let id: SceneID
 
     func readBytes(skip: ((DiskVersion) -> Bool)?) throws(SceneStoreError) -> StoredDocument {
-        try directory.readBytes(id, skip: skip)
+        try directory.readBytes(id, skip: skip, holdingLock: true)
     }
 
+    /// The whole document, exchanged atomically; a tombstone goes with
+    /// it (the scene exists again).
     func write(_ document: Data) throws(SceneStoreError) {
         SceneDirectory.discardPrevious(try directory.write(document, for: id))
+        directory.removeTombstone(id)
     }
 
     /// The record of `edited` appended over `base` when the log ends
@@ -107,16 +110,8 @@ private struct FileTransaction: SceneStorageTransaction {
         directory.hasTombstone(id)
     }
 
-    func removeTombstone() {
-        directory.removeTombstone(id)
-    }
-
     func quarantine(reason: String) throws(SceneStoreError) -> String {
         try directory.quarantine(id, reason: reason).path
-    }
-
-    func removeLeftovers() {
-        directory.removeLeftovers(of: id)
     }
 }
 

@@ -46,10 +46,15 @@ struct SceneDirectory: Sendable {
     /// This registry's mark on the root (a read-write one's), released
     /// with it.
     let mark: RootMark?
+    /// The scenes that crashed writers left temp files or previous-version
+    /// links for, listed once when a read-write registry opened the root:
+    /// the first reading of each cleans them (``removeLeftoversOnce(of:holdingLock:)``).
+    let leftovers: Locked<Set<SceneID>>
 
     init(
         root: URL, limits: SceneRegistry.Limits = .init(), lockTimeout: Duration = .seconds(10),
-        clock: SceneClock = .continuous, system: FileSystem = .live, mark: RootMark? = nil
+        clock: SceneClock = .continuous, system: FileSystem = .live, mark: RootMark? = nil,
+        cleansLeftovers: Bool = false
     ) {
         self.root = root
         self.rootPath = root.path
@@ -58,6 +63,7 @@ struct SceneDirectory: Sendable {
         self.clock = clock
         self.system = system
         self.mark = mark
+        self.leftovers = Locked(cleansLeftovers ? Self.scenesWithLeftovers(in: root.path) : [])
     }
 
     func scenePath(_ id: SceneID) -> String {
@@ -334,10 +340,14 @@ struct SceneDirectory: Sendable {
         unlink(lockPath(id))
     }
 
-    /// Deletes temp files and previous-version links that crashed writers
-    /// left for this scene. Call with the scene lock held: a live writer
-    /// only has a temp file while it holds the lock.
-    func removeLeftovers(of id: SceneID) {
+    /// Deletes the temp files and previous-version links that crashed
+    /// writers left for scene `id`, once, if the root had any when the
+    /// registry opened it. Under the scene lock (taken here unless
+    /// `holdingLock`): a live writer only has a temp file while it holds it.
+    func removeLeftoversOnce(of id: SceneID, holdingLock: Bool) throws(SceneStoreError) {
+        guard leftovers.withLock({ $0.remove(id) != nil }) else { return }
+        let lock = holdingLock ? nil : try lock(id)
+        defer { lock?.unlock() }
         guard let names = try? directoryEntries(rootPath) else { return }
         for name in names where Self.leftoverOwner(name) == id {
             unlink(rootPath + "/" + name)
@@ -345,8 +355,8 @@ struct SceneDirectory: Sendable {
     }
 
     /// The scenes that crashed writers left temp files or previous-version
-    /// links for: one listing of the root, when a registry opens it.
-    func scenesWithLeftovers() -> Set<SceneID> {
+    /// links for: one listing of the root.
+    static func scenesWithLeftovers(in rootPath: String) -> Set<SceneID> {
         guard let names = try? directoryEntries(rootPath) else { return [] }
         return Set(names.compactMap(Self.leftoverOwner))
     }

@@ -97,10 +97,6 @@ package protocol SceneStorage: Sendable {
     /// The scenes that have a document, sorted.
     func sceneIDs() async throws(SceneStoreError) -> [SceneID]
 
-    /// Scenes with debris of interrupted writers to clean when first
-    /// opened (temporary files of the file root); empty where there is none.
-    func scenesWithLeftovers() -> Set<SceneID>
-
     /// Starts reporting other writers' changes to `handler`, or returns
     /// `nil` when `preference` is ``WatcherPreference/none`` or nothing
     /// can watch (logged). The handler runs on the watcher's own thread and
@@ -121,7 +117,7 @@ package protocol SceneStorageTransaction {
     /// The scene's document now (nobody else can change it meanwhile).
     func readBytes(skip: ((DiskVersion) -> Bool)?) async throws(SceneStoreError) -> StoredDocument
     /// Replaces the scene's document (atomically: readers see the old one
-    /// or this one).
+    /// or this one) and forgets a recorded discard.
     func write(_ document: Data) async throws(SceneStoreError)
     /// Writes `file`, the next version over `base` (the document as read
     /// in this transaction; `nil`: none), which changed the keys `edited`.
@@ -142,15 +138,12 @@ package protocol SceneStorageTransaction {
     /// then deletes the document. Another process that finds the document
     /// missing tells this discard from a document that vanished.
     func discard(lastSeen: String?) async throws(SceneStoreError)
-    /// Whether a discard was recorded and not yet followed by a new document.
+    /// Whether a discard was recorded and not yet followed by a new
+    /// document (``write(_:)`` forgets it: the scene exists again).
     func hasTombstone() async throws(SceneStoreError) -> Bool
-    /// Forgets the recorded discard (a new incarnation begins).
-    func removeTombstone() async throws(SceneStoreError)
     /// Moves the damaged document aside, never deleting it.
     /// - Returns: where it went, for the report.
     func quarantine(reason: String) async throws(SceneStoreError) -> String
-    /// Removes debris of interrupted writers of this scene.
-    func removeLeftovers() async
 }
 
 /// A scene's document as read.

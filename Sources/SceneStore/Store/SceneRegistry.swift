@@ -29,9 +29,6 @@ public final class SceneRegistry: Sendable {
         var closed = false
         /// The window scenes this registry holds (newScene, reopen).
         var claims: [SceneID: any SceneClaim] = [:]
-        /// Scenes with files left by crashed writers, found when the root
-        /// was opened; each is cleaned when its store is first opened.
-        var leftovers: Set<SceneID> = []
         /// Set when the watcher gave up (and nothing took over).
         var watcherLost = false
     }
@@ -59,7 +56,8 @@ public final class SceneRegistry: Sendable {
             ])
         }
         let directory = SceneDirectory(
-            root: root, limits: configuration.limits, lockTimeout: configuration.lockTimeout, clock: clock, mark: mark)
+            root: root, limits: configuration.limits, lockTimeout: configuration.lockTimeout, clock: clock, mark: mark,
+            cleansLeftovers: writable)
         self.init(storage: directory, configuration: configuration, clock: clock)
     }
 
@@ -72,8 +70,7 @@ public final class SceneRegistry: Sendable {
             configuration: configuration, clock: clock ?? SceneClock(configuration.clock), writer: WriterIdentity.current())
         self.configuration = configuration
         self.storage = storage
-        let writable = configuration.access == .readWrite
-        let state = Locked(State(leftovers: writable ? storage.scenesWithLeftovers() : []))
+        let state = Locked(State())
         self.state = state
         let logger = configuration.logger
         self.watch = storage.watch(configuration.watcher, logger: logger) { event in
@@ -161,21 +158,21 @@ public final class SceneRegistry: Sendable {
     }
 
     private func open(_ id: SceneID) async throws(SceneStoreError) -> SceneStore {
-        let (store, created, hasLeftovers) = try state.withLock { (state) throws(SceneStoreError) in
+        let (store, created) = try state.withLock { (state) throws(SceneStoreError) in
             guard !state.closed else { throw .closed(scene: nil) }
-            if let existing = state.stores[id] { return (existing, false, false) }
+            if let existing = state.stores[id] { return (existing, false) }
             let store = SceneStore(
                 id: id, storage: storage, settings: settings,
                 watcherKind: { [weak self] in self?.watcherKind })
             state.stores[id] = store
-            return (store, true, state.leftovers.remove(id) != nil)
+            return (store, true)
         }
         guard created else {
             try await store.awaitLoad()
             return store
         }
         do throws(SceneStoreError) {
-            try await store.load(cleanLeftovers: hasLeftovers)
+            try await store.load()
         } catch {
             // The next call tries again with a store of its own.
             state.withLock { state in

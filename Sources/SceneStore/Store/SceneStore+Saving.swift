@@ -122,7 +122,6 @@ extension SceneStore {
         case .write(let edits, let file):
             let position = try await transaction.write(
                 file, over: base, edited: Array(edits.keys), using: writing(from: state.withLock { $0.reader.position }))
-            if base == nil { try await transaction.removeTombstone() }
             return .written(edits, file, over: base, position: position)
         }
     }

@@ -149,21 +149,15 @@ extension SceneStore {
     // MARK: Opening and reloading
 
     /// Loads the scene on open, holding ``io`` since the store was made,
-    /// and lets go of it. Cleans leftovers of crashed writers when
-    /// `cleanLeftovers`; a damaged file is moved to quarantine and the
+    /// and lets go of it. A damaged file is moved to quarantine and the
     /// scene starts empty (other processes that hold the scene write it
     /// again from their memory).
-    func load(cleanLeftovers: Bool) async throws(SceneStoreError) {
-        try await io.runClaimed { () async throws(SceneStoreError) in try await loadHoldingIO(cleanLeftovers: cleanLeftovers) }
+    func load() async throws(SceneStoreError) {
+        try await io.runClaimed { () async throws(SceneStoreError) in try await loadHoldingIO() }
     }
 
-    private func loadHoldingIO(cleanLeftovers: Bool) async throws(SceneStoreError) {
+    private func loadHoldingIO() async throws(SceneStoreError) {
         do throws(SceneStoreError) {
-            if cleanLeftovers {
-                try await storage.transaction(id) { (transaction) async throws(SceneStoreError) in
-                    await transaction.removeLeftovers()
-                }
-            }
             if case .needsLock = try await synchronize(.opening, in: nil) {
                 _ = try await storage.transaction(id) { (transaction) async throws(SceneStoreError) in
                     try await synchronize(.opening, in: transaction)
