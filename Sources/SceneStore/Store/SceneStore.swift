@@ -71,7 +71,13 @@ public final class SceneStore: Sendable {
     ///   ``SceneStoreError/unreadableModel(key:tag:reason:)`` or
     ///   ``SceneStoreError/newerModel(key:tag:stored:supported:)``.
     public func value<Value>(for key: SceneKey<Value>) throws(SceneStoreError) -> Value {
-        guard let stored = state.withLock({ $0.values[key.name] }) else { return key.defaultValue }
+        try decoded(state.withLock { $0.values[key.name] }, for: key)
+    }
+
+    /// What `stored` holds as `key`'s value (its default for nothing); a
+    /// model of an older schema starts its migration.
+    private func decoded<Value>(_ stored: SceneValue?, for key: SceneKey<Value>) throws(SceneStoreError) -> Value {
+        guard let stored else { return key.defaultValue }
         let (value, migrated) = try key.coding.read(stored)
         if migrated != nil { startMigration(of: key) }
         return value
@@ -79,11 +85,8 @@ public final class SceneStore: Sendable {
 
     /// What `stored` reads as through `key` (its default when it cannot).
     func read<Value>(_ stored: SceneValue?, for key: SceneKey<Value>) -> Value {
-        guard let stored else { return key.defaultValue }
         do throws(SceneStoreError) {
-            let (value, migrated) = try key.coding.read(stored)
-            if migrated != nil { startMigration(of: key) }
-            return value
+            return try decoded(stored, for: key)
         } catch {
             logger.debug("unreadable value read; returning the default", metadata: [
                 "scene": "\(id)", "key": "\(key.name)", "error": "\(error)",
