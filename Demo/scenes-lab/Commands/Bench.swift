@@ -10,7 +10,7 @@ struct Bench: AsyncParsableCommand {
         subcommands: [
             Propagation.self, PropagationPeer.self, Commit.self, Mirror.self, Compare.self, Scale.self, Codec.self, Backends.self,
             Windows.self, Load.self, LoadPeer.self,
-            Memory.self, RestoreChild.self, MemoryChild.self,
+            Memory.self, RestoreChild.self, MemoryChild.self, FormatProbe.self, FormatProbeChild.self,
         ]
     )
 }
