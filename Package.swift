@@ -288,13 +288,13 @@ if Context.environment["SCENESTORE_TSAN"] == "1" {
 
 // SCENESTORE_LAYER=unit: the unit layer alone (CONTRIBUTING.md, "Test layers"). The
 // package then declares only SceneStore, SceneStoreTesting and
-// SceneStoreUnitTests, with the two packages they use (swift-log,
-// swift-clocks), so nothing of scenes-lab, SQLite, PostgreSQL, swift-nio or
+// SceneStoreUnitTests, with the three packages they use (swift-log,
+// swift-system, swift-clocks), so nothing of scenes-lab, SQLite, PostgreSQL, swift-nio or
 // argument-parser is resolved or built. Run it in a scratch path of its own
 // (.build-unit), so the main build in .build keeps its graph.
 if Context.environment["SCENESTORE_LAYER"] == "unit" {
     let unitTargets: Set = ["CInotifyTools", "CSceneSupport", "SceneStore", "SceneStoreTesting", "SceneStoreUnitTests", "TestSupport"]
-    let unitPackages = ["swift-log", "swift-clocks"]
+    let unitPackages = ["swift-log", "swift-system", "swift-clocks"]
     package.targets = package.targets.filter { unitTargets.contains($0.name) }
     package.products = package.products.filter { product in
         product.name == "SceneStore" || product.name == "SceneStoreTesting"
