@@ -37,10 +37,9 @@ func startEditor() async throws {
 
 // "Concepts", bindings.
 func bindingsExample(store: SceneStore) async throws {
-@SceneStored(.launches, store: store) var launches: Int   // the key's default while the scene holds none
-launches += 1                                              // memory now, disk soon
-let next = try await $launches.update { $0 += 1 }          // under the scene lock; returns the new value
-    use(next)
+@SceneStored(.launches, store: store) var count: Int   // the key's default while the scene holds none
+count += 1                                              // memory now, disk soon
+print(try await $count.update { $0 += 1 })              // under the scene lock; prints the new value
 }
 
 // "Concepts", windows.
