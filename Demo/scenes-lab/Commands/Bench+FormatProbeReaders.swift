@@ -295,19 +295,4 @@ extension Bench.FormatProbe {
         let digits = Array("0123456789abcdef".utf8)
         return stride(from: 60, through: 0, by: -4).map { digits[Int((hash >> UInt64($0)) & 0xF)] }
     }
-
-    /// Whether `a` comes before `b` in the order of their UTF-8 bytes (the scene file's key order).
-    static func utf8Precedes(_ a: String, _ b: String) -> Bool {
-        let order = a.utf8.withContiguousStorageIfAvailable { left in
-            b.utf8.withContiguousStorageIfAvailable { right -> Bool in
-                let shared = min(left.count, right.count)
-                if shared > 0, let l = left.baseAddress, let r = right.baseAddress {
-                    let order = memcmp(l, r, shared)
-                    if order != 0 { return order < 0 }
-                }
-                return left.count < right.count
-            }
-        }
-        return (order ?? nil) ?? a.utf8.lexicographicallyPrecedes(b.utf8)
-    }
 }

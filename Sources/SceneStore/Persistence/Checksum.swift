@@ -163,7 +163,7 @@ extension Checksum: CanonicalSink {
 
 /// Whether `a` comes before `b` in the order of their UTF-8 bytes (the
 /// order of the keys in a scene file and in its checksum).
-func utf8Precedes(_ a: String, _ b: String) -> Bool {
+package func utf8Precedes(_ a: String, _ b: String) -> Bool {
     let order = a.utf8.withContiguousStorageIfAvailable { left in
         b.utf8.withContiguousStorageIfAvailable { right -> Bool in
             let shared = min(left.count, right.count)
