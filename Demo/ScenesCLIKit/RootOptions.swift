@@ -59,15 +59,15 @@ package struct RootOptions: ParsableArguments {
     /// bad input never creates anything.
     ///
     /// One-shot commands take the defaults: no file watcher (no thread
-    /// started for one), and `.readOnly` for those that only read, which
+    /// started for one), and read-only for those that only read, which
     /// creates nothing on disk.
     package func openRegistry(
-        access: SceneRegistry.Access,
+        readOnly: Bool,
         watcher: WatcherPreference = .none,
         savePolicy: SceneRegistry.SavePolicy = .default
     ) throws -> SceneRegistry {
         let configuration = SceneRegistry.Configuration(
-            savePolicy: savePolicy, watcher: watcher, lockTimeout: lockTimeout, readOnly: access == .readOnly)
+            savePolicy: savePolicy, watcher: watcher, lockTimeout: lockTimeout, readOnly: readOnly)
         guard let database = databaseURL else {
             return try SceneRegistry(root: rootURL(), configuration: configuration)
         }
@@ -164,7 +164,7 @@ package struct KeyArgument: ParsableArguments {
 /// Checks that the scene has a file, for commands that only read it.
 package func requireScene(_ id: SceneID, in registry: SceneRegistry) async throws {
     guard try await registry.sceneIDs().contains(id) else {
-        throw noScene(id, in: registry.location.description)
+        throw noScene(id, in: registry.location)
     }
 }
 

@@ -35,7 +35,7 @@ package struct WatcherOption: ParsableArguments {
     package func openRegistry(
         _ rootOptions: RootOptions, savePolicy: SceneRegistry.SavePolicy = .default
     ) throws -> SceneRegistry {
-        try rootOptions.openRegistry(access: .readWrite, watcher: preference, savePolicy: savePolicy)
+        try rootOptions.openRegistry(readOnly: false, watcher: preference, savePolicy: savePolicy)
     }
 
     /// The registry at `root`, watched as chosen.

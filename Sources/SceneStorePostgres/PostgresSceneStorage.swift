@@ -31,8 +31,6 @@ import SceneStore
 package final class PostgresSceneStorage: SceneStorage {
     /// The database URL without its password.
     package let location: String
-
-    package var sceneLocation: SceneLocation { .database(location) }
     package let limits: SceneRegistry.Limits
     /// Whose scenes these are: rows and the notification channel are per app.
     package let app: String

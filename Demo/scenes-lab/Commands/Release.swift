@@ -40,7 +40,7 @@ struct Release: AsyncParsableCommand {
 
     func run() async throws {
         let registry = try rootOptions.openRegistry(
-            access: .readWrite, watcher: noWatch ? .none : .automatic, savePolicy: .onFlush)
+            readOnly: false, watcher: noWatch ? .none : .automatic, savePolicy: .onFlush)
         let store = try await registry.store(for: try sceneOption.sceneID())
         let layouts = ReleaseLayouts(release: release)
         switch action {

@@ -18,7 +18,7 @@ struct List: AsyncParsableCommand {
     @Flag(help: "Print one JSON array of {scene, generation, keys, window?}.") var json = false
 
     func run() async throws {
-        let registry = try rootOptions.openRegistry(access: .readOnly)
+        let registry = try rootOptions.openRegistry(readOnly: true)
         // An index that cannot be read (a symbolic link, a FIFO, one too
         // large) fails the command: listed without it, every window
         // would look like a scene nobody kept.

@@ -26,7 +26,7 @@ struct Watch: AsyncParsableCommand {
         if json {
             emit(try jsonLine(WatchLine.ready(scene: id, watcher: registry.watcherKind, generation: store.generation)))
         } else {
-            let root = registry.location.description.terminalSafe
+            let root = registry.location.terminalSafe
             emit("watching scene \(id) in \(root) (\(registry.watcherKind?.description ?? "no watcher"))")
         }
         // The stream goes on after a discard; it ends only if the store closes.

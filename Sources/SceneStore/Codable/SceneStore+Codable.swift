@@ -12,7 +12,7 @@ extension SceneStore {
     ///   ``update(_:_:)``.
     @discardableResult
     public func migrate<Value>(_ key: SceneKey<Value>) async throws -> Bool {
-        guard configuration.access == .readWrite else { throw SceneStoreError.readOnly(scene: id.rawValue) }
+        guard !configuration.readOnly else { throw SceneStoreError.readOnly(scene: id.rawValue) }
         do {
             try await runUpdate(key: key.name, migration(of: key))
             return true
@@ -24,7 +24,7 @@ extension SceneStore {
     /// Starts ``migrate(_:)`` in the background, for a read that found a
     /// model of an older schema.
     func startMigration<Value>(of key: SceneKey<Value>) {
-        guard configuration.access == .readWrite else { return }
+        guard !configuration.readOnly else { return }
         queueUpdate(QueuedUpdate(key: key.name, change: migration(of: key)) { _ in })
     }
 

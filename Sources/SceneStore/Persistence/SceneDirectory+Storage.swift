@@ -5,8 +5,6 @@ import Logging
 /// transaction's lock; a save appends a record to the scene's log, and a
 /// whole document is written by an atomic, durable exchange.
 extension SceneDirectory: SceneStorage {
-    var sceneLocation: SceneLocation { .directory(root) }
-
     var location: String { rootPath }
 
     func location(of id: SceneID) -> String { scenePath(id) }

@@ -185,11 +185,6 @@ final class SceneLock {
         return holder
     }
 
-    /// Whether `path` still names the file open as `fd`.
-    static func isAtPath(_ fd: Int32, _ path: String) -> Bool {
-        FileIdentity(of: fd).map { isAtPath($0, path) } ?? false
-    }
-
     /// Whether `path` still names the file `identity` (held open by the caller).
     static func isAtPath(_ identity: FileIdentity, _ path: String) -> Bool {
         var current = stat()

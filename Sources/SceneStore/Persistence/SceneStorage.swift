@@ -35,8 +35,9 @@ import Logging
 ///   quick local I/O), so a store applies its changes right where it
 ///   hears of them.
 package protocol SceneStorage: Sendable {
-    /// Where the scenes are.
-    var sceneLocation: SceneLocation { get }
+    /// Where the scenes are, for messages and logs: a path, or a database
+    /// URL without its password.
+    var location: String { get }
 
     /// Where scene `id` is, for messages: its file, or its row.
     func location(of id: SceneID) -> String
@@ -228,10 +229,6 @@ package protocol SceneStorageWatch: Sendable {
 }
 
 extension SceneStorage {
-    /// Where the scenes are, for messages and logs: a path, or a database
-    /// URL without its password.
-    package var location: String { sceneLocation.description }
-
     package func location(of id: SceneID) -> String { "\(location), scene \(id.rawValue)" }
 
     package func release() {}
@@ -307,11 +304,6 @@ package enum SceneReadResult: Sendable {
                 return (Self(decoded: .failure(problem), as: id, limits: limits), nil)
             }
         }
-    }
-
-    /// Decodes `data` as the document of scene `id`, checked like a `set`.
-    init(interpreting data: Data, as id: SceneID, limits: SceneRegistry.Limits) {
-        self.init(decoded: SceneFile.decode(data), as: id, limits: limits)
     }
 
     /// `decoded` checked as the document of scene `id`.

@@ -100,11 +100,6 @@ extension SceneRegistry {
         return try await holding(claim, of: id) {}
     }
 
-    /// Reopens scene `id`; the id is validated first.
-    package func reopen(_ id: String) async throws -> SceneStore? {
-        try await reopen(SceneID(id))
-    }
-
     /// Closes one window for good: its state is discarded (every process
     /// that has the scene open sees it emptied) and it is never offered
     /// for restoring again. It claims the window first, unless this
@@ -120,7 +115,7 @@ extension SceneRegistry {
     /// storage's records that nobody holds, this registry neither.
     /// - Returns: whether it did.
     func closeIfRestorable(_ id: SceneID) async throws -> Bool {
-        guard configuration.access == .readWrite, let sessions = storage as? any SceneSessionStorage,
+        guard !configuration.readOnly, let sessions = storage as? any SceneSessionStorage,
               state.withLock({ $0.claims[id] == nil }),
               try await sessions.sessionRecords().contains(where: { $0.record.id == id && !$0.held })
         else { return false }
@@ -191,7 +186,7 @@ extension SceneRegistry {
         guard let sessions = storage as? any SceneSessionStorage else {
             throw .storageUnavailable(location: storage.location, reason: "it keeps no window sessions")
         }
-        guard !writing || configuration.access == .readWrite else { throw .readOnly(scene: storage.location) }
+        guard !writing || !configuration.readOnly else { throw .readOnly(scene: storage.location) }
         return sessions
     }
 

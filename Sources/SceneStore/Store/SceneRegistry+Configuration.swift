@@ -34,13 +34,6 @@ extension SceneRegistry {
         public init() {}
     }
 
-    /// Whether a registry may change anything on disk
-    /// (``Configuration/readOnly``, as the package's code tests it).
-    package enum Access: Sendable, Equatable {
-        case readWrite
-        case readOnly
-    }
-
     /// How a registry behaves; the defaults suit an app.
     public struct Configuration: Sendable {
         /// When a store writes what was set. By default
@@ -74,11 +67,6 @@ extension SceneRegistry {
         /// writes nothing.
         public var readOnly: Bool
 
-        /// ``readOnly`` as the package's code tests it.
-        package var access: Access {
-            get { readOnly ? .readOnly : .readWrite }
-            set { readOnly = newValue == .readOnly }
-        }
         /// The clock that save coalescing, the back-off after a failed
         /// save, the file lock's timeout and a binding's retry run on: the
         /// continuous clock, unless a test passes a manual one

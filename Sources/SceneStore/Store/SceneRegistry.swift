@@ -40,7 +40,7 @@ public final class SceneRegistry: Sendable {
     ///   cannot be created or is not a directory.
     public convenience init(root: URL, configuration: Configuration = Configuration()) throws {
         let root = root.standardizedFileURL
-        let writable = configuration.access == .readWrite
+        let writable = !configuration.readOnly
         if writable { try SceneDirectory.prepare(root: root) }
         if let mode = SceneDirectory.looseMode(of: root) {
             configuration.logger.warning("scene root is accessible to other users; SceneStore creates it 0700", metadata: [
@@ -106,9 +106,9 @@ public final class SceneRegistry: Sendable {
             .appendingPathComponent("scenes", isDirectory: true)
     }
 
-    /// Where the scenes are: a directory, a database (its URL without the
-    /// password) or memory. Its description is for people.
-    package var location: SceneLocation { storage.sceneLocation }
+    /// Where the scenes are, for people: a directory's path, or a
+    /// database's URL without the password.
+    package var location: String { storage.location }
 
     /// The watcher in use (`nil` if none could start, or it stopped and
     /// nothing took over: changes by other processes are then merged only
@@ -192,17 +192,10 @@ public final class SceneRegistry: Sendable {
         try await listScenes()
     }
 
-    /// ``sceneIDs()`` for synchronous code: it blocks the calling thread
-    /// while the storage is asked (see ``blockingStore(for:)``).
-    @available(*, noasync, message: "await sceneIDs() instead")
-    package func blockingSceneIDs() throws -> [SceneID] {
-        try BlockingCall.wait { () async throws(SceneStoreError) in try await self.listScenes() }
-    }
-
     private func listScenes() async throws(SceneStoreError) -> [SceneID] {
         do {
             return try await storage.sceneIDs()
-        } catch .io(_, _, .noSuchFileOrDirectory) where configuration.access == .readOnly {
+        } catch .io(_, _, .noSuchFileOrDirectory) where configuration.readOnly {
             return []
         }
     }
@@ -220,11 +213,6 @@ public final class SceneRegistry: Sendable {
         try await store(for: id).discard()
     }
 
-    /// Discards scene `id`; the id is validated first.
-    package func discard(_ id: String) async throws {
-        try await discard(SceneID(id))
-    }
-
     /// Flushes every store, finishes their streams and stops watching.
     /// Later calls to ``store(for:)`` throw. Idempotent.
     /// - Throws: the first flush error, after closing everything anyway.
@@ -233,7 +221,7 @@ public final class SceneRegistry: Sendable {
             defer { state.closed = true }
             return (state.closed ? [] : Array(state.stores.values), state.closed)
         }
-        stopWatching()
+        watch?.cancel()
         var firstError: (any Error)?
         for store in stores {
             do { try await store.close() } catch { firstError = firstError ?? error }
@@ -251,7 +239,7 @@ public final class SceneRegistry: Sendable {
             defer { state.closed = true }
             return Array(state.stores.values)
         }
-        stopWatching()
+        watch?.cancel()
         for store in stores { store.abandon() }
         // As if the process died: the claims go, the records say "open".
         let claims = state.withLock { state in
@@ -262,12 +250,8 @@ public final class SceneRegistry: Sendable {
         storage.release()
     }
 
-    private func stopWatching() {
-        watch?.cancel()
-    }
-
     deinit {
-        stopWatching()
+        watch?.cancel()
     }
 
     /// Runs on the watcher's thread: tells the store the event is about
@@ -278,7 +262,7 @@ public final class SceneRegistry: Sendable {
             state.withLock { $0.stores[id] }?.sceneMayHaveChanged()
         case .rescan:
             for store in state.withLock({ Array($0.stores.values) }) {
-                store.rescan()
+                store.scheduleReload()
             }
         case .unavailable(let reason):
             logger.warning("file watcher stopped; changes by other processes are merged only when saving", metadata: [
@@ -288,7 +272,7 @@ public final class SceneRegistry: Sendable {
                 state.watcherLost = true
                 return Array(state.stores.values)
             }
-            for store in stores { store.rescan() }
+            for store in stores { store.scheduleReload() }
         }
     }
 }

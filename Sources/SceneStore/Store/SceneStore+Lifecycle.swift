@@ -12,7 +12,7 @@ extension SceneStore {
     /// root both side files go when no other registry can need them
     /// (``SceneDirectory/removeSideFilesIfAlone(_:)``).
     func discard() async throws {
-        guard configuration.access == .readWrite else { throw SceneStoreError.readOnly(scene: id.rawValue) }
+        guard !configuration.readOnly else { throw SceneStoreError.readOnly(scene: id.rawValue) }
         let editsUpTo = state.withLock { $0.lastEdit }
         try await io.run { () async throws(SceneStoreError) in
             let lastSeen = state.withLock { $0.disk.incarnation }
@@ -32,7 +32,7 @@ extension SceneStore {
     ///   the store: the caller was told).
     func close() async throws {
         await bindingDrains.settleAll()
-        let flushes = state.withLock { $0.beginClosing(writable: configuration.access == .readWrite) }
+        let flushes = state.withLock { $0.beginClosing(writable: !configuration.readOnly) }
         defer { mutate { $0.close() } }
         if flushes { try await flush() }
     }

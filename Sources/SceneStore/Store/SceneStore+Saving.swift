@@ -10,7 +10,8 @@ extension SceneStore {
         case .none:
             break
         case .saveNow:
-            io.submit { await self.saveInBackground() }
+            // Its failure is reported (and retried as the schedule says), not thrown.
+            io.submit { try? await self.saveNow(queued: true) }
         case .save(let instant):
             Task {
                 // Never cancelled: a store that closed meanwhile skips the save.
@@ -19,12 +20,6 @@ extension SceneStore {
                 perform(state.withLock { $0.saves.timerFired(at: now) })
             }
         }
-    }
-
-    /// A save the schedule queued; its failure is reported (and retried as
-    /// the schedule says), not thrown.
-    private func saveInBackground() async {
-        try? await saveNow(queued: true)
     }
 
     /// Saves the pending edits, merged over whatever is on disk now:
@@ -134,18 +129,13 @@ extension SceneStore {
         if reload { io.submit { await self.reloadNow() } }
     }
 
-    /// Schedules a save as the policy says, unless one is scheduled already.
-    func requestSave() {
-        perform(state.withLock { $0.saveRequested(at: clock.now) })
-    }
-
     /// Returns once every value set before the call is durable on disk.
     ///
     /// - Throws: ``SceneStoreError`` when the save fails (full disk, a file
     ///   of a newer format, a lock held too long, a read-only registry ...);
     ///   the values stay in memory and the next save or flush tries again.
     public func flush() async throws {
-        guard configuration.access == .readWrite else { throw SceneStoreError.readOnly(scene: id.rawValue) }
+        guard !configuration.readOnly else { throw SceneStoreError.readOnly(scene: id.rawValue) }
         try await io.run { () async throws(SceneStoreError) in try await self.saveNow() }
     }
 }

@@ -59,12 +59,12 @@ extension SceneStore {
             stored = try await storage.readBytes(id, skip: skip)
         }
         let reading = SceneReadResult.decoding(stored, as: id, limits: storage.limits, expectedKeys: keys)
-        let writable = configuration.access == .readWrite
+        let writable = !configuration.readOnly
         switch mutate({ $0.read(reading?.result, logEnd: reading?.logEnd, at: site, writable: writable) }) {
         case .settled(let base):
             return .settled(base: base)
         case .refuse(let version):
-            throw unsupported(version)
+            throw .unsupportedFormat(scene: id.rawValue, version: version, path: storage.location(of: id))
         case .leaveDamaged(let problem):
             logger.warning("damaged scene file left in place (read-only); the store keeps what it holds", metadata: [
                 "scene": "\(id)", "problem": "\(problem)",
@@ -115,10 +115,6 @@ extension SceneStore {
         }
     }
 
-    func unsupported(_ version: Int) -> SceneStoreError {
-        .unsupportedFormat(scene: id.rawValue, version: version, path: storage.location(of: id))
-    }
-
     /// Moves the damaged document to quarantine (the lock held). A
     /// quarantine folder that is not a real directory (a symlink) is never
     /// followed: the damaged file stays and the error is thrown and logged.
@@ -143,7 +139,7 @@ extension SceneStore {
         logger.warning("damaged scene file moved to quarantine", metadata: [
             "scene": "\(id)", "problem": "\(problem)", "quarantined": "\(destination)",
         ])
-        return QuarantinedScene(scene: id, reason: "\(problem)", quarantinedFile: destination)
+        return QuarantinedScene(reason: "\(problem)", quarantinedFile: destination)
     }
 
     // MARK: Opening and reloading
@@ -153,21 +149,19 @@ extension SceneStore {
     /// scene starts empty (other processes that hold the scene write it
     /// again from their memory).
     func load() async throws(SceneStoreError) {
-        try await io.runClaimed { () async throws(SceneStoreError) in try await loadHoldingIO() }
-    }
-
-    private func loadHoldingIO() async throws(SceneStoreError) {
-        do throws(SceneStoreError) {
-            if case .needsLock = try await synchronize(.opening, in: nil) {
-                _ = try await storage.transaction(id) { (transaction) async throws(SceneStoreError) in
-                    try await synchronize(.opening, in: transaction)
+        try await io.runClaimed { () async throws(SceneStoreError) in
+            do throws(SceneStoreError) {
+                if case .needsLock = try await synchronize(.opening, in: nil) {
+                    _ = try await storage.transaction(id) { (transaction) async throws(SceneStoreError) in
+                        try await synchronize(.opening, in: transaction)
+                    }
                 }
+            } catch {
+                mutate { $0.loaded(failure: error) }
+                throw error
             }
-        } catch {
-            mutate { $0.loaded(failure: error) }
-            throw error
+            mutate { $0.loaded(failure: nil) }
         }
-        mutate { $0.loaded(failure: nil) }
     }
 
     /// For a caller that found the store registered by another: returns
@@ -226,12 +220,6 @@ extension SceneStore {
         return storage.logEnds(id, at: position)
     }
 
-    /// Changes may have been missed (the watcher restarted, or stopped):
-    /// the scene is read.
-    func rescan() {
-        scheduleReload()
-    }
-
     /// Re-reads the scene soon, on ``io`` (coalescing repeated calls).
     func scheduleReload() {
         if state.withLock({ $0.reloadRequested() }) { io.submit { await self.reloadNow() } }
@@ -255,7 +243,7 @@ extension SceneStore {
         } catch {
             logger.warning("reload failed", metadata: ["scene": "\(id)", "error": "\(error)"])
             // What a recovery marked for writing is never left unscheduled.
-            requestSave()
+            perform(state.withLock { $0.saveRequested(at: clock.now) })
         }
     }
 }

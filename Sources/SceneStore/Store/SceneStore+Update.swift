@@ -32,7 +32,7 @@ extension SceneStore {
     public func update<Value>(
         _ key: SceneKey<Value>, _ transform: @escaping @Sendable (inout Value) throws -> Void
     ) async throws -> Value {
-        guard configuration.access == .readWrite else { throw SceneStoreError.readOnly(scene: id.rawValue) }
+        guard !configuration.readOnly else { throw SceneStoreError.readOnly(scene: id.rawValue) }
         let result = ResultBox<Value>()
         try await runUpdate(key: key.name) { stored in
             var value = try stored.map { (stored) throws(SceneStoreError) in try key.coding.read(stored).value }

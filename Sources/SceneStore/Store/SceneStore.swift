@@ -220,7 +220,7 @@ public final class SceneStore: Sendable {
         replacing replaces: (@Sendable (SceneValue?) -> Bool)? = nil,
         ifStill expected: SceneValue?? = .none
     ) throws(SceneStoreError) -> Bool {
-        guard configuration.access == .readWrite else { throw .readOnly(scene: id.rawValue) }
+        guard !configuration.readOnly else { throw .readOnly(scene: id.rawValue) }
         let limits = configuration.limits
         guard Self.keyProblem(key, limit: limits.maxKeyBytes) == nil else {
             throw .invalidKey(key, limit: limits.maxKeyBytes)

@@ -35,8 +35,6 @@ public struct SceneChange: Sendable, Hashable {
 
 /// A damaged scene file that was moved aside.
 public struct QuarantinedScene: Sendable, Hashable {
-    /// The scene whose file it was (the store it is reported on).
-    package let scene: SceneID
     /// What was wrong with the file.
     public let reason: String
     /// Where the damaged file now is, inside the root's `quarantine/`.

@@ -1,9 +1,8 @@
 import Foundation
 
 /// Runs asynchronous work for a synchronous caller and waits for it: the
-/// synchronous conveniences (``SceneRegistry/blockingStore(for:)``,
-/// ``SceneRegistry/blockingSceneIDs()``) over the asynchronous storage
-/// seam.
+/// synchronous convenience ``SceneRegistry/blockingStore(for:)`` over the
+/// asynchronous storage seam.
 ///
 /// The work starts on the calling thread and, on a storage that never
 /// suspends (files, memory), ends there too: nothing waits. Whatever

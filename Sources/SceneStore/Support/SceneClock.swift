@@ -84,11 +84,6 @@ package struct SceneClock: Sendable {
         try await sleeper(deadline)
     }
 
-    /// Returns once `duration` has passed on the clock.
-    package func sleep(for duration: Duration) async throws {
-        try await sleeper(now + duration)
-    }
-
     /// Blocks the calling thread until `duration` has passed on the clock:
     /// for the waits of blocking work (the scene lock's), on a thread the
     /// library owns, never the cooperative pool's. On a real clock a

@@ -83,7 +83,7 @@ import Testing
     private static func read(_ root: URL) async throws -> [String: SceneValue] {
         var configuration = SceneRegistry.Configuration.testing
         configuration.watcher = .none
-        configuration.access = .readOnly
+        configuration.readOnly = true
         let registry = try SceneRegistry(root: root, configuration: configuration)
         let values = try await registry.store(for: "main").snapshot
         try await registry.close()

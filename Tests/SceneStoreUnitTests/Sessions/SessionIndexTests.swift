@@ -39,8 +39,8 @@ import Testing
         let (read, skipped) = try SessionIndex.parse(Data(text.utf8), path: "index")
         #expect(read.keys.map(\.rawValue).sorted() == ["w-1", "w-3"])
         #expect(skipped == 3)
-        #expect(read[try SceneID("w-3")]?.title == "ok")
-        #expect(read[try SceneID("w-3")]?.pid == 7)
+        #expect(read["w-3"]?.title == "ok")
+        #expect(read["w-3"]?.pid == 7)
     }
 
     @Test func aNewerFormatIsRefused() {

@@ -105,7 +105,7 @@ extension SceneStoreFixture {
     func stored(_ key: String, scene: String = "main") throws -> SceneValue? {
         var configuration = SceneRegistry.Configuration.testing
         configuration.watcher = .none
-        configuration.access = .readOnly
+        configuration.readOnly = true
         let reader = try SceneRegistry(root: root, configuration: configuration)
         defer { reader.abandon() }
         return try reader.blockingStore(for: scene).value(forKey: key, as: SceneValue.self)

@@ -164,7 +164,7 @@ struct StoreStateReadingTests {
             Issue.record("a damaged file was not handled as documented")
             return
         }
-        let recovery = QuarantinedScene(scene: SceneID("main"), reason: "bad checksum", quarantinedFile: "/q/main")
+        let recovery = QuarantinedScene(reason: "bad checksum", quarantinedFile: "/q/main")
         state.quarantined(recovery)
         #expect(state.lastQuarantined == recovery)
         #expect(Set(state.pending.keys) == ["k"], "values are written again over the quarantined file")
