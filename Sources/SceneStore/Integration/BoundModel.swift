@@ -3,14 +3,14 @@
 @MainActor
 public final class BoundModel {
     let runner: BindingRunner
-    private let link: any ErrorReportingLink
+    private let lastErrorOfLink: @MainActor () -> SceneStoreError?
 
     /// The last error a save of the model met (a value or scene over its
     /// limit, a closed store); cleared by the next accepted change.
-    public var lastError: SceneStoreError? { link.lastError }
+    public var lastError: SceneStoreError? { lastErrorOfLink() }
 
-    init(link: any ErrorReportingLink, runner: BindingRunner) {
-        self.link = link
+    init(lastError: @escaping @MainActor () -> SceneStoreError?, runner: BindingRunner) {
+        lastErrorOfLink = lastError
         self.runner = runner
     }
 
@@ -26,11 +26,4 @@ public final class BoundModel {
     public func flush() async throws {
         try await runner.flush()
     }
-}
-
-/// What ``BoundModel`` reads of its link, whatever the model type: the
-/// running itself is the ``BindingRunner``'s.
-@MainActor
-protocol ErrorReportingLink: AnyObject {
-    var lastError: SceneStoreError? { get }
 }

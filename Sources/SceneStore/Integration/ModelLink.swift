@@ -4,15 +4,10 @@ import Observation
 /// ``SceneStore/bind(_:on:)``. Everything runs on the main actor, one step
 /// at a time.
 @MainActor
-final class ModelLink<Model: Observable & AnyObject>: ErrorReportingLink {
-    private struct Bound {
-        let name: String
-        let property: BoundProperty<Model>
-    }
-
+final class ModelLink<Model: Observable & AnyObject> {
     let store: SceneStore
     private weak var model: Model?
-    private let properties: [Bound]
+    private let properties: [BoundProperty<Model>]
     /// Per key, the value the model showed last as the store's: a model
     /// value that differs is an edit to save.
     private var synced: [String: SceneValue?] = [:]
@@ -21,7 +16,7 @@ final class ModelLink<Model: Observable & AnyObject>: ErrorReportingLink {
     init(store: SceneStore, model: Model, properties: [SceneProperty<Model>]) {
         self.store = store
         self.model = model
-        self.properties = properties.map { Bound(name: $0.name, property: $0.bind(model, store)) }
+        self.properties = properties.map { $0.bind(model, store) }
     }
 
     /// Restores the stored values into the model.
@@ -33,7 +28,7 @@ final class ModelLink<Model: Observable & AnyObject>: ErrorReportingLink {
     /// Reads every bound property, so that Observation tracks them.
     func read() {
         guard let model else { return }
-        for bound in properties { bound.property.access(model) }
+        for bound in properties { bound.access(model) }
     }
 
     /// Brings model and store together, property by property: saves the
@@ -42,12 +37,12 @@ final class ModelLink<Model: Observable & AnyObject>: ErrorReportingLink {
         guard let model else { return }
         for bound in properties {
             do throws(SceneStoreError) {
-                let value = try bound.property.stored(model)
+                let value = try bound.stored(model)
                 if let known = synced[bound.name], known == value {
                     show(bound, in: model)
                     continue
                 }
-                try bound.property.save(model)
+                try bound.save(model)
                 synced[bound.name] = value
                 lastError = nil
             } catch {
@@ -60,8 +55,8 @@ final class ModelLink<Model: Observable & AnyObject>: ErrorReportingLink {
         }
     }
 
-    private func show(_ bound: Bound, in model: Model) {
-        bound.property.show(model)
-        synced[bound.name] = try? bound.property.stored(model)
+    private func show(_ bound: BoundProperty<Model>, in model: Model) {
+        bound.show(model)
+        synced[bound.name] = try? bound.stored(model)
     }
 }

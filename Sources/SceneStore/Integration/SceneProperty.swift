@@ -20,24 +20,11 @@ public struct SceneProperty<Model: AnyObject> {
 
     /// Keeps `keyPath` under `key`.
     public init<Value>(_ keyPath: ReferenceWritableKeyPath<Model, Value>, key: SceneKey<Value>) {
-        self.init(keyPath, name: key.name) { _ in key }
-    }
-
-    /// Keeps `keyPath` under `key`, by name; while the scene holds nothing
-    /// there, the property shows the value it had when it was bound (for
-    /// the package's tests).
-    package init<Value: SceneStorable>(_ keyPath: ReferenceWritableKeyPath<Model, Value>, forKey key: String) {
-        self.init(keyPath, name: key) { model in SceneKey(key, default: model[keyPath: keyPath]) }
-    }
-
-    private init<Value>(
-        _ keyPath: ReferenceWritableKeyPath<Model, Value>, name: String, key: @escaping (Model) -> SceneKey<Value>
-    ) {
-        self.name = name
+        name = key.name
         bind = { model, store in
-            let key = key(model)
             let stored = { (model: Model) throws(SceneStoreError) in try key.coding.write(model[keyPath: keyPath]) }
             return BoundProperty(
+                name: key.name,
                 access: { _ = $0[keyPath: keyPath] },
                 stored: stored,
                 save: { (model) throws(SceneStoreError) in try store.set(model[keyPath: keyPath], for: key) },
@@ -52,6 +39,8 @@ public struct SceneProperty<Model: AnyObject> {
 /// A property bound to its store's key.
 @MainActor
 struct BoundProperty<Model: AnyObject> {
+    /// The name of the key.
+    let name: String
     /// Reads the property, for observation tracking.
     let access: (Model) -> Void
     /// The property's value as stored (`nil`: no value).

@@ -60,7 +60,7 @@ extension SceneStore {
             })
         link.restore()
         runner.start(following: signals)
-        return BoundModel(link: link, runner: runner)
+        return BoundModel(lastError: { link.lastError }, runner: runner)
     }
 
     /// One element whenever one of `keys` may hold another value: a change

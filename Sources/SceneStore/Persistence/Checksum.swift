@@ -62,44 +62,20 @@ package struct Checksum {
         return checksum.text
     }
 
-    /// Adds one key and its value, the next in key order.
-    mutating func add(key: String, value: SceneValue) {
-        Self.canonical(key: key, value: value, into: &self)
-    }
-
-    /// The canonical form of one key and its value, fed to `sink`: the one
+    /// Adds one key and its value, the next in key order: the one
     /// definition of what the checksum covers.
-    static func canonical(key: String, value: SceneValue, into sink: inout some CanonicalSink) {
-        field(key, into: &sink)
-        kindFields[kindIndex(value)].withUnsafeBytes { sink.add(bytes: $0) }
+    mutating func add(key: String, value: SceneValue) {
+        add(field: key)
+        add(field: value.kind.rawValue)
         switch value {
-        case .bool(let bool): withUnsafeBytes(of: UInt8(bool ? 1 : 0)) { sink.add(bytes: $0) }
-        case .int(let int): word(UInt64(bitPattern: Int64(int)), into: &sink)
-        case .double(let double): word(double.isNaN ? Double.nan.bitPattern : double.bitPattern, into: &sink)
-        case .string(let string): field(string, into: &sink)
-        case .url(let url): field(url.absoluteString, into: &sink)
+        case .bool(let bool): withUnsafeBytes(of: UInt8(bool ? 1 : 0)) { add(bytes: $0) }
+        case .int(let int): add(word: UInt64(bitPattern: Int64(int)))
+        case .double(let double): add(word: double.isNaN ? Double.nan.bitPattern : double.bitPattern)
+        case .string(let string): add(field: string)
+        case .url(let url): add(field: url.absoluteString)
         case .data(let data):
-            word(UInt64(data.count), into: &sink)
-            data.withUnsafeBytes { sink.add(bytes: $0) }
-        }
-    }
-
-    /// Each kind's name as a field of the canonical form, in the order of
-    /// `SceneValue.Kind.allCases`.
-    private static let kindFields: [[UInt8]] = SceneValue.Kind.allCases.map { kind in
-        var bytes: [UInt8] = []
-        field(kind.rawValue, into: &bytes)
-        return bytes
-    }
-
-    private static func kindIndex(_ value: SceneValue) -> Int {
-        switch value {
-        case .bool: 0
-        case .int: 1
-        case .double: 2
-        case .string: 3
-        case .url: 4
-        case .data: 5
+            add(word: UInt64(data.count))
+            data.withUnsafeBytes { add(bytes: $0) }
         }
     }
 
@@ -123,35 +99,18 @@ package struct Checksum {
 
     private static let hexDigits = Array("0123456789abcdef".utf8)
 
-    private static func word(_ word: UInt64, into sink: inout some CanonicalSink) {
-        withUnsafeBytes(of: word.littleEndian) { sink.add(bytes: $0) }
+    private mutating func add(word: UInt64) {
+        withUnsafeBytes(of: word.littleEndian) { add(bytes: $0) }
     }
 
-    private static func field(_ field: String, into sink: inout some CanonicalSink) {
-        let added: Void? = field.utf8.withContiguousStorageIfAvailable { utf8 in
-            word(UInt64(utf8.count), into: &sink)
-            sink.add(bytes: UnsafeRawBufferPointer(utf8))
-        }
-        if added == nil {
-            let utf8 = Array(field.utf8)
-            word(UInt64(utf8.count), into: &sink)
-            utf8.withUnsafeBytes { sink.add(bytes: $0) }
+    private mutating func add(field: String) {
+        var field = field
+        field.withUTF8 { utf8 in
+            add(word: UInt64(utf8.count))
+            add(bytes: UnsafeRawBufferPointer(utf8))
         }
     }
-}
 
-/// Where the canonical form of ``Checksum`` goes.
-protocol CanonicalSink {
-    mutating func add(bytes: UnsafeRawBufferPointer)
-}
-
-extension [UInt8]: CanonicalSink {
-    mutating func add(bytes: UnsafeRawBufferPointer) {
-        append(contentsOf: bytes)
-    }
-}
-
-extension Checksum: CanonicalSink {
     mutating func add(bytes: UnsafeRawBufferPointer) {
         var hash = self.hash
         for byte in bytes {

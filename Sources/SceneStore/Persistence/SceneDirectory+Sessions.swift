@@ -103,7 +103,7 @@ extension SceneDirectory: SceneSessionStorage {
             throw .notARegularFile(path: path, found: FileKind(mode: info.st_mode).description)
         }
         guard info.st_size <= SessionIndex.maxBytes else { throw .io(syscall: "read", path: path, errno: .fileTooLarge) }
-        return try SessionIndex.parse(readWhole(fd, size: Int(info.st_size), path: path), path: path).records
+        return try SessionIndex.parse(readWhole(fd, size: Int(info.st_size), path: path), path: path)
     }
 
     /// Replaces the index atomically and durably (a new temp file, `fsync`,

@@ -95,14 +95,6 @@ struct SceneDirectory: Sendable {
     func claimPath(_ id: SceneID) -> String { sidePath(id, Self.claimSuffix) }
     static let claimSuffix = "claim"
 
-    func sceneURL(_ id: SceneID) -> URL { URL(fileURLWithPath: scenePath(id), isDirectory: false) }
-    func lockURL(_ id: SceneID) -> URL { URL(fileURLWithPath: lockPath(id), isDirectory: false) }
-    func tempURL(_ id: SceneID, token: String) -> URL { URL(fileURLWithPath: tempPath(id, token: token), isDirectory: false) }
-    func previousURL(_ id: SceneID, token: String) -> URL {
-        URL(fileURLWithPath: previousPath(id, token: token), isDirectory: false)
-    }
-    func tombstoneURL(_ id: SceneID) -> URL { URL(fileURLWithPath: tombstonePath(id), isDirectory: false) }
-
     /// The scene a root entry belongs to, if it is a scene file.
     static func sceneID(forFileNamed name: String) -> SceneID? {
         guard name.hasSuffix(sceneSuffix), !name.hasPrefix(".") else { return nil }
@@ -292,7 +284,7 @@ struct SceneDirectory: Sendable {
         let stamp = Int(Date().timeIntervalSince1970 * 1000)
         let name = "\(id.rawValue)-\(stamp)-\(reason)-\(randomToken().prefix(6))\(Self.sceneSuffix)"
         let source = id.rawValue + Self.sceneSuffix
-        try syscall("rename", path: sceneURL(id).path) { renameat(rootFD, source, folderFD, name) }
+        try syscall("rename", path: scenePath(id)) { renameat(rootFD, source, folderFD, name) }
         try syscall("fsync", path: folder.path) { fsync(folderFD) }
         try syscall("fsync", path: root.path) { fsync(rootFD) }
         return folder.appendingPathComponent(name)

@@ -243,7 +243,7 @@ final class SceneLock {
             guard let entries = try? directoryEntries(fds) else { continue }
             let holds = entries.contains { entry in
                 var info = stat()
-                return link(fds + "/" + entry) == deleted && stat(fds + "/" + entry, &info) == 0
+                return (try? FileManager.default.destinationOfSymbolicLink(atPath: fds + "/" + entry)) == deleted && stat(fds + "/" + entry, &info) == 0
                     && UInt64(info.st_dev) == device && inodes.contains(UInt64(info.st_ino))
             }
             if holds { return pid }
@@ -260,7 +260,10 @@ final class SceneLock {
 
     /// Every exclusive `flock` in `/proc/locks`: holder, device and inode.
     static func flockHolders() -> [FlockHolder] {
-        guard let table = readWhole("/proc/locks") else { return [] }
+        // Read to its end: a `/proc` file says it is empty, and a read sized
+        // by that gets its first page only.
+        guard let bytes = try? FileHandle(forReadingFrom: URL(fileURLWithPath: "/proc/locks")).readToEnd() else { return [] }
+        let table = String(decoding: bytes, as: UTF8.self)
         return table.split(separator: "\n").compactMap { line in
             let fields = line.split(separator: " ", omittingEmptySubsequences: true)
             guard fields.count >= 6, fields[1] == "FLOCK", fields[3] == "WRITE", let pid = Int32(fields[4]) else { return nil }
@@ -271,28 +274,6 @@ final class SceneLock {
             let device = ((major & 0xfff) << 8) | ((major & ~0xfff) << 32) | (minor & 0xff) | ((minor & ~0xff) << 12)
             return FlockHolder(pid: pid, device: device, inode: inode)
         }
-    }
-
-    /// The whole text of a `/proc` file, read to its end: such a file
-    /// says it is empty, and a read sized by that gets its first page only
-    /// (`/proc/locks` of a process holding 100 locks is longer).
-    private static func readWhole(_ path: String) -> String? {
-        guard let file = try? Descriptor(path, O_RDONLY | O_CLOEXEC) else { return nil }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65_536)
-        while let count = try? syscall("read", path: path, { chunk.withUnsafeMutableBytes { Glibc.read(file.raw, $0.baseAddress, $0.count) } }),
-              count > 0 {
-            bytes += chunk[..<count]
-        }
-        return String(decoding: bytes, as: UTF8.self)
-    }
-
-    /// Where the symbolic link at `path` points, or `nil`.
-    private static func link(_ path: String) -> String? {
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let count = readlink(path, &buffer, buffer.count - 1)
-        guard count > 0 else { return nil }
-        return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }
 

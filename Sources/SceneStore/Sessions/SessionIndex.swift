@@ -48,31 +48,26 @@ enum SessionIndex {
         return Data(text.utf8)
     }
 
-    /// The records `data` holds, and how many lines were left out. Read
-    /// as bytes, a line at a time: a launch with 10 000 windows reads it.
+    /// The records `data` holds; a damaged line is left out. Read as
+    /// bytes, a line at a time: a launch with 10 000 windows reads it.
     /// - Throws: ``SceneStoreError/unsupportedFormat(scene:version:path:)``
     ///   for an index of a newer format (left as it is).
-    static func parse(_ data: Data, path: String) throws(SceneStoreError) -> (records: [SceneID: SessionRecord], skipped: Int) {
+    static func parse(_ data: Data, path: String) throws(SceneStoreError) -> [SceneID: SessionRecord] {
         let bytes = [UInt8](data)
         var lines = bytes.split(separator: newline, omittingEmptySubsequences: true)[...]
-        guard let first = lines.popFirst() else { return ([:], 0) }
+        guard let first = lines.popFirst() else { return [:] }
         let head = first.split(separator: space)
         guard head.count == 2, head[0].elementsEqual(header.utf8), let found = integer(head[1]) else {
-            return ([:], lines.count + 1)
+            return [:]
         }
         guard found <= version else {
             throw .unsupportedFormat(scene: fileName, version: Int(found), path: path)
         }
         var records = [SceneID: SessionRecord](minimumCapacity: lines.count)
-        var skipped = 0
         for line in lines {
-            guard let record = record(line) else {
-                skipped += 1
-                continue
-            }
-            records[record.id] = record
+            if let record = record(line) { records[record.id] = record }
         }
-        return (records, skipped)
+        return records
     }
 
     private static let newline = UInt8(ascii: "\n")
@@ -108,18 +103,9 @@ enum SessionIndex {
             pid: pid, title: title)
     }
 
-    /// A decimal integer, optionally negative, of at most 18 digits.
+    /// A decimal integer (`nil` when it is not one, or overflows).
     private static func integer(_ bytes: ArraySlice<UInt8>) -> Int64? {
-        var digits = bytes[...]
-        let negative = digits.first == dash
-        if negative { digits = digits.dropFirst() }
-        guard !digits.isEmpty, digits.count <= 18 else { return nil }
-        var value: Int64 = 0
-        for byte in digits {
-            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
-            value = value * 10 + Int64(byte - UInt8(ascii: "0"))
-        }
-        return negative ? -value : value
+        Int64(String(decoding: bytes, as: UTF8.self))
     }
 
     private static func escape(_ text: String) -> String {

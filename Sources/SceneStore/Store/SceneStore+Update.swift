@@ -33,16 +33,16 @@ extension SceneStore {
         _ key: SceneKey<Value>, _ transform: @escaping @Sendable (inout Value) throws -> Void
     ) async throws -> Value {
         guard !configuration.readOnly else { throw SceneStoreError.readOnly(scene: id.rawValue) }
-        let result = ResultBox<Value>()
+        let result = Locked<Value?>(nil)
         try await runUpdate(key: key.name) { stored in
             var value = try stored.map { (stored) throws(SceneStoreError) in try key.coding.read(stored).value }
                 ?? key.defaultValue
             try transform(&value)
             let next = try key.coding.write(value)
-            result.value = value
+            result.withLock { $0 = value }
             return next
         }
-        guard let value = result.value else { throw SceneStoreError.closed(scene: id.rawValue) }
+        guard let value = result.withLock({ $0 }) else { throw SceneStoreError.closed(scene: id.rawValue) }
         return value
     }
 
@@ -91,7 +91,7 @@ extension SceneStore {
         case .run(let queued):
             batch = queued
         }
-        var outcomes = StoreState.UpdateOutcomes()
+        var outcomes: [(any Error)?] = []
         var failure: SceneStoreError?
         do throws(SceneStoreError) {
             let written = try await storage.transaction(id) { (transaction) async throws(SceneStoreError) -> StoreState.SavedWrite? in
@@ -105,12 +105,13 @@ extension SceneStore {
                         while try !apply(key: update.key, value: update.change(stored), scheduling: false, ifStill: stored) {
                             stored = state.withLock { $0.values[update.key] }
                         }
-                        outcomes.record(nil)
+                        outcomes.append(nil)
                     } catch {
-                        outcomes.record(error)
+                        outcomes.append(error)
                     }
                 }
-                guard outcomes.writes else { return nil }
+                // Nothing to write unless a transform succeeded.
+                guard outcomes.contains(where: { $0 == nil }) else { return nil }
                 return try await writePending(over: base, in: transaction)
             }
             record(written)
@@ -133,14 +134,4 @@ struct QueuedUpdate: Sendable {
     let change: @Sendable (SceneValue?) throws -> SceneValue?
     /// Told how it ended (`nil`: written, or nothing to write).
     let finish: @Sendable ((any Error)?) -> Void
-}
-
-/// The value an ``SceneStore/update(_:_:)`` computed on the
-/// store's queue, handed back to the caller.
-private final class ResultBox<Value: Sendable>: Sendable {
-    private let stored = Locked<Value?>(nil)
-    var value: Value? {
-        get { stored.withLock { $0 } }
-        set { stored.withLock { $0 = newValue } }
-    }
 }

@@ -19,30 +19,19 @@ extension StoreState {
         return phase == .open ? .run(updates) : .refuse(updates)
     }
 
-    /// The outcomes of a batch's transforms, in the batch's order, one per
-    /// update: `nil` for one whose result was applied, else what it threw.
-    struct UpdateOutcomes {
-        private(set) var errors: [(any Error)?] = []
-
-        mutating func record(_ error: (any Error)?) {
-            errors.append(error)
-        }
-
-        /// Whether the batch has anything to write: a transform succeeded.
-        var writes: Bool { errors.contains { $0 == nil } }
-    }
-
-    /// A batch ended, its transaction failing with `failure` or not.
+    /// A batch ended, its transaction failing with `failure` or not;
+    /// `outcomes` are its transforms', in the batch's order: `nil` for one
+    /// whose result was applied, else what it threw.
     /// - Returns: how each caller resumes (the transaction's error for all
     ///   when it failed, else each transform's own outcome), and the save to
     ///   schedule: after a failure what the batch applied stays in memory,
     ///   like the edits of a failed flush, and is saved later, never left
     ///   pending with nothing scheduled.
     mutating func updatesEnded<Caller>(
-        _ batch: [Caller], outcomes: UpdateOutcomes, failure: (any Error)?,
+        _ batch: [Caller], outcomes: [(any Error)?], failure: (any Error)?,
         at now: @autoclosure () -> SaveSchedule.Instant
     ) -> (resumptions: [(Caller, (any Error)?)], save: SaveSchedule.Action) {
-        guard let failure else { return (Array(zip(batch, outcomes.errors)), .none) }
+        guard let failure else { return (Array(zip(batch, outcomes)), .none) }
         return (batch.map { ($0, failure) }, saveRequested(at: now()))
     }
 }

@@ -123,20 +123,13 @@ struct StoreState: Sendable {
     mutating func dropEditsRefused(by base: SceneFile?) -> [String] {
         let refused = pending.filter { key, edit in edit.replaces.map { !$0(base?.values[key]) } ?? false }
         guard !refused.isEmpty else { return [] }
-        var changes: [SceneEvent] = []
-        for key in refused.keys.sorted() {
-            pending[key] = nil
-            let old = values[key]
-            let stored = base?.values[key]
-            guard old != stored else { continue }
-            values[key] = stored
-            byteCount += Self.cost(key: key, value: stored) - Self.cost(key: key, value: old)
-            changes.append(.changed(SceneChange(
-                key: key, oldValue: old, newValue: stored,
-                origin: .external(writerPID: base?.writer.pid), generation: base?.generation)))
+        let keys = refused.keys.sorted()
+        for key in keys { pending[key] = nil }
+        let changes = keys.compactMap {
+            take(base?.values[$0], for: $0, origin: .external(writerPID: base?.writer.pid), generation: base?.generation)
         }
         broadcast.enqueue(changes)
-        return refused.keys.sorted()
+        return keys
     }
 
     /// Takes `file` (or, with `nil`, an empty scene) as the disk state:
@@ -162,17 +155,23 @@ struct StoreState: Sendable {
                 differing.append(key)
             }
         }
-        var changes: [SceneEvent] = []
-        for key in differing.sorted() {
-            let old = values[key]
-            let new = incoming[key]
-            guard old != new else { continue }
-            values[key] = new
-            byteCount += Self.cost(key: key, value: new) - Self.cost(key: key, value: old)
-            changes.append(.changed(SceneChange(
-                key: key, oldValue: old, newValue: new, origin: origin, generation: file?.generation)))
+        let changes = differing.sorted().compactMap {
+            take(incoming[$0], for: $0, origin: origin, generation: file?.generation)
         }
         broadcast.enqueue(changes)
+    }
+
+    /// Memory takes `new` under `key` (not a local edit), and the change
+    /// to deliver, if it is one. (Computed before `broadcast.enqueue`,
+    /// whose argument is not evaluated when nobody listens.)
+    private mutating func take(
+        _ new: SceneValue?, for key: String, origin: SceneChangeOrigin, generation: UInt64?
+    ) -> SceneEvent? {
+        let old = values[key]
+        guard old != new else { return nil }
+        values[key] = new
+        byteCount += Self.cost(key: key, value: new) - Self.cost(key: key, value: old)
+        return .changed(SceneChange(key: key, oldValue: old, newValue: new, origin: origin, generation: generation))
     }
 
     /// Takes `file` as the state the scene opens with: nothing changed, so
@@ -285,16 +284,8 @@ struct StoreState: Sendable {
             file.writer = last.writer
         }
         diskFile = file
-        var changes: [SceneEvent] = []
-        for key in after.keys.sorted() where pending[key] == nil {
-            let old = values[key]
-            let new = file.values[key]
-            guard old != new else { continue }
-            values[key] = new
-            byteCount += Self.cost(key: key, value: new) - Self.cost(key: key, value: old)
-            changes.append(.changed(SceneChange(
-                key: key, oldValue: old, newValue: new, origin: .external(writerPID: file.writer.pid),
-                generation: file.generation)))
+        let changes = after.keys.sorted().filter { pending[$0] == nil }.compactMap {
+            take(file.values[$0], for: $0, origin: .external(writerPID: file.writer.pid), generation: file.generation)
         }
         broadcast.enqueue(changes)
         return true

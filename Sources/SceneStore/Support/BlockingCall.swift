@@ -27,11 +27,8 @@ enum BlockingCall {
             done.signal()
         }
         done.wait()
-        guard let result = outcome.withLock({ $0 }) else {
-            // Unreachable: the semaphore is signalled after the outcome is set.
-            throw .storageUnavailable(location: "", reason: "a blocking call ended without a result")
-        }
-        return try result.get()
+        // Set before the semaphore was signalled.
+        return try outcome.withLock { $0 ?? .failure(.storageUnavailable(location: "", reason: "no result")) }.get()
     }
 }
 

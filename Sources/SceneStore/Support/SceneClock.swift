@@ -29,17 +29,12 @@ package struct SceneClock: Sendable {
         let reading: @Sendable () -> Duration = { start.duration(to: clock.now) }
         let blockingSleeper: @Sendable (Duration) -> Void
         if clock is ContinuousClock || clock is SuspendingClock {
+            // Waking early (a signal) is harmless: every caller reads the clock again.
             blockingSleeper = { deadline in
                 let remaining = (deadline - reading()).nanoseconds
                 guard remaining > 0 else { return }
-                var until = timespec()
-                clock_gettime(CLOCK_MONOTONIC, &until)
-                let nanoseconds = until.tv_nsec + remaining % 1_000_000_000
-                until.tv_sec += remaining / 1_000_000_000 + nanoseconds / 1_000_000_000
-                until.tv_nsec = nanoseconds % 1_000_000_000
-                // An absolute deadline: a signal's EINTR sleeps until the same
-                // one again (clock_nanosleep returns its error, errno untouched).
-                while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, nil) == EINTR {}
+                var pause = timespec(tv_sec: remaining / 1_000_000_000, tv_nsec: remaining % 1_000_000_000)
+                _ = nanosleep(&pause, nil)
             }
         } else {
             // A clock a test advances: a task sleeps on it, the thread waits for the task.

@@ -23,9 +23,9 @@ extension WindowModel {
 
 @MainActor func bindAll(_ store: SceneStore, _ model: WindowModel) -> BoundModel {
     store.bind([
-        SceneProperty(\.selectedTab, forKey: "selectedTab"),
-        SceneProperty(\.query, forKey: "query"),
-        SceneProperty(\.zoom, forKey: "zoom"),
+        SceneProperty(\.selectedTab, key: SceneKey("selectedTab", default: 0)),
+        SceneProperty(\.query, key: SceneKey("query", default: "")),
+        SceneProperty(\.zoom, key: SceneKey("zoom", default: nil)),
     ], on: model)
 }
 

@@ -18,9 +18,9 @@ import Testing
         for id in try Self.trickyIDs.map({ try SceneID($0) }) {
             let token = randomToken()
             let names = [
-                directory.lockURL(id), directory.tempURL(id, token: token),
-                directory.previousURL(id, token: token), directory.tombstoneURL(id),
-            ].map(\.lastPathComponent)
+                directory.lockPath(id), directory.tempPath(id, token: token),
+                directory.previousPath(id, token: token), directory.tombstonePath(id),
+            ].map { URL(fileURLWithPath: $0).lastPathComponent }
             for name in names {
                 #expect(SceneDirectory.sceneID(forFileNamed: name) == nil, "\(name) read as a scene file")
                 for other in try Self.trickyIDs.map({ try SceneID($0) }) where other != id {
@@ -31,9 +31,9 @@ import Testing
             #expect(SceneDirectory.leftoverOwner(names[1]) == id)
             #expect(SceneDirectory.leftoverOwner(names[2]) == id)
             #expect(SceneDirectory.leftoverOwner(names[3]) == nil, "a tombstone is never a leftover")
-            #expect(SceneDirectory.sceneID(forFileNamed: directory.sceneURL(id).lastPathComponent) == id)
+            #expect(SceneDirectory.sceneID(forFileNamed: URL(fileURLWithPath: directory.scenePath(id)).lastPathComponent) == id)
             // Events on the scene file and on its tombstone (a discard) reach the scene; nothing else does.
-            #expect(SceneDirectory.sceneID(forEventOn: directory.sceneURL(id).lastPathComponent) == id)
+            #expect(SceneDirectory.sceneID(forEventOn: URL(fileURLWithPath: directory.scenePath(id)).lastPathComponent) == id)
             #expect(SceneDirectory.sceneID(forEventOn: names[3]) == id)
             for name in names[0...2] {
                 #expect(SceneDirectory.sceneID(forEventOn: name) == nil, "\(name)")
@@ -53,14 +53,14 @@ import Testing
         }
         let held = try directory.lock(SceneID("a.json.tmp-x"), timeout: .seconds(5))
         defer { held.unlock() }
-        let heldInode = try inode(of: directory.lockURL(SceneID("a.json.tmp-x")))
-        let leftover = directory.tempURL(SceneID("a"), token: randomToken())
+        let heldInode = try inode(of: URL(fileURLWithPath: directory.lockPath(SceneID("a.json.tmp-x"))))
+        let leftover = URL(fileURLWithPath: directory.tempPath(SceneID("a"), token: randomToken()))
         try Data("half".utf8).write(to: leftover)
 
         let other = try SceneRegistry(root: fixture.root, configuration: .testing)
         _ = try await other.store(for: "a")
         #expect(!FileManager.default.fileExists(atPath: leftover.path))
-        #expect(try inode(of: directory.lockURL(SceneID("a.json.tmp-x"))) == heldInode)
+        #expect(try inode(of: URL(fileURLWithPath: directory.lockPath(SceneID("a.json.tmp-x")))) == heldInode)
         for id in Self.trickyIDs {
             await #expect(try other.store(for: id).value(forKey: "k", default: 0) == 1, "\(id)")
         }

@@ -27,8 +27,8 @@ extension CrossProcessSync {
             let store = try await fixture.registry.store(for: "S")
             let model = EditorModel()
             let bound = store.bind([
-                SceneProperty(\.selectedTab, forKey: "selectedTab"),
-                SceneProperty(\.query, forKey: "query"),
+                SceneProperty(\.selectedTab, key: SceneKey("selectedTab", default: 0)),
+                SceneProperty(\.query, key: SceneKey("query", default: "")),
             ], on: model)
             let result = try await scenes(["set", "--scene", "S", "selectedTab", "--int", "5"], root: fixture.root)
             #expect(result.status == 0, "\(result.stderr)")
@@ -47,8 +47,8 @@ extension CrossProcessSync {
             let relaunched = try await fixture.relaunch().store(for: "S")
             let restored = EditorModel()
             let again = relaunched.bind([
-                SceneProperty(\.selectedTab, forKey: "selectedTab"),
-                SceneProperty(\.query, forKey: "query"),
+                SceneProperty(\.selectedTab, key: SceneKey("selectedTab", default: 0)),
+                SceneProperty(\.query, key: SceneKey("query", default: "")),
             ], on: restored)
             #expect(restored.selectedTab == 5 && restored.query == "dune")
             again.stop()
