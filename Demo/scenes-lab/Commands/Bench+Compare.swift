@@ -59,7 +59,7 @@ extension Bench {
         }
 
         /// The tables' rows.
-        static let order = ["floor (1 block)", "floor (append)", "floor (syscalls)", "scenestore", "SQLite WAL FULL", "PathStore pattern", "UserDefaults"]
+        static let order = ["floor (1 block)", "floor (append)", "floor (append, growing)", "floor (syscalls)", "scenestore", "SQLite WAL FULL", "PathStore pattern", "UserDefaults"]
 
         func validate() throws {
             guard commits >= 1, runs >= 1, pushes >= 1, spawns >= 1 else {
@@ -82,9 +82,9 @@ extension Bench {
             var compaction: [Int: CompactionFigures] = [:]
             for run in 0..<runs {
                 for keys in sizes {
-                    // The block floor commits only (a burst or a cold restore of it says nothing).
+                    // The floors commit only (a burst or a cold restore of them says nothing).
                     var alternatives = commitAlternatives(sceneStore: SceneStoreAlternative(configuration: .init(savePolicy: policy.savePolicy)))
-                        + [BlockFloorAlternative(), AppendFloorAlternative()]
+                        + [BlockFloorAlternative(), AppendFloorAlternative(), AppendFloorAlternative(growing: true)]
                     alternatives.shuffle()
                     let measured = try await measureInterleaved(&alternatives, keys: keys, commits: commits, in: scratch.appendingPathComponent("r\(run)-k\(keys)"))
                     for (index, alternative) in alternatives.enumerated() {
@@ -204,7 +204,7 @@ extension Bench {
 
         private func printTable(_ report: Report, sizes: [Int]) {
             emit("durable commit of one change, p50 in µs (median of \(report.runs) runs x \(report.commits) commits; SceneStore's save policy: \(report.savePolicy)); x = over SceneStore")
-            let header = "".padding(toLength: 20, withPad: " ", startingAt: 0)
+            let header = "".padding(toLength: 24, withPad: " ", startingAt: 0)
                 + sizes.map { "\($0) keys".leftPadded(to: 20) }.joined() + "   durable"
             emit(header)
             for name in Self.order {
@@ -215,7 +215,7 @@ extension Bench {
                     let ratio = report.overSceneStore[name]?[key].map { String(format: " (%.2fx)", $0) } ?? ""
                     return (value + ratio).leftPadded(to: 20)
                 }
-                emit(name.padding(toLength: 20, withPad: " ", startingAt: 0) + cells.joined()
+                emit(name.padding(toLength: 24, withPad: " ", startingAt: 0) + cells.joined()
                     + "   " + ((report.durable[name] ?? false) ? "yes" : "no (no fsync)"))
             }
             printSpread(report, sizes: sizes)
