@@ -6,6 +6,13 @@ import SceneStore
 import SceneStoreTesting
 import Testing
 
+extension SceneStorageEvent {
+    /// The scene the event is about; `nil` for every scene.
+    fileprivate var scene: SceneID? {
+        if case .changed(let id) = self { id } else { nil }
+    }
+}
+
 /// Changes committed by other connections arrive through `LISTEN`, and a
 /// dropped connection is followed by a reconnection and a rescan.
 // Hang guard: its slowest test took 20 s here (2 cores); 3 minutes, as TSan runs it several times slower.

@@ -210,14 +210,6 @@ package enum SceneStorageEvent: Sendable, Equatable {
     case rescan
     /// Watching stopped and nothing took over (logged).
     case unavailable(reason: String)
-
-    /// The scene the event is about; `nil` for every scene.
-    package var scene: SceneID? {
-        switch self {
-        case .changed(let id): id
-        case .rescan, .unavailable: nil
-        }
-    }
 }
 
 /// A running ``SceneStorage/watch(_:logger:handler:)``.
