@@ -84,27 +84,4 @@ public enum SceneUpdate: Sendable, Hashable {
         case .quarantined, .saveFailed: nil
         }
     }
-
-    /// A transition's events as updates: its changes together, each other
-    /// event on its own, in order.
-    static func updates(of events: [SceneEvent]) -> [SceneUpdate] {
-        var updates: [SceneUpdate] = []
-        var changes: [SceneChange] = []
-        for event in events {
-            if case .changed(let change) = event {
-                changes.append(change)
-                continue
-            }
-            if !changes.isEmpty { updates.append(.changed(changes)) }
-            changes = []
-            switch event {
-            case .changed: break
-            case .discarded(let origin): updates.append(.discarded(origin: origin))
-            case .quarantined(let scene): updates.append(.quarantined(scene))
-            case .saveFailed(let error): updates.append(.saveFailed(error))
-            }
-        }
-        if !changes.isEmpty { updates.append(.changed(changes)) }
-        return updates
-    }
 }
