@@ -46,23 +46,6 @@ extension SceneStore {
         return stream
     }
 
-    /// Every event of the scene, ``updates()``' events one by one. For the
-    /// package's own tests and tools; apps read ``updates()``.
-    package func events() -> AsyncStream<SceneEvent> {
-        let (stream, continuation) = AsyncStream.makeStream(of: SceneEvent.self)
-        subscribe(continuation) { updates in
-            for update in updates {
-                switch update {
-                case .changed(let changes): for change in changes { continuation.yield(.changed(change)) }
-                case .discarded(let origin): continuation.yield(.discarded(origin: origin))
-                case .quarantined(let scene): continuation.yield(.quarantined(scene))
-                case .saveFailed(let error): continuation.yield(.saveFailed(error))
-                }
-            }
-        }
-        return stream
-    }
-
     /// Everything that happens to the scene, in order, from the moment of
     /// the call: a local set or remove; all the keys one save of another
     /// process changed (one element, so a reader sees that save whole,

@@ -41,15 +41,6 @@ public struct QuarantinedScene: Sendable, Hashable {
     public let quarantinedFile: String
 }
 
-/// One thing a scene reports to its observers, in order (the package's
-/// own stream, `SceneStore.events()`; apps read ``SceneUpdate``s).
-package enum SceneEvent: Sendable, Hashable {
-    case changed(SceneChange)
-    case discarded(origin: SceneChangeOrigin)
-    case quarantined(QuarantinedScene)
-    case saveFailed(SceneStoreError)
-}
-
 /// One element of ``SceneStore/updates()``: what one transition of a scene
 /// did.
 public enum SceneUpdate: Sendable, Hashable {
