@@ -26,7 +26,7 @@ extension Probe {
             // Subscribe before printing the first state: nothing falls between.
             let streams = stores.map { store in
                 defer { Self.report(store) }
-                return store.events()
+                return store.updates()
             }
             emit("ready \(getpid()) \(registry.watcherKind?.description ?? "none")")
             await withTaskGroup(of: Void.self) { group in

@@ -22,7 +22,7 @@ struct Watch: AsyncParsableCommand {
         let store = try await registry.store(for: id)
         // Subscribed before "ready": a change made once a script has read
         // that line is always printed.
-        let events = store.events()
+        let updates = store.updates()
         if json {
             emit(try jsonLine(WatchLine.ready(scene: id, watcher: registry.watcherKind, generation: store.generation)))
         } else {
@@ -30,8 +30,10 @@ struct Watch: AsyncParsableCommand {
             emit("watching scene \(id) in \(root) (\(registry.watcherKind?.description ?? "no watcher"))")
         }
         // The stream goes on after a discard; it ends only if the store closes.
-        for await event in events {
-            emit(json ? try jsonLine(WatchLine(event, scene: id)) : WatchLine(event, scene: id).text(raw: raw))
+        for await update in updates {
+            for line in WatchLine.lines(of: update, scene: id) {
+                emit(json ? try jsonLine(line) : line.text(raw: raw))
+            }
         }
     }
 }
@@ -67,19 +69,22 @@ struct WatchLine: Encodable {
         self.detail = detail
     }
 
-    init(_ event: SceneEvent, scene: SceneID) {
-        switch event {
-        case .changed(let change):
-            let (origin, pid) = Self.describe(change.origin)
-            self.init(event: "changed", scene: scene.rawValue, key: change.key, old: change.oldValue,
-                      new: change.newValue, origin: origin, pid: pid, generation: change.generation)
+    /// One line per change of a `.changed` update, one for any other.
+    static func lines(of update: SceneUpdate, scene: SceneID) -> [WatchLine] {
+        switch update {
+        case .changed(let changes):
+            return changes.map { change in
+                let (origin, pid) = describe(change.origin)
+                return WatchLine(event: "changed", scene: scene.rawValue, key: change.key, old: change.oldValue,
+                                 new: change.newValue, origin: origin, pid: pid, generation: change.generation)
+            }
         case .discarded(let origin):
-            let (origin, pid) = Self.describe(origin)
-            self.init(event: "discarded", scene: scene.rawValue, origin: origin, pid: pid)
+            let (origin, pid) = describe(origin)
+            return [WatchLine(event: "discarded", scene: scene.rawValue, origin: origin, pid: pid)]
         case .quarantined(let recovery):
-            self.init(event: "quarantined", scene: scene.rawValue, detail: "\(recovery.reason); moved to \(recovery.quarantinedFile)")
+            return [WatchLine(event: "quarantined", scene: scene.rawValue, detail: "\(recovery.reason); moved to \(recovery.quarantinedFile)")]
         case .saveFailed(let error):
-            self.init(event: "save-failed", scene: scene.rawValue, detail: "\(error)")
+            return [WatchLine(event: "save-failed", scene: scene.rawValue, detail: "\(error)")]
         }
     }
 

@@ -11,16 +11,16 @@ extension SceneStore {
     public func values<Value>(for key: SceneKey<Value>) -> AsyncStream<Value> {
         let (stream, continuation) = AsyncStream.makeStream(of: Value.self, bufferingPolicy: .bufferingNewest(1))
         let name = key.name
-        let current = SceneEvent.changed(SceneChange(
-            key: name, oldValue: nil, newValue: nil, origin: .local, generation: nil))
-        subscribe(continuation, initial: current) { [weak self] events in
-            for event in events {
-                switch event {
-                case .changed(let change) where change.key == name:
-                    continuation.yield(self?.read(change.newValue, for: key) ?? key.defaultValue)
+        subscribe(continuation, currentValueOf: name) { [weak self] updates in
+            for update in updates {
+                switch update {
+                case .changed(let changes):
+                    for change in changes where change.key == name {
+                        continuation.yield(self?.read(change.newValue, for: key) ?? key.defaultValue)
+                    }
                 case .discarded:
                     continuation.yield(key.defaultValue)
-                default:
+                case .quarantined, .saveFailed:
                     break
                 }
             }
@@ -38,18 +38,10 @@ extension SceneStore {
     /// tools; apps read ``updates()``.
     package func changes() -> AsyncStream<SceneChange> {
         let (stream, continuation) = AsyncStream.makeStream(of: SceneChange.self)
-        subscribe(continuation, initial: nil) { events in
-            for case .changed(let change) in events { continuation.yield(change) }
-        }
-        return stream
-    }
-
-    /// Every event of the scene, ``updates()``' events one by one. For the
-    /// package's own tests and tools; apps read ``updates()``.
-    package func events() -> AsyncStream<SceneEvent> {
-        let (stream, continuation) = AsyncStream.makeStream(of: SceneEvent.self)
-        subscribe(continuation, initial: nil) { events in
-            for event in events { continuation.yield(event) }
+        subscribe(continuation) { updates in
+            for update in updates {
+                for change in update.changes { continuation.yield(change) }
+            }
         }
         return stream
     }
@@ -69,8 +61,8 @@ extension SceneStore {
     /// ```
     public func updates() -> AsyncStream<SceneUpdate> {
         let (stream, continuation) = AsyncStream.makeStream(of: SceneUpdate.self)
-        subscribe(continuation, initial: nil) { events in
-            for update in SceneUpdate.updates(of: events) { continuation.yield(update) }
+        subscribe(continuation) { updates in
+            for update in updates { continuation.yield(update) }
         }
         return stream
     }
@@ -80,24 +72,22 @@ extension SceneStore {
         state.withLock { $0.broadcast.count }
     }
 
-    /// Registers `receive` and, when `initial` is a change, sends the
-    /// current value of its key to this subscriber alone, under the same
-    /// lock, so no change can fall between the two.
+    /// Registers `receive` and, given a key, sends the current value of
+    /// that key (as a change from nothing) to this subscriber alone, under
+    /// the same lock, so no change can fall between the two.
     private func subscribe<Element>(
         _ continuation: AsyncStream<Element>.Continuation,
-        initial: SceneEvent?,
-        receive: @escaping @Sendable ([SceneEvent]) -> Void
+        currentValueOf key: String? = nil,
+        receive: @escaping @Sendable ([SceneUpdate]) -> Void
     ) {
         let subscriber = Broadcast.Subscriber(receive: receive, finish: { continuation.finish() })
         let id = mutate { state -> UInt64? in
             guard state.phase == .open else { return nil }
-            var initialEvents: [SceneEvent] = []
-            if case .changed(let change)? = initial {
-                initialEvents = [.changed(SceneChange(
-                    key: change.key, oldValue: nil, newValue: state.values[change.key],
-                    origin: .local, generation: nil))]
+            let current = key.map { key in
+                [SceneUpdate.changed([SceneChange(
+                    key: key, oldValue: nil, newValue: state.values[key], origin: .local, generation: nil)])]
             }
-            return state.broadcast.register(subscriber, initial: initialEvents)
+            return state.broadcast.register(subscriber, initial: current ?? [])
         }
         guard let id else {
             continuation.finish()

@@ -4,7 +4,7 @@ import Foundation
 struct ReadSite: Sendable, Equatable {
     /// Holding the scene's lock: nobody else can change the document.
     var holdingLock: Bool
-    /// Opening the store: a file is taken as it is, without events.
+    /// Opening the store: a file is taken as it is, without updates.
     var opening: Bool
 
     static let opening = ReadSite(holdingLock: false, opening: true)

@@ -51,7 +51,7 @@ extension StoreState {
     /// How a save's outcome is reported (logged by the store).
     enum SaveReport: Equatable {
         case none
-        /// The first failure with this error: a ``SceneEvent/saveFailed(_:)``
+        /// The first failure with this error: a ``SceneUpdate/saveFailed(_:)``
         /// was enqueued.
         case failed
         /// The same error once more.

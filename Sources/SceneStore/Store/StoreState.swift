@@ -1,7 +1,7 @@
 import Foundation
 
 /// Everything a ``SceneStore`` holds in memory, guarded by its lock. Each
-/// transition is a `mutating func` that decides and enqueues events; the
+/// transition is a `mutating func` that decides and enqueues updates; the
 /// store delivers them and does I/O after releasing the lock.
 struct StoreState: Sendable {
     enum Phase: Sendable {
@@ -108,8 +108,8 @@ struct StoreState: Sendable {
             }
             values.set(value, forKey: key, at: place)
             byteCount = newCount
-            broadcast.enqueue([.changed(SceneChange(
-                key: key, oldValue: old, newValue: value, origin: .local, generation: nil))])
+            broadcast.enqueue([.changed([SceneChange(
+                key: key, oldValue: old, newValue: value, origin: .local, generation: nil)])])
         }
         nextSequence += 1
         pending[key] = PendingEdit(value: value, sequence: nextSequence, replaces: replaces)
@@ -128,13 +128,13 @@ struct StoreState: Sendable {
         let changes = keys.compactMap {
             take(base?.values[$0], for: $0, origin: .external(writerPID: base?.writer.pid), generation: base?.generation)
         }
-        broadcast.enqueue(changes)
+        broadcast.enqueue([.changed(changes)])
         return keys
     }
 
     /// Takes `file` (or, with `nil`, an empty scene) as the disk state:
     /// every key without a pending local edit takes the file's value, and
-    /// each difference is enqueued as a change from `origin`.
+    /// the differences are enqueued as one update of changes from `origin`.
     mutating func adopt(_ file: SceneFile?, origin: SceneChangeOrigin) {
         diskFile = file
         let incoming = file?.values ?? [:]
@@ -158,7 +158,7 @@ struct StoreState: Sendable {
         let changes = differing.sorted().compactMap {
             take(incoming[$0], for: $0, origin: origin, generation: file?.generation)
         }
-        broadcast.enqueue(changes)
+        broadcast.enqueue([.changed(changes)])
     }
 
     /// Memory takes `new` under `key` (not a local edit), and the change
@@ -166,12 +166,12 @@ struct StoreState: Sendable {
     /// whose argument is not evaluated when nobody listens.)
     private mutating func take(
         _ new: SceneValue?, for key: String, origin: SceneChangeOrigin, generation: UInt64?
-    ) -> SceneEvent? {
+    ) -> SceneChange? {
         let old = values[key]
         guard old != new else { return nil }
         values[key] = new
         byteCount += Self.cost(key: key, value: new) - Self.cost(key: key, value: old)
-        return .changed(SceneChange(key: key, oldValue: old, newValue: new, origin: origin, generation: generation))
+        return SceneChange(key: key, oldValue: old, newValue: new, origin: origin, generation: generation)
     }
 
     /// Takes `file` as the state the scene opens with: nothing changed, so
@@ -182,7 +182,7 @@ struct StoreState: Sendable {
             return
         }
         // A store that has nothing yet takes the file as it is: no diff,
-        // no events (a 100 000-key scene opens without sorting its keys).
+        // no updates (a 100 000-key scene opens without sorting its keys).
         diskFile = file
         values = file.values
         byteCount = file.values.reduce(0) { $0 + Self.cost(key: $1.key, value: $1.value) }
@@ -287,7 +287,7 @@ struct StoreState: Sendable {
         let changes = after.keys.sorted().filter { pending[$0] == nil }.compactMap {
             take(file.values[$0], for: $0, origin: .external(writerPID: file.writer.pid), generation: file.generation)
         }
-        broadcast.enqueue(changes)
+        broadcast.enqueue([.changed(changes)])
         return true
     }
 
@@ -347,17 +347,15 @@ struct StoreState: Sendable {
     }
 
     /// Empties the scene but for the pending sets, and enqueues a
-    /// `.discarded` event, then the kept sets again as changes; streams go on.
+    /// `.discarded` update, then the kept sets again as changes; streams go on.
     private mutating func empty(origin: SceneChangeOrigin) {
         let kept = pending.compactMap { key, edit in edit.value.map { (key, $0) } }.sorted { $0.0 < $1.0 }
         values = SceneValues(kept)
         byteCount = kept.reduce(0) { $0 + Self.cost(key: $1.0, value: $1.1) }
         diskFile = nil
-        var events: [SceneEvent] = [.discarded(origin: origin)]
-        for (key, value) in kept {
-            events.append(.changed(SceneChange(key: key, oldValue: nil, newValue: value, origin: .local, generation: nil)))
-        }
-        broadcast.enqueue(events)
+        broadcast.enqueue([.discarded(origin: origin), .changed(kept.map { key, value in
+            SceneChange(key: key, oldValue: nil, newValue: value, origin: .local, generation: nil)
+        })])
     }
 
     /// Begins closing: later sets throw, pending edits still save.

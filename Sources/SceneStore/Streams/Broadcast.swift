@@ -1,20 +1,21 @@
-/// Fan-out of scene events to any number of subscribers, in order.
+/// Fan-out of scene updates to any number of subscribers, in order.
 ///
 /// The store calls ``enqueue(_:)`` and ``register(_:initial:)`` while holding
-/// its own lock, so the order of events is the order of state changes. The
-/// actual yields happen in ``deliver()``, called after the store released its
-/// lock; one thread at a time drains the outbox, so every subscriber sees
-/// events in order even when several threads change the scene at once.
+/// its own lock, so the order of updates is the order of state changes. The
+/// actual yields happen in ``Locked/deliver(_:)``, called after the store
+/// released its lock; one thread at a time drains the outbox, so every
+/// subscriber sees updates in order even when several threads change the
+/// scene at once.
 struct Broadcast: Sendable {
-    /// A registered consumer: yields events to its continuation, finishes it.
+    /// A registered consumer: yields updates to its continuation, finishes it.
     struct Subscriber: Sendable {
-        /// Receives the events of one state transition, in order.
-        let receive: @Sendable ([SceneEvent]) -> Void
+        /// Receives the updates of one state transition, in order.
+        let receive: @Sendable ([SceneUpdate]) -> Void
         let finish: @Sendable () -> Void
     }
 
     fileprivate enum Delivery {
-        case events([SceneEvent], to: [Subscriber])
+        case updates([SceneUpdate], to: [Subscriber])
         case finish([Subscriber])
     }
 
@@ -25,13 +26,13 @@ struct Broadcast: Sendable {
 
     var count: Int { subscribers.count }
 
-    /// Adds a subscriber; `initial` events go to it alone, before anything
+    /// Adds a subscriber; `initial` updates go to it alone, before anything
     /// enqueued later.
-    mutating func register(_ subscriber: Subscriber, initial: [SceneEvent] = []) -> UInt64 {
+    mutating func register(_ subscriber: Subscriber, initial: [SceneUpdate] = []) -> UInt64 {
         nextID += 1
         subscribers[nextID] = subscriber
         if !initial.isEmpty {
-            outbox.append(.events(initial, to: [subscriber]))
+            outbox.append(.updates(initial, to: [subscriber]))
         }
         return nextID
     }
@@ -40,19 +41,22 @@ struct Broadcast: Sendable {
         subscribers[id] = nil
     }
 
-    /// Enqueues the events of one state transition, delivered together.
-    /// Whether nobody is subscribed (enqueued events would go nowhere).
+    /// Whether nobody is subscribed (enqueued updates would go nowhere).
     var isEmpty: Bool { subscribers.isEmpty }
 
-    /// Whether events or ends wait to be delivered (``Locked/deliver(_:)``).
+    /// Whether updates or ends wait to be delivered (``Locked/deliver(_:)``).
     var hasDeliveries: Bool { !outbox.isEmpty }
 
-    mutating func enqueue(_ events: @autoclosure () -> [SceneEvent]) {
-        // Built only for someone to tell: a set with no stream open makes no event.
+    /// Enqueues the updates of one state transition, delivered together;
+    /// a `.changed` with no change is left out. `updates` is evaluated only
+    /// when someone is subscribed: whatever changes state is computed
+    /// before the call.
+    mutating func enqueue(_ updates: @autoclosure () -> [SceneUpdate]) {
+        // Built only for someone to tell: a set with no stream open makes no update.
         guard !subscribers.isEmpty else { return }
-        let events = events()
-        guard !events.isEmpty else { return }
-        outbox.append(.events(events, to: Array(subscribers.values)))
+        let updates = updates().filter { $0 != .changed([]) }
+        guard !updates.isEmpty else { return }
+        outbox.append(.updates(updates, to: Array(subscribers.values)))
     }
 
     /// Finishes every current subscriber (after what is already enqueued)
@@ -85,8 +89,8 @@ extension Locked {
             continuing = true
             for delivery in batch {
                 switch delivery {
-                case .events(let events, let targets):
-                    for target in targets { target.receive(events) }
+                case .updates(let updates, let targets):
+                    for target in targets { target.receive(updates) }
                 case .finish(let targets):
                     for target in targets { target.finish() }
                 }

@@ -41,15 +41,6 @@ public struct QuarantinedScene: Sendable, Hashable {
     public let quarantinedFile: String
 }
 
-/// One thing a scene reports to its observers, in order (the package's
-/// own stream, `SceneStore.events()`; apps read ``SceneUpdate``s).
-package enum SceneEvent: Sendable, Hashable {
-    case changed(SceneChange)
-    case discarded(origin: SceneChangeOrigin)
-    case quarantined(QuarantinedScene)
-    case saveFailed(SceneStoreError)
-}
-
 /// One element of ``SceneStore/updates()``: what one transition of a scene
 /// did.
 public enum SceneUpdate: Sendable, Hashable {
@@ -83,28 +74,5 @@ public enum SceneUpdate: Sendable, Hashable {
         case .discarded(let origin): origin
         case .quarantined, .saveFailed: nil
         }
-    }
-
-    /// A transition's events as updates: its changes together, each other
-    /// event on its own, in order.
-    static func updates(of events: [SceneEvent]) -> [SceneUpdate] {
-        var updates: [SceneUpdate] = []
-        var changes: [SceneChange] = []
-        for event in events {
-            if case .changed(let change) = event {
-                changes.append(change)
-                continue
-            }
-            if !changes.isEmpty { updates.append(.changed(changes)) }
-            changes = []
-            switch event {
-            case .changed: break
-            case .discarded(let origin): updates.append(.discarded(origin: origin))
-            case .quarantined(let scene): updates.append(.quarantined(scene))
-            case .saveFailed(let error): updates.append(.saveFailed(error))
-            }
-        }
-        if !changes.isEmpty { updates.append(.changed(changes)) }
-        return updates
     }
 }

@@ -124,26 +124,26 @@ extension MultiProcess {
             return view
         }
 
-        /// Waits, event by event, until `store` shows `expected`; what it
-        /// shows then (it gives up after two minutes without an event).
-        /// Events, not changes: a discard that empties the view is a
-        /// `.discarded` event and no change.
+        /// Waits, update by update, until `store` shows `expected`; what it
+        /// shows then (it gives up after two minutes without an update).
+        /// Updates, not changes: a discard that empties the view is a
+        /// `.discarded` update and no change.
         static func converge(_ store: SceneStore, to expected: [String: String]) async -> [String: String] {
             while true {
-                let events = store.events()
+                let updates = store.updates()
                 let shown = view(of: store)
                 if shown == expected { return shown }
-                guard await events.first(within: .seconds(120)) != nil else { return view(of: store) }
+                guard await updates.first(within: .seconds(120)) != nil else { return view(of: store) }
             }
         }
 
         /// Records every time the store's version goes back within one
         /// incarnation (a newer incarnation starts again at 1).
         static func monitorGenerations(of store: SceneStore, into regressions: Locked<[String]>) -> Task<Void, Never> {
-            let events = store.events()
+            let updates = store.updates()
             return Task {
                 var highest: [String: UInt64] = [:]
-                for await _ in events {
+                for await _ in updates {
                     let version = store.state.withLock { $0.disk }
                     guard let incarnation = version.incarnation else { continue }
                     if let before = highest[incarnation], version.generation < before {

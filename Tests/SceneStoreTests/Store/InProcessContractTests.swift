@@ -81,25 +81,25 @@ struct InProcessContractTests {
         await place.tearDown()
     }
 
-    /// Another registry's save and discard arrive as events; a later set
+    /// Another registry's save and discard arrive as updates; a later set
     /// creates the scene again.
     @Test(arguments: Medium.allCases)
     func anotherWritersSaveAndDiscardArriveAsEvents(_ medium: Medium) async throws {
         let place = try await place(medium)
         let watching = try place.registry(.init(savePolicy: .onFlush, watcher: .automatic))
         let store = try await watching.store(for: "main")
-        let events = store.events()
+        let updates = store.updates()
         let other = try place.registry()
         let theirs = try await other.store(for: "main")
         try theirs.set(2, forKey: "tab")
         try await theirs.flush()
-        let changed = await events.first(within: .seconds(20)) { event in
-            if case .changed(let change) = event { change.key == "tab" && change.newValue == .int(2) && change.origin != .local } else { false }
+        let changed = await updates.first(within: .seconds(20)) { update in
+            update.changes.contains { $0.key == "tab" && $0.newValue == .int(2) && $0.origin != .local }
         }
         #expect(changed != nil, "\(medium): the other writer's set never arrived")
         try await other.discard("main")
-        let discarded = await events.first(within: .seconds(20)) { event in
-            if case .discarded = event { true } else { false }
+        let discarded = await updates.first(within: .seconds(20)) { update in
+            if case .discarded = update { true } else { false }
         }
         #expect(discarded != nil, "\(medium): the other writer's discard never arrived")
         #expect(store.snapshot.isEmpty)

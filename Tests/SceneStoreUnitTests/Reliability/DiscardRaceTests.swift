@@ -17,13 +17,13 @@ import Testing
             let store = try await fixture.registry.store(for: "main")
             try store.set(1, forKey: "before")
             try await store.flush()
-            let events = store.events()
+            let updates = store.updates()
 
             let other = try fixture.otherRegistry()
             try await other.discard("main")
             // Acknowledged after the discard returned: must survive it.
             try store.set(2, forKey: "after")
-            let seen = await events.first { if case .discarded = $0 { true } else { false } }
+            let seen = await updates.first { if case .discarded = $0 { true } else { false } }
             #expect(seen != nil, "round \(round): the discard was never seen")
             #expect(store.value(forKey: "after", default: 0) == 2, "round \(round)")
             #expect(store.value(forKey: "before", default: 0) == 0, "round \(round)")
@@ -65,9 +65,9 @@ import Testing
             try a.set("two", forKey: "y")
             try await a.flush()
             _ = await b.values(forKey: "y", default: "").first { $0 == "two" }
-            let aEvents = a.events()
-            let bEvents = b.events()
-            let recoveries = [a.events(), b.events()]
+            let aUpdates = a.updates()
+            let bUpdates = b.updates()
+            let recoveries = [a.updates(), b.updates()]
 
             // Something damages the file; both processes react to it.
             let garbage = fixture.directory.appendingPathComponent("garbage")
@@ -77,9 +77,9 @@ import Testing
             // One of them moves the file to quarantine and writes the scene
             // again from memory, under one lock.
             let recovered = await withTaskGroup(of: Bool.self) { group in
-                for events in recoveries {
+                for updates in recoveries {
                     group.addTask {
-                        await events.first(within: .seconds(30)) {
+                        await updates.first(within: .seconds(30)) {
                             if case .quarantined = $0 { true } else { false }
                         } != nil
                     }
@@ -99,11 +99,11 @@ import Testing
             try a.set(round, forKey: "marker")
             try await a.flush()
             let expected: [String: SceneValue] = ["x": .int(1), "y": .string("two"), "marker": .int(round)]
-            for (name, events) in [("a", aEvents), ("b", bEvents)] {
-                let first = await events.first(within: .seconds(120)) {
+            for (name, updates) in [("a", aUpdates), ("b", bUpdates)] {
+                let first = await updates.first(within: .seconds(120)) {
                     switch $0 {
                     case .discarded: true
-                    case .changed(let change): change.key == "marker" && change.newValue == .int(round)
+                    case .changed(let changes): changes.contains { $0.key == "marker" && $0.newValue == .int(round) }
                     default: false
                     }
                 }

@@ -113,10 +113,10 @@ import Testing
         watching.watcher = .automatic
         let elsewhere = try await fixture.otherRegistry(configuration: watching).store(for: window.id)
         #expect(elsewhere.value(forKey: "text", default: "") == "draft")
-        let events = elsewhere.events()
+        let updates = elsewhere.updates()
 
         try await fixture.registry.closeForGood(window.id)
-        #expect(await events.first { if case .discarded = $0 { true } else { false } } != nil)
+        #expect(await updates.first { if case .discarded = $0 { true } else { false } } != nil)
         #expect(elsewhere.value(forKey: "text", as: String.self) == nil, "discarded in the other registry too")
         #expect(try await fixture.registry.sessions().isEmpty)
         let relaunched = try await fixture.relaunch()

@@ -47,12 +47,12 @@ import Testing
         // A zero lock timeout: a save that meets the lock fails at once.
         let fixture = try Self.fixture(.writeThrough, lockTimeout: .zero, clock: clock)
         let store = try await fixture.registry.store(for: "main")
-        let events = store.events()
+        let updates = store.updates()
         let saved = try Self.observer(of: fixture).changes()
 
         let held = try SceneDirectory(root: fixture.root).lock(SceneID("main"))
         try store.set(1, forKey: "a")
-        let failure = await events.first { if case .saveFailed = $0 { true } else { false } }
+        let failure = await updates.first { if case .saveFailed = $0 { true } else { false } }
         guard case .saveFailed(.lockTimeout)? = failure else {
             Issue.record("expected a lock timeout, got \(String(describing: failure))")
             return

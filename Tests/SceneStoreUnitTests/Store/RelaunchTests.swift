@@ -65,7 +65,7 @@ import Testing
     @Test func coalescedSavesReachTheDiskWithoutFlush() async throws {
         let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .coalesced(.milliseconds(5))))
         let store = try await fixture.registry.store(for: "main")
-        let saved = store.events()
+        let saved = store.updates()
         try store.set(5, forKey: "k")
         // A second registry sees the value only once it is on disk.
         let other = try fixture.otherRegistry()

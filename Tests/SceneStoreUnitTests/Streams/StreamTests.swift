@@ -114,16 +114,14 @@ import Testing
         let fixture = try SceneStoreFixture()
         let store = try await fixture.registry.store(for: "main")
         try store.set(1, forKey: "k")
-        let events = store.events()
+        let updates = store.updates()
         try await fixture.registry.discard("main")
         try store.set(2, forKey: "k")
         try await fixture.registry.close()
-        var seen: [SceneEvent] = []
-        for await event in events { seen.append(event) }
+        var seen: [SceneUpdate] = []
+        for await update in updates { seen.append(update) }
         #expect(seen.first == .discarded(origin: .local))
-        let later = seen.dropFirst().compactMap { event -> SceneChange? in
-            if case .changed(let change) = event { change } else { nil }
-        }
+        let later = seen.dropFirst().flatMap(\.changes)
         #expect(seen.count == 2 && later.map(\.key) == ["k"] && later.first?.newValue == .int(2))
         await fixture.tearDown()
     }

@@ -6,7 +6,7 @@ import Testing
 
 extension CrossProcessSync {
     /// A discard by one process is seen by the others: a `.discarded`
-    /// event, the store is empty, its streams go on (they finish only on
+    /// update, the store is empty, its streams go on (they finish only on
     /// close), and a later write creates the scene again.
     // Hang guard: its slowest test took under 1 s here (2 cores); 1 minute, at least 4 times that.
     @Suite(.timeLimit(.minutes(1))) struct DiscardSyncTests {
@@ -16,13 +16,13 @@ extension CrossProcessSync {
             try store.set(1, forKey: "a")
             try store.set("two", forKey: "b")
             try await store.flush()
-            let events = store.events()
+            let updates = store.updates()
             let values = store.values(forKey: "a", default: 0)
 
             let discard = try await scenes(["discard", "--scene", "d"], root: fixture.root)
             #expect(discard.status == 0, "\(discard.stderr)")
 
-            let received = await events.first(within: .seconds(30))
+            let received = await updates.first(within: .seconds(30))
             #expect(received == .discarded(origin: .external(writerPID: nil)))
             // Latest-only buffering: the current value may be replaced by
             // the default before it is read; the stream reaches the default.

@@ -113,17 +113,17 @@ struct StorageContractTests {
         let place = try await place(backend)
         let registry = try place.registry()
         let store = try await registry.store(for: "main")
-        let events = store.events()
+        let updates = store.updates()
         #expect(try await scenes(["set", "--scene", "main", "tab", "--int", "2"] + place.arguments, root: place.fixture.root).status == 0)
-        let changed = await events.first(within: .seconds(20)) { event in
-            if case .changed(let change) = event { change.key == "tab" && change.newValue == .int(2) } else { false }
+        let changed = await updates.first(within: .seconds(20)) { update in
+            update.changes.contains { $0.key == "tab" && $0.newValue == .int(2) }
         }
         #expect(changed != nil, "the other process's set never arrived")
         #expect(store.value(forKey: "tab", default: 0) == 2)
 
         #expect(try await scenes(["discard", "--scene", "main"] + place.arguments, root: place.fixture.root).status == 0)
-        let discarded = await events.first(within: .seconds(20)) { event in
-            if case .discarded = event { true } else { false }
+        let discarded = await updates.first(within: .seconds(20)) { update in
+            if case .discarded = update { true } else { false }
         }
         #expect(discarded != nil, "the other process's discard never arrived")
         #expect(store.snapshot.isEmpty)
