@@ -10,7 +10,7 @@ package enum FileWatchEvent: Sendable, Equatable {
     /// watcher that fell back): the receiver must re-read everything it holds.
     case rescan
     /// The watcher can no longer deliver events for this interest (inotify
-    /// failed and could not be reopened); the interest is dropped. The
+    /// failed); the interest is dropped. The
     /// receiver must watch by other means and re-read everything it holds.
     case unavailable(reason: String)
 }

@@ -1,111 +1,12 @@
 #if os(Linux)
-import Foundation
 import SystemPackage
 
-// The state behind `InotifyWatcher`, in plain Swift: no C in this file.
-//
-// Two parts:
-// * `InotifyCoordinator` — shared between callers and the owner thread, kept
-//   in a `Locked`: the phase of the owner thread and the queue of requests.
-// * `InotifyWatchTable` — touched only on the owner thread: which directory is
-//   watched by which watch descriptor, which tokens want which directory, and
-//   the directories that are waiting to exist again.
+// The wd table behind `InotifyWatcher`, in plain Swift: no C in this file.
+// Which directory is watched by which watch descriptor, which tokens want
+// which directory, and the directories that are waiting to exist again.
 
 /// A handler registered through ``InotifyWatcher/watch(directory:handler:)``.
 typealias InotifyHandler = @Sendable (FileWatchEvent) -> Void
-
-/// A one-shot answer from the owner thread to a caller blocked in `watch` or
-/// `cancel`.
-final class InotifyReply: Sendable {
-    private let semaphore = DispatchSemaphore(value: 0)
-    private let result = Locked<Result<Void, SceneStoreError>?>(nil)
-
-    /// Stores the answer and wakes the waiting caller. Only the first call counts.
-    func complete(_ value: Result<Void, SceneStoreError>) {
-        let first = result.withLock { stored -> Bool in
-            guard stored == nil else { return false }
-            stored = value
-            return true
-        }
-        if first { semaphore.signal() }
-    }
-
-    /// Blocks until ``complete(_:)`` was called, then returns its answer.
-    func wait() -> Result<Void, SceneStoreError> {
-        semaphore.wait()
-        return result.withLock { $0 } ?? .success(())
-    }
-}
-
-/// Work for the owner thread, queued by `watch` and `cancel`.
-enum InotifyRequest: Sendable {
-    case add(token: UInt64, directory: String, handler: InotifyHandler, reply: InotifyReply)
-    case remove(token: UInt64, reply: InotifyReply)
-
-    var reply: InotifyReply {
-        switch self {
-        case .add(_, _, _, let reply), .remove(_, let reply): reply
-        }
-    }
-}
-
-/// The part of the watcher's state that callers and the owner thread share.
-struct InotifyCoordinator {
-    enum Phase: Equatable {
-        /// No owner thread; the library is not initialised.
-        case idle
-        /// The owner thread is being started (or restarted); requests queue
-        /// up and are taken once it runs. Nothing to wake.
-        case starting
-        /// The owner thread runs; `wakeFD` is the open wake file to touch
-        /// after queueing a request.
-        case running(wakeFD: Int32)
-        /// The owner thread is closing the library; it takes queued requests
-        /// (and restarts) after that.
-        case stopping
-    }
-
-    var phase: Phase = .idle
-    var requests: [InotifyRequest] = []
-    /// Tokens handed out and not cancelled yet.
-    var liveTokens: Set<UInt64> = []
-    var nextTokenID: UInt64 = 1
-
-    mutating func makeTokenID() -> UInt64 {
-        defer { nextTokenID += 1 }
-        return nextTokenID
-    }
-
-    /// What a caller does after queueing a request.
-    enum EnqueueAction {
-        /// Start the owner thread.
-        case startThread
-        /// Nothing: the owner thread will take the request on its own.
-        case none
-    }
-
-    /// Queues `request`. Called inside the lock; `touch` is run for a running
-    /// thread while the lock is still held, because the owner thread closes
-    /// the wake file only after leaving `.running` under the same lock.
-    mutating func enqueue(_ request: InotifyRequest, touch: (Int32) -> Void) -> EnqueueAction {
-        requests.append(request)
-        switch phase {
-        case .idle:
-            phase = .starting
-            return .startThread
-        case .starting, .stopping:
-            return .none
-        case .running(let wakeFD):
-            touch(wakeFD)
-            return .none
-        }
-    }
-
-    mutating func takeRequests() -> [InotifyRequest] {
-        defer { requests = [] }
-        return requests
-    }
-}
 
 /// What a watch descriptor is asked to report.
 enum InotifyWatchRole {
@@ -142,15 +43,15 @@ struct InotifyDelivery {
 }
 
 /// Which directory each token watches and how each directory is watched.
-/// Owner thread only.
+/// Kept under ``InotifyWatcher``'s lock.
 ///
 /// The kernel calls are injected (`addWatch`, `removeWatch`) so that the
 /// bookkeeping stays free of C.
 struct InotifyWatchTable {
     /// `inotify_add_watch` for a role: returns the wd or the errno.
-    typealias AddWatch = (_ path: String, _ role: InotifyWatchRole) -> Result<Int32, SceneStoreError>
+    typealias AddWatch = @Sendable (_ path: String, _ role: InotifyWatchRole) -> Result<Int32, SceneStoreError>
     /// `inotify_rm_watch`, silent when the kernel already dropped the watch.
-    typealias RemoveWatch = (_ wd: Int32) -> Void
+    typealias RemoveWatch = @Sendable (_ wd: Int32) -> Void
 
     private enum Arm: Equatable {
         /// The directory itself is watched.
@@ -205,7 +106,6 @@ struct InotifyWatchTable {
     }
 
     /// Unregisters `token`; removes the kernel watch when nobody needs it.
-    /// Unknown tokens are ignored.
     mutating func remove(token: UInt64) {
         guard let (directory, _) = handlers.removeValue(forKey: token),
               var entry = directories[directory] else { return }
@@ -216,26 +116,6 @@ struct InotifyWatchTable {
         } else {
             directories[directory] = entry
         }
-    }
-
-    /// Forgets every interest without touching the kernel (its instance is gone).
-    mutating func removeAll() {
-        handlers = [:]
-        directories = [:]
-        watched = [:]
-        waiting = [:]
-    }
-
-    /// The same interests in a new inotify instance: every directory is
-    /// watched again (or waits for its ancestor) through the new calls.
-    func rebuilt(addWatch: @escaping AddWatch, removeWatch: @escaping RemoveWatch) -> InotifyWatchTable {
-        var table = InotifyWatchTable(addWatch: addWatch, removeWatch: removeWatch)
-        table.handlers = handlers
-        table.directories = directories.mapValues { Directory(tokens: $0.tokens, arm: .unarmed) }
-        for directory in table.directories.keys {
-            table.rearm(directory)
-        }
-        return table
     }
 
     /// `event` for every registered handler.

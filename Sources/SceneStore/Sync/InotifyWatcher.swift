@@ -1,6 +1,5 @@
 #if os(Linux)
 internal import CInotifyTools
-internal import CSceneSupport
 import SystemPackage
 import Foundation
 import Glibc
@@ -10,26 +9,33 @@ import Logging
 ///
 /// libinotifytools keeps process-global state and is not thread-safe, so this
 /// type is the only code that touches it (and the only file that imports
-/// `CInotifyTools`), and every call into it happens on one *owner thread*.
+/// `CInotifyTools`), and no two calls into it ever run at once: a session of
+/// the library is opened under the watcher's lock, read only by the *owner
+/// thread*, and closed by that thread under the lock.
 ///
 /// ## Lifecycle
-/// The first ``watch(directory:handler:)`` starts the owner thread, which
-/// initialises the library, marks its inotify descriptor close-on-exec and
-/// watches a private *wake file*: an unlinked temporary file kept open, whose
-/// timestamps callers touch (`futimens`) to wake the thread out of
-/// `inotifytools_next_event`. Waiting is a blocking `select` with no timeout:
-/// an idle watcher uses no CPU. When the last interest is cancelled, the
-/// thread drains and closes the library (`inotifytools_cleanup`), closes the
-/// wake file and exits; a later `watch` starts it again.
+/// The first ``watch(directory:handler:)`` initialises the library, marks its
+/// inotify descriptor close-on-exec, watches a private *wake file* (an
+/// unlinked temporary file kept open, watched for `IN_ATTRIB`) and starts the
+/// owner thread, which waits in `inotifytools_next_event`: a blocking `select`
+/// with no timeout, so an idle watcher uses no CPU. Cancelling the last
+/// interest touches the wake file (`futimens`); the thread wakes, finds no
+/// interest left, drains and closes the library (`inotifytools_cleanup`) and
+/// the wake file under the lock, and exits; a later `watch` opens a new
+/// session. If `inotifytools_next_event` fails, every handler gets
+/// ``FileWatchEvent/unavailable(reason:)``, its interest is dropped and the
+/// thread stops the same way (``FallbackWatcher`` then polls those
+/// directories): the library is not reopened.
 ///
 /// ## Watches
 /// The library is used to create the inotify instance, to read and frame
 /// events, and to close it. Watches are added and removed with
-/// `inotify_add_watch`/`inotify_rm_watch` on the library's descriptor, on the
-/// owner thread, and tracked in this type's own wd table: the library's watch
-/// table is keyed by file name, cannot represent a directory that was deleted
-/// and re-created, hands out stale descriptors for it, and prints to stderr
-/// when removing a watch the kernel already dropped. Each directory gets
+/// `inotify_add_watch`/`inotify_rm_watch` on the library's descriptor (plain
+/// system calls, safe beside a reader on another thread) and tracked in this
+/// type's own wd table: the library's watch table is keyed by file name,
+/// cannot represent a directory that was deleted and re-created, hands out
+/// stale descriptors for it, and prints to stderr when removing a watch the
+/// kernel already dropped. Each directory gets
 /// `IN_MOVED_TO | IN_CLOSE_WRITE | IN_DELETE | IN_MOVED_FROM` (reported as
 /// ``FileWatchEvent/changed(name:)``) plus `IN_DELETE_SELF | IN_MOVE_SELF`,
 /// always with `IN_MASK_ADD | IN_ONLYDIR`. Several interests in one directory
@@ -45,31 +51,45 @@ import Logging
 /// ``FileWatchEvent/rescan`` to every handler.
 ///
 /// ## Threads
-/// Handlers run on the owner thread, one at a time, outside every lock.
-/// `watch` and `cancel` may be called from any thread, including from a
-/// handler.
+/// One lock guards the session and the wd table; the library is opened and
+/// closed, and kernel watches are added and removed, holding it. `watch` and
+/// `cancel` may be called from any thread, including from a handler, and
+/// never wait for the owner thread to wake; `cancel` from another thread
+/// waits for the batch of handler calls in progress, if any. The owner thread
+/// looks each event up under the lock too, so an event of a watch just added
+/// is never looked up before the table knows its wd. Handlers run on the
+/// owner thread, one at a time, outside that lock.
 package final class InotifyWatcher: FileWatcher {
     /// The process-wide instance.
     package static let shared = InotifyWatcher()
 
-    let coordinator = Locked(InotifyCoordinator())
+    struct State {
+        /// The open library session and its wd table; `nil` while no owner
+        /// thread runs.
+        var running: (session: LibrarySession, table: InotifyWatchTable)?
+        /// The owner thread, which handlers run on.
+        var owner: pthread_t?
+        var lastTokenID: UInt64 = 0
+    }
+
+    /// The session and the wd table: the one lock of the Threads section.
+    let state = Locked(State())
+    /// Held by the owner thread while it delivers a batch of events; `cancel`
+    /// waits for it. A bare `NSLock`, the kind `Locked` uses, as it guards no
+    /// value: ThreadSanitizer reports a `Locked<Void>`'s empty value as raced.
+    let delivering = NSLock()
     let logger = Logger(label: "SceneStore.InotifyWatcher")
 
     private init() {}
 
     package var kind: WatcherKind { .inotify }
 
-    /// Whether the owner thread is running (for diagnostics and tests).
-    package var isRunning: Bool {
-        coordinator.withLock { $0.phase != .idle }
-    }
-
     /// Starts delivering events about the entries of `directory` to `handler`.
     ///
-    /// Returns once the kernel watch is in place (a few tens of microseconds
-    /// when the thread is running, even while it waits for events; the first
-    /// call also starts the thread). Events for changes made after the return
-    /// are delivered.
+    /// Returns once the kernel watch is in place (a few tens of microseconds,
+    /// even while the owner thread waits for events; the first call also
+    /// opens the library and starts the thread). Events for changes made
+    /// after the return are delivered.
     ///
     /// - Parameters:
     ///   - directory: an existing directory.
@@ -85,94 +105,48 @@ package final class InotifyWatcher: FileWatcher {
         handler: @escaping @Sendable (FileWatchEvent) -> Void
     ) throws -> FileWatchToken {
         let path = directory.standardizedFileURL.path
-        let reply = InotifyReply()
-        let token = coordinator.withLock { $0.makeTokenID() }
-        try submit(.add(token: token, directory: path, handler: handler, reply: reply))
-        coordinator.withLock { _ = $0.liveTokens.insert(token) }
-        return FileWatchToken(id: token)
+        return try state.withLock { state throws(SceneStoreError) in
+            // Idle means the last session is closed: never two at once.
+            if state.running == nil {
+                let session = try LibrarySession.open(logger: logger)
+                state.running = (session, InotifyWatchTable(addWatch: session.addWatch, removeWatch: session.removeWatch))
+                // Waits for the thread to bear its name, which tools count.
+                let named = DispatchSemaphore(value: 0)
+                Thread { [self] in runOwnerThread(session, named: named) }.start()
+                named.wait()
+            }
+            state.lastTokenID += 1
+            try state.running?.table.add(token: state.lastTokenID, directory: path, handler: handler)
+            return FileWatchToken(id: state.lastTokenID)
+        }
     }
 
     /// Stops delivering events for `token`. Idempotent.
     ///
-    /// Blocks until the owner thread has removed the interest (after the
-    /// handler call in progress, if any, returned): once `cancel` returns the
-    /// handler is not called again. Cancelling the last interest also closes
-    /// the library and the wake file before returning; the thread exits right
-    /// after.
+    /// Removes the interest at once; called from another thread than the
+    /// owner's, it then waits for the batch of handler calls in progress, if
+    /// any: once `cancel` returns the handler is not called again.
+    /// Cancelling the last interest wakes the owner thread, which closes the
+    /// library and the wake file and exits.
     package func cancel(_ token: FileWatchToken) {
-        let live = coordinator.withLock { $0.liveTokens.remove(token.id) != nil && $0.phase != .idle }
-        guard live else { return }
-        // Removal cannot fail.
-        try? submit(.remove(token: token.id, reply: InotifyReply()))
-    }
-
-    /// Runs `request` on the owner thread and waits for its answer; runs it
-    /// in place when called from a handler on that thread.
-    private func submit(_ request: InotifyRequest) throws(SceneStoreError) {
-        if let owner = OwnerThread.current {
-            owner.process([request])
-        } else {
-            let action = coordinator.withLock { state in
-                state.enqueue(request) { wakeFD in _ = futimens(wakeFD, nil) }
-            }
-            if case .startThread = action {
-                Thread { [self] in runOwnerThread() }.start()
-            }
+        let wait = state.withLock { state -> Bool in
+            guard state.running?.table.contains(token.id) == true else { return false }
+            state.running?.table.remove(token: token.id)
+            if state.running?.table.isEmpty == true { state.running?.session.wake() }
+            return state.owner.map { pthread_equal($0, pthread_self()) == 0 } ?? true
         }
-        try request.reply.wait().get()
-    }
-
-    // MARK: - Owner thread
-
-    private func runOwnerThread() {
-        // Named by the kernel call itself: Foundation's `Thread.name`
-        // setter names the thread it believes is current, which is not
-        // always this one.
-        _ = scenestore_name_this_thread(WatcherKind.inotifyThreadName)
-        while true {
-            let session: LibrarySession
-            do {
-                session = try LibrarySession.open(logger: logger)
-            } catch {
-                logger.debug("inotify unavailable", metadata: ["reason": "\(error)"])
-                let failed = coordinator.withLock { state in
-                    state.phase = .idle
-                    return state.takeRequests()
-                }
-                for request in failed {
-                    switch request {
-                    case .add: request.reply.complete(.failure(error))
-                    case .remove: request.reply.complete(.success(()))
-                    }
-                }
-                return
-            }
-            let owner = OwnerThread(watcher: self, session: session)
-            OwnerThread.current = owner
-            coordinator.withLock { $0.phase = .running(wakeFD: session.wakeFD) }
-            let lastReplies = owner.run()
-            OwnerThread.current = nil
-            session.close()
-            for reply in lastReplies { reply.complete(.success(())) }
-            let restart = coordinator.withLock { state -> Bool in
-                if state.requests.isEmpty {
-                    state.phase = .idle
-                    return false
-                }
-                state.phase = .starting
-                return true
-            }
-            if !restart { return }
-        }
+        // Each handler call of a batch checks the table first.
+        if wait { delivering.withLock {} }
     }
 }
 
 // MARK: - The library
 
-/// One initialisation of libinotifytools plus the wake file. Owner thread only.
-final class LibrarySession {
+/// One initialisation of libinotifytools plus the wake file. Opened and
+/// closed under ``InotifyWatcher``'s lock, read by the owner thread alone.
+final class LibrarySession: Sendable {
     enum Next {
-        /// The wake file was touched: look at the request queue.
+        /// The wake file was touched, or a signal interrupted the wait.
         case wake
         case event(InotifyEventRecord)
         /// `inotifytools_next_event` failed with this errno.
@@ -180,11 +154,10 @@ final class LibrarySession {
     }
 
     /// The library's inotify descriptor.
-    let inotifyFD: Int32
+    private let inotifyFD: Int32
     /// The open, unlinked wake file.
-    let wakeFD: Int32
+    private let wakeFD: Int32
     private let wakeWD: Int32
-    private var closed = false
 
     private init(inotifyFD: Int32, wakeFD: Int32, wakeWD: Int32) {
         self.inotifyFD = inotifyFD
@@ -269,14 +242,6 @@ final class LibrarySession {
         return result
     }
 
-    /// Empties the library's static event buffer (it survives
-    /// `inotifytools_cleanup` and would otherwise hand stale events to the
-    /// next session), then closes the library.
-    private static func drainAndCleanUp() {
-        while inotifytools_next_events(0, 1) != nil {}
-        inotifytools_cleanup()
-    }
-
     func addWatch(path: String, role: InotifyWatchRole) -> Result<Int32, SceneStoreError> {
         let mask = (role == .directory ? Self.directoryMask : Self.ancestorMask)
             | UInt32(IN_MASK_ADD) | UInt32(IN_ONLYDIR)
@@ -329,11 +294,17 @@ final class LibrarySession {
         return .event(record)
     }
 
-    /// Closes the library and the wake file. Idempotent.
+    /// Wakes the owner thread out of `nextEvent()`.
+    func wake() {
+        _ = futimens(wakeFD, nil)
+    }
+
+    /// Closes the library and the wake file; once only. Empties the
+    /// library's static event buffer first: it survives
+    /// `inotifytools_cleanup` and would hand stale events to the next session.
     func close() {
-        guard !closed else { return }
-        closed = true
-        Self.drainAndCleanUp()
+        while inotifytools_next_events(0, 1) != nil {}
+        inotifytools_cleanup()
         _ = Glibc.close(wakeFD)
     }
 }

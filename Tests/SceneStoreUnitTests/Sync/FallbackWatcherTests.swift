@@ -16,7 +16,7 @@ private struct FailingWatcher: FileWatcher {
 }
 
 /// A primary watcher that accepts interests and can later hand them all
-/// back, as inotify does when it cannot be reopened.
+/// back, as inotify does when reading its events fails.
 private final class GivingUpWatcher: FileWatcher, Sendable {
     private let handlers = Locked<[@Sendable (FileWatchEvent) -> Void]>([])
     var kind: WatcherKind { .inotify }
@@ -29,7 +29,7 @@ private final class GivingUpWatcher: FileWatcher, Sendable {
     func cancel(_ token: FileWatchToken) {}
 
     func giveUp() {
-        for handler in handlers.withLock({ $0 }) { handler(.unavailable(reason: "test: reopen failed")) }
+        for handler in handlers.withLock({ $0 }) { handler(.unavailable(reason: "test: inotify failed")) }
     }
 }
 
@@ -55,7 +55,7 @@ extension SyncWatcherTests {
             #expect(await recorder.wait(for: .changed(name: "polled.json")))
         }
 
-        /// inotify that cannot be reopened hands its interests back: they
+        /// inotify that fails hands its interests back: they
         /// move to polling, the handler rescans, and `kind` says polling.
         @Test func interestsHandedBackMoveToPolling() async throws {
             let primary = GivingUpWatcher()

@@ -134,7 +134,7 @@ extension SyncWatcherTests {
             (1, .changed(name: "main.json")), (1, .changed(name: "main.json")), (2, .changed(name: "main.json")),
             (1, .rescan), (1, .changed(name: "other.json")), (1, .changed(name: "main.json")), (1, .rescan),
         ]
-        let kept = InotifyWatcher.OwnerThread.firstOfEach(batch.map { InotifyDelivery(token: $0, handler: handler, event: $1) })
+        let kept = InotifyWatcher.firstOfEach(batch.map { InotifyDelivery(token: $0, handler: handler, event: $1) })
         #expect(kept.map(\.token) == [1, 2, 1, 1, 1])
         #expect(kept.map(\.event) == [
             .changed(name: "main.json"), .changed(name: "main.json"), .rescan, .changed(name: "other.json"), .rescan,
