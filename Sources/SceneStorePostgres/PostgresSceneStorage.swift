@@ -22,12 +22,10 @@ import SceneStore
 /// * ``watch(_:logger:handler:)`` listens on the app's channel on a
 ///   connection of its own, reconnecting when it drops.
 ///
-/// Every call blocks its thread (the store calls on its own queue) and is
+/// Every call suspends while the server answers (no thread waits) and is
 /// bounded: a server that does not answer within ``requestTimeout`` (or a
 /// refused connection, at once) gives
 /// ``SceneStoreError/storageUnavailable(location:reason:)``, never a hang.
-/// Never call it on a SwiftNIO event loop (it throws rather than
-/// deadlock).
 package final class PostgresSceneStorage: SceneStorage {
     /// The database URL without its password.
     package let location: String

@@ -111,12 +111,9 @@ final class PostgresSceneWatch: SceneStorageWatch {
     private func connect(
         rescan: @escaping @Sendable () -> Bool, done: @escaping @Sendable (Bool) -> Void = { _ in }
     ) {
-        PostgresConnection.connect(
-            on: eventLoop,
-            configuration: database.configuration(defaultConnectTimeout: timeout),
-            id: 0,
-            logger: logger
-        ).flatMap { connection in
+        // Connected as every other connection is: under `verify-full`
+        // the host is checked before the user name or a password is sent.
+        database.connect(on: eventLoop, timeout: timeout, lockTimeout: nil, id: 0, logger: logger).flatMap { connection in
             connection.addListener(channel: self.channel) { _, notification in
                 self.received(notification.payload)
             }

@@ -94,6 +94,15 @@ struct PostgresTransportTests {
             }
             #expect("\(String(describing: error))".contains("the server's certificate does not name localhost"), "\(String(describing: error))")
 
+            // The connection that listens for changes checks the host too:
+            // it sends the user and password only to a server that names it.
+            let capture = LogCapture()
+            let watched = try PostgresSceneStorage(testing: refused)
+            let watch = watched.watch(.automatic, logger: capture.logger()) { _ in }
+            #expect(capture.warnings().contains { $0.contains("cannot listen") && $0.contains("does not name localhost") },
+                    "\(capture.warnings())")
+            watch?.cancel()
+
             try await reissue(server, names: ["localhost"], addresses: [])
             #expect(await connects(to: "localhost"))
             #expect(await !connects(to: "127.0.0.1"), "an IP literal the certificate names only as localhost")
