@@ -203,7 +203,7 @@ struct PostgresSceneStorageTests {
 
         await #expect(try storage.sceneIDs().map(\.rawValue) == ["alpha", "mid", "zeta"])
         await #expect(try other.sceneIDs().map(\.rawValue) == ["other"])
-        await #expect(try other.readBytes(try SceneID("alpha"), skip: nil).isMissing)
+        await #expect(try other.readBytes("alpha", skip: nil).isMissing)
     }
 
     @Test func schemaIsCreatedOnceByConcurrentFirstUsers() async throws {
