@@ -34,7 +34,7 @@ public struct PathCodec<Path: Equatable & Sendable>: Sendable {
     /// A codec of one's own (the tests' only): a ``PathBinding`` can keep
     /// the elements such a codec leaves out of a path only if it writes the
     /// factories' format and reports where they were
-    /// (``RestoredPath/restored``); otherwise it refuses to save over a
+    /// (each ``DroppedElement/position``); otherwise it refuses to save over a
     /// stored path that `decode` did not fully restore.
     ///
     /// - Parameters:
@@ -101,11 +101,7 @@ extension PathCodec where Path == ScenePath {
         var codec = PathCodec(
             empty: ScenePath(),
             encode: { path in try path.encoded(types: types) },
-            decode: { data in
-                let restored = try ScenePath.restore(from: data, types: types, policy: policy)
-                return RestoredPath(
-                    path: restored.path, dropped: restored.dropped, total: restored.path.count + restored.dropped.count)
-            })
+            decode: { data in try ScenePath.restore(from: data, types: types, policy: policy) })
         codec.decodesBytesAlone = true
         return codec
     }
@@ -125,11 +121,7 @@ extension PathCodec {
         var codec = PathCodec(
             empty: [],
             encode: { path in try path.encodedPath() },
-            decode: { data in
-                let restored = try [Element].restore(from: data, policy: policy)
-                return RestoredPath(
-                    path: restored.path, dropped: restored.dropped, total: restored.path.count + restored.dropped.count)
-            })
+            decode: { data in try [Element].restore(from: data, policy: policy) })
         codec.decodesBytesAlone = true
         return codec
     }
@@ -154,10 +146,6 @@ extension PathCodec {
         PathCodec(
             empty: [],
             encode: { path in try path.encodedReferences() },
-            decode: { data in
-                let restored = try [Element].restore(references: data, policy: policy, resolve: resolve)
-                return RestoredPath(
-                    path: restored.path, dropped: restored.dropped, total: restored.path.count + restored.dropped.count)
-            })
+            decode: { data in try [Element].restore(references: data, policy: policy, resolve: resolve) })
     }
 }

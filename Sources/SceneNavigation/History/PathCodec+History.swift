@@ -60,23 +60,17 @@ extension PathCodec {
                          recent: parts.recent.isEmpty ? nil : try? StoredParts.pathDocument(parts.recent))
                     }
                 guard let lists, lists.forward != nil || lists.recent != nil else {
-                    var decoded = RestoredPath(
+                    return RestoredPath(
                         path: NavigationHistory(path: whole.path, forwardStack: Steps(), recentStack: Steps(), limit: limit),
                         dropped: whole.dropped)
-                    decoded.restored = whole.restored
-                    return decoded
                 }
                 let forward = try path.decode(lists.forward ?? StoredParts.pathDocument([]))
                 let recent = try path.decode(lists.recent ?? StoredParts.pathDocument([]))
-                var decoded = RestoredPath(
+                return RestoredPath(
                     path: NavigationHistory(
                         path: whole.path, forwardStack: forward.path, recentStack: recent.path, limit: limit),
                     dropped: whole.dropped + forward.dropped.map { $0.found(in: .forward) }
                         + recent.dropped.map { $0.found(in: .recentlyViewed) })
-                decoded.restored = whole.restored
-                decoded.forwardRestored = forward.restored
-                decoded.recentRestored = recent.restored
-                return decoded
             })
         codec.decodesBytesAlone = path.decodesBytesAlone
         return codec
