@@ -9,7 +9,7 @@ extension PathBinding {
     /// empty path (no element, an empty history). Finishes when the store
     /// closes or the consuming task is cancelled.
     public func externalChanges() -> AsyncStream<RestoredPath<Path>> {
-        let signals = changeSignals(includingLocal: false)
+        let signals = store.changeSignals(for: [key], includingLocal: false)
         let reader = SignalReader(signals)
         let empty = emptyPath
         // Cancelling the consumer cancels its wait for a signal, which ends
@@ -29,35 +29,6 @@ extension PathBinding {
             return empty.map { RestoredPath(path: $0, dropped: []) }
         }
         return decode(data)
-    }
-
-    /// One element whenever the key may hold another path: a change of the
-    /// key (another process's only, unless `includingLocal`) or a discard
-    /// of the scene. Keeps only the latest: a burst reads as one. Subscribed
-    /// when called; finishes with the store's streams.
-    func changeSignals(includingLocal: Bool) -> AsyncStream<Void> {
-        let updates = store.updates()
-        let key = self.key
-        let (signals, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-        let task = Task {
-            for await update in updates where Self.touches(update, key: key, includingLocal: includingLocal) {
-                continuation.yield()
-            }
-            continuation.finish()
-        }
-        continuation.onTermination = { _ in task.cancel() }
-        return signals
-    }
-
-    private static func touches(_ update: SceneUpdate, key: String, includingLocal: Bool) -> Bool {
-        switch update {
-        case .discarded:
-            true
-        case .changed(let changes):
-            changes.contains { $0.key == key && (includingLocal || $0.origin != .local) }
-        case .quarantined, .saveFailed:
-            false
-        }
     }
 }
 
