@@ -10,12 +10,14 @@ extension PathBinding {
     /// closes or the consuming task is cancelled.
     public func externalChanges() -> AsyncStream<RestoredPath<Path>> {
         let signals = store.changeSignals(for: [key], includingLocal: false)
-        let reader = SignalReader(signals)
+        // `AsyncStream(unfolding:)` calls its closure one call at a time:
+        // the iterator is never used concurrently.
+        nonisolated(unsafe) var signal = signals.makeAsyncIterator()
         let empty = emptyPath
         // Cancelling the consumer cancels its wait for a signal, which ends
         // the signals and their subscription.
         return AsyncStream {
-            while await reader.next() {
+            while await signal.next() != nil {
                 if let current = current(empty: empty) { return current }
             }
             return nil
@@ -29,20 +31,5 @@ extension PathBinding {
             return empty.map { RestoredPath(path: $0, dropped: []) }
         }
         return decode(data)
-    }
-}
-
-/// Reads a signal stream from `AsyncStream(unfolding:)`, which calls its
-/// closure one call at a time: the iterator is never used concurrently.
-private final class SignalReader: @unchecked Sendable {
-    private var iterator: AsyncStream<Void>.Iterator
-
-    init(_ stream: AsyncStream<Void>) {
-        iterator = stream.makeAsyncIterator()
-    }
-
-    /// Waits for the next signal; `false` once the signals finished.
-    func next() async -> Bool {
-        await iterator.next() != nil
     }
 }
