@@ -143,7 +143,7 @@ private final class BoundLink<Model: Observable & AnyObject, Path: Equatable & S
             if retryDue == nil { commit(path) }
             return
         }
-        if model != nil, let current = binding.current(empty: binding.emptyPath) { show(current) }
+        if model != nil, let current = binding.current() { show(current) }
     }
 
     /// Reads the model's path now and returns what commits exactly that

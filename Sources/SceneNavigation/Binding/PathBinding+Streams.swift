@@ -13,22 +13,21 @@ extension PathBinding {
         // `AsyncStream(unfolding:)` calls its closure one call at a time:
         // the iterator is never used concurrently.
         nonisolated(unsafe) var signal = signals.makeAsyncIterator()
-        let empty = emptyPath
         // Cancelling the consumer cancels its wait for a signal, which ends
         // the signals and their subscription.
         return AsyncStream {
             while await signal.next() != nil {
-                if let current = current(empty: empty) { return current }
+                if let current = current() { return current }
             }
             return nil
         }
     }
 
-    /// The path the key holds now; `empty` when it holds none, `nil` when
-    /// that is unknown or the stored data does not decode (logged).
-    func current(empty: Path?) -> RestoredPath<Path>? {
+    /// The path the key holds now; the codec's empty path when it holds
+    /// none, `nil` when the stored data does not decode (logged).
+    func current() -> RestoredPath<Path>? {
         guard let data = store.value(forKey: key, as: Data.self) else {
-            return empty.map { RestoredPath(path: $0, dropped: []) }
+            return RestoredPath(path: codec.empty, dropped: [])
         }
         return decode(data)
     }

@@ -34,24 +34,19 @@ extension PathCodec {
             empty: NavigationHistory(limit: limit),
             encode: { history in
                 let documents = try (path.encode(history.path), path.encode(history.forwardStack), path.encode(history.recentStack))
-                if let joined = HistoryDocument.joined(path: documents.0, forward: documents.1, recent: documents.2) {
-                    return joined
+                // Every path codec comes from a factory, which writes each
+                // document as PathDocument does.
+                guard let joined = HistoryDocument.joined(path: documents.0, forward: documents.1, recent: documents.2)
+                else {
+                    throw ScenePathError.unencodableElement(
+                        tag: nil, position: nil, underlying: HistoryCodecError.notAPathDocument)
                 }
-                func elements(_ document: Data) throws -> [StoredElement] {
-                    guard let parts = StoredParts(of: document) else {
-                        throw ScenePathError.unencodableElement(
-                            tag: nil, position: nil, underlying: HistoryCodecError.notAPathDocument)
-                    }
-                    return parts.elements
-                }
-                return try StoredParts(
-                    elements: elements(documents.0), forward: elements(documents.1), recent: elements(documents.2)
-                ).encoded()
+                return joined
             },
             decode: { data in
-                // A document the path codec reads is a path document: its
-                // lists are there (`nil` only for a codec of one's own).
-                // Cut from the bytes, each list is parsed once, alone.
+                // A document laid out as this package writes it: each list
+                // cut from the bytes and parsed once, alone. Any other
+                // layout (`nil`): StoredParts reads its lists.
                 let cut = HistoryDocument.lists(of: data)
                 let whole = try path.decode(cut?.elements ?? data)
                 let lists = cut.map { Optional((forward: $0.forward, recent: $0.recent)) }
@@ -77,8 +72,8 @@ extension PathCodec {
     }
 }
 
-/// A path codec of one's own that does not write path documents cannot be
-/// the element format of a history.
+/// A path codec that does not write path documents as the factories do
+/// cannot be the element format of a history.
 enum HistoryCodecError: Error, CustomStringConvertible {
     case notAPathDocument
 
