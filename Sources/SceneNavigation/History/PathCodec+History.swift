@@ -51,16 +51,16 @@ extension PathCodec {
                 let whole = try path.decode(cut?.elements ?? data)
                 let lists = cut.map { Optional((forward: $0.forward, recent: $0.recent)) }
                     ?? StoredParts(of: data).map { parts in
-                        (forward: parts.forward.isEmpty ? nil : try? StoredParts.pathDocument(parts.forward),
-                         recent: parts.recent.isEmpty ? nil : try? StoredParts.pathDocument(parts.recent))
+                        (forward: parts.forward.isEmpty ? nil : try? PathDocument.encode(parts.forward),
+                         recent: parts.recent.isEmpty ? nil : try? PathDocument.encode(parts.recent))
                     }
                 guard let lists, lists.forward != nil || lists.recent != nil else {
                     return RestoredPath(
                         path: NavigationHistory(path: whole.path, forwardStack: Steps(), recentStack: Steps(), limit: limit),
                         dropped: whole.dropped)
                 }
-                let forward = try path.decode(lists.forward ?? StoredParts.pathDocument([]))
-                let recent = try path.decode(lists.recent ?? StoredParts.pathDocument([]))
+                let forward = try path.decode(lists.forward ?? PathDocument.encode([StoredElement]()))
+                let recent = try path.decode(lists.recent ?? PathDocument.encode([StoredElement]()))
                 return RestoredPath(
                     path: NavigationHistory(
                         path: whole.path, forwardStack: forward.path, recentStack: recent.path, limit: limit),
