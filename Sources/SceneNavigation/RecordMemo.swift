@@ -70,11 +70,7 @@ extension PathDocument {
     /// writes it; `nil` for any other layout (the whole document is then
     /// decoded, and judged, at once).
     static func records(of data: Data) -> [[UInt8]]? {
-        let bytes = Array(data), head = HistoryDocument.head, tail = HistoryDocument.tail
-        guard bytes.count >= head.count + tail.count + 2, bytes.starts(with: head), bytes.suffix(tail.count).elementsEqual(tail)
-        else { return nil }
-        let list = Array(bytes[head.count..<(bytes.count - tail.count)])
-        guard list.first == UInt8(ascii: "["), list.last == UInt8(ascii: "]") else { return nil }
+        guard let list = HistoryDocument.elementList(of: data) else { return nil }
         if list.count == 2 { return [] }
         var records: [[UInt8]] = []
         var index = 1

@@ -69,7 +69,10 @@ enum HistoryDocument {
         Data(head + list + tail)
     }
 
-    private static func elementList(of document: Data) -> [UInt8]? {
+    /// The element list of a path document laid out as ``PathDocument``
+    /// writes it (``head``, one list, ``tail``), its brackets included;
+    /// `nil` for any other layout.
+    static func elementList(of document: Data) -> [UInt8]? {
         let bytes = Array(document)
         guard bytes.count >= head.count + tail.count + 2, bytes.starts(with: head), bytes.suffix(tail.count).elementsEqual(tail)
         else { return nil }
