@@ -1,11 +1,6 @@
 import Foundation
 
 extension Array where Element: PathReferencing {
-    /// The references to persist for this path, in order.
-    var pathReferences: [Element.Reference] {
-        map(\.pathReference)
-    }
-
     /// Encodes the path's references (not the values) as a typed stack.
     ///
     /// - Returns: The references as ``Swift/Array/encodedPath()`` encodes
@@ -13,7 +8,7 @@ extension Array where Element: PathReferencing {
     /// - Throws: ``ScenePathError/unencodableElement(tag:position:underlying:)``
     ///   if a reference's encoding fails.
     package func encodedReferences() throws(ScenePathError) -> Data {
-        try pathReferences.encodedPath()
+        try map(\.pathReference).encodedPath()
     }
 
     /// Restores a path from the output of ``Swift/Array/encodedReferences()``:
@@ -41,22 +36,26 @@ extension Array where Element: PathReferencing {
         policy: PathDecodingPolicy,
         resolve: (Element.Reference) -> Element?
     ) throws(ScenePathError) -> RestoredPath<[Element]> {
-        let decoded = try [Element.Reference].restore(from: data, policy: policy)
-        var undecodable = decoded.dropped.makeIterator()
-        var nextUndecodable = undecodable.next()
-        var references = decoded.path.makeIterator()
+        let records = try PathDocument.decode(TypedRecordIn<Element.Reference>.self, from: data).map(\.result)
+        // A strict restore refuses the first reference that does not decode,
+        // before resolving any.
+        if policy == .strict {
+            for case (let position, .failure(let underlying)) in records.enumerated() {
+                throw ScenePathError.undecodableElement(tag: nil, position: position, underlying: underlying)
+            }
+        }
         var path: [Element] = []
         var dropped: [DroppedElement] = []
-        for position in 0..<(decoded.path.count + decoded.dropped.count) {
-            if let drop = nextUndecodable, drop.position == position {
-                dropped.append(drop)
-                nextUndecodable = undecodable.next()
-            } else if let reference = references.next() {
+        for (position, result) in records.enumerated() {
+            switch result {
+            case .success(let reference):
                 if let element = resolve(reference) {
                     path.append(element)
                 } else {
                     dropped.append(DroppedElement(position: position, tag: nil, reason: .unresolved(reference: reference)))
                 }
+            case .failure(let underlying):
+                dropped.append(DroppedElement(position: position, tag: nil, reason: .undecodable(underlying: underlying)))
             }
         }
         return RestoredPath(path: path, dropped: dropped)

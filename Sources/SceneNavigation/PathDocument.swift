@@ -143,7 +143,7 @@ struct TaggedRecordOut: Encodable {
 /// One element of a ``ScenePath`` on its way in. Decoding never throws: the
 /// outcome records the element, or why it could not be restored.
 struct TaggedRecordIn: Decodable {
-    enum Outcome {
+    enum Outcome: Sendable {
         case element(any ScenePathElement)
         case unknownTag(String)
         case undecodable(tag: String?, underlying: any Error)

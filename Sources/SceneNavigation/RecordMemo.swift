@@ -25,14 +25,10 @@ final class RecordMemo: Sendable {
         let element: AnyHashable
     }
 
-    /// A decoding worth keeping (a failure is decoded again, with its error).
-    enum Outcome: Sendable {
-        case element(any ScenePathElement)
-        case unknownTag(String)
-    }
-
     private let encoded = Locked<[ElementKey: [UInt8]]>([:])
-    private let decoded = Locked<[[UInt8]: Outcome]>([:])
+    /// The decodings worth keeping: never `.undecodable` (a failure is
+    /// decoded again, with its error).
+    private let decoded = Locked<[[UInt8]: TaggedRecordIn.Outcome]>([:])
 
     /// The record of `element` (`registration`'s type) at `position`.
     func record(
@@ -51,23 +47,12 @@ final class RecordMemo: Sendable {
     /// What `record` (the bytes of one record) decodes to with `types`;
     /// `nil` when they are not JSON.
     func outcome(of record: [UInt8], types: ScenePathTypes) -> TaggedRecordIn.Outcome? {
-        switch decoded.withLock({ $0[record] }) {
-        case .element(let element)?: return .element(element)
-        case .unknownTag(let tag)?: return .unknownTag(tag)
-        case nil: break
-        }
+        if let outcome = decoded.withLock({ $0[record] }) { return outcome }
         guard let outcome = PathDocument.decodeAlone(record, types: types)?.outcome else { return nil }
-        let kept: Outcome?
-        switch outcome {
-        case .element(let element): kept = .element(element)
-        case .unknownTag(let tag): kept = .unknownTag(tag)
-        case .undecodable: kept = nil
-        }
-        if let kept {
-            decoded.withLock { memo in
-                if memo.count >= Self.capacity { memo.removeAll(keepingCapacity: true) }
-                memo[record] = kept
-            }
+        if case .undecodable = outcome { return outcome }
+        decoded.withLock { memo in
+            if memo.count >= Self.capacity { memo.removeAll(keepingCapacity: true) }
+            memo[record] = outcome
         }
         return outcome
     }
@@ -85,11 +70,7 @@ extension PathDocument {
     /// writes it; `nil` for any other layout (the whole document is then
     /// decoded, and judged, at once).
     static func records(of data: Data) -> [[UInt8]]? {
-        let bytes = Array(data), head = HistoryDocument.head, tail = HistoryDocument.tail
-        guard bytes.count >= head.count + tail.count + 2, bytes.starts(with: head), bytes.suffix(tail.count).elementsEqual(tail)
-        else { return nil }
-        let list = Array(bytes[head.count..<(bytes.count - tail.count)])
-        guard list.first == UInt8(ascii: "["), list.last == UInt8(ascii: "]") else { return nil }
+        guard let list = HistoryDocument.elementList(of: data) else { return nil }
         if list.count == 2 { return [] }
         var records: [[UInt8]] = []
         var index = 1

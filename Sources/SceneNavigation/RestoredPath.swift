@@ -23,29 +23,9 @@ public struct RestoredPath<Path> {
     /// policy). Empty when every stored element came back.
     public var dropped: [DroppedElement]
 
-    /// For each stored element of the path, in stored order, whether it is
-    /// in `path`: what lets a binding write the others back in place.
-    /// `nil` from a codec that has no element-by-element form.
-    var restored: [Bool]?
-    /// The same for a history's forward entries and recently viewed
-    /// screens, in stored order (``StoredParts``); `nil`: all restored.
-    var forwardRestored: [Bool]?
-    var recentRestored: [Bool]?
-
     init(path: Path, dropped: [DroppedElement]) {
         self.path = path
         self.dropped = dropped
-    }
-
-    /// A restore of `total` stored elements that left out `dropped`, with
-    /// the mask of what it restored.
-    init(path: Path, dropped: [DroppedElement], total: Int) {
-        self.init(path: path, dropped: dropped)
-        var mask = Array(repeating: true, count: total)
-        for position in dropped.map(\.position) where mask.indices.contains(position) {
-            mask[position] = false
-        }
-        restored = mask
     }
 }
 

@@ -48,7 +48,8 @@
 /// else is a programming error and traps when the registry is created.
 public struct ScenePathTypes: Sendable {
     private let byTag: [String: Registration]
-    private let byType: [ObjectIdentifier: Registration]
+    /// Each registration by its type (read by the tests too).
+    let byType: [ObjectIdentifier: Registration]
     /// The records of its types encoded and decoded lately.
     let memo = RecordMemo()
 
@@ -81,20 +82,6 @@ public struct ScenePathTypes: Sendable {
         }
         self.byTag = byTag
         self.byType = byType
-    }
-
-    /// Every registered tag, sorted (aliases are not tags: nothing is
-    /// written under them).
-    var tags: [String] {
-        Set(byType.values.map(\.tag)).sorted()
-    }
-
-    /// The tag a type is registered under, or `nil` if it is not registered.
-    ///
-    /// The lookup is by exact type: a subclass of a registered class is not
-    /// registered by inheritance.
-    func tag<Value>(for type: Value.Type) -> String? {
-        byType[ObjectIdentifier(type)]?.tag
     }
 
     /// The registration for the dynamic type of `element`.

@@ -108,3 +108,19 @@ private struct RenamedBook: Hashable, Codable, Sendable {
     var title: String
     var pages: Int
 }
+
+extension ScenePathTypes {
+    /// Every registered tag, sorted (aliases are not tags: nothing is
+    /// written under them).
+    var tags: [String] {
+        Set(byType.values.map(\.tag)).sorted()
+    }
+
+    /// The tag a type is registered under, or `nil` if it is not registered.
+    ///
+    /// The lookup is by exact type: a subclass of a registered class is not
+    /// registered by inheritance.
+    func tag<Value>(for type: Value.Type) -> String? {
+        byType[ObjectIdentifier(type)]?.tag
+    }
+}

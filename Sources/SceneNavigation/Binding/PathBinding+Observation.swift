@@ -36,7 +36,7 @@ extension PathBinding {
         _ keyPath: ReferenceWritableKeyPath<Model, Path>, on model: Model
     ) -> BoundPath {
         // Subscribed before reading, so that no change falls in between.
-        let signals = changeSignals(includingLocal: true)
+        let signals = store.changeSignals(for: [key])
         let bound = BoundPath()
         let link = BoundLink(binding: self, model: model, keyPath: keyPath, bound: bound)
         let runner = BindingRunner(store: store, model: model, read: link.read, reconcile: link.reconcile, handOver: link.handOver)
@@ -143,7 +143,7 @@ private final class BoundLink<Model: Observable & AnyObject, Path: Equatable & S
             if retryDue == nil { commit(path) }
             return
         }
-        if model != nil, let current = binding.current(empty: binding.emptyPath) { show(current) }
+        if model != nil, let current = binding.current() { show(current) }
     }
 
     /// Reads the model's path now and returns what commits exactly that

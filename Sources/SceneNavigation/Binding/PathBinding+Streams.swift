@@ -9,69 +9,26 @@ extension PathBinding {
     /// empty path (no element, an empty history). Finishes when the store
     /// closes or the consuming task is cancelled.
     public func externalChanges() -> AsyncStream<RestoredPath<Path>> {
-        let signals = changeSignals(includingLocal: false)
-        let reader = SignalReader(signals)
-        let empty = emptyPath
+        let signals = store.changeSignals(for: [key], includingLocal: false)
+        // `AsyncStream(unfolding:)` calls its closure one call at a time:
+        // the iterator is never used concurrently.
+        nonisolated(unsafe) var signal = signals.makeAsyncIterator()
         // Cancelling the consumer cancels its wait for a signal, which ends
         // the signals and their subscription.
         return AsyncStream {
-            while await reader.next() {
-                if let current = current(empty: empty) { return current }
+            while await signal.next() != nil {
+                if let current = current() { return current }
             }
             return nil
         }
     }
 
-    /// The path the key holds now; `empty` when it holds none, `nil` when
-    /// that is unknown or the stored data does not decode (logged).
-    func current(empty: Path?) -> RestoredPath<Path>? {
+    /// The path the key holds now; the codec's empty path when it holds
+    /// none, `nil` when the stored data does not decode (logged).
+    func current() -> RestoredPath<Path>? {
         guard let data = store.value(forKey: key, as: Data.self) else {
-            return empty.map { RestoredPath(path: $0, dropped: []) }
+            return RestoredPath(path: codec.empty, dropped: [])
         }
         return decode(data)
-    }
-
-    /// One element whenever the key may hold another path: a change of the
-    /// key (another process's only, unless `includingLocal`) or a discard
-    /// of the scene. Keeps only the latest: a burst reads as one. Subscribed
-    /// when called; finishes with the store's streams.
-    func changeSignals(includingLocal: Bool) -> AsyncStream<Void> {
-        let updates = store.updates()
-        let key = self.key
-        let (signals, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-        let task = Task {
-            for await update in updates where Self.touches(update, key: key, includingLocal: includingLocal) {
-                continuation.yield()
-            }
-            continuation.finish()
-        }
-        continuation.onTermination = { _ in task.cancel() }
-        return signals
-    }
-
-    private static func touches(_ update: SceneUpdate, key: String, includingLocal: Bool) -> Bool {
-        switch update {
-        case .discarded:
-            true
-        case .changed(let changes):
-            changes.contains { $0.key == key && (includingLocal || $0.origin != .local) }
-        case .quarantined, .saveFailed:
-            false
-        }
-    }
-}
-
-/// Reads a signal stream from `AsyncStream(unfolding:)`, which calls its
-/// closure one call at a time: the iterator is never used concurrently.
-private final class SignalReader: @unchecked Sendable {
-    private var iterator: AsyncStream<Void>.Iterator
-
-    init(_ stream: AsyncStream<Void>) {
-        iterator = stream.makeAsyncIterator()
-    }
-
-    /// Waits for the next signal; `false` once the signals finished.
-    func next() async -> Bool {
-        await iterator.next() != nil
     }
 }

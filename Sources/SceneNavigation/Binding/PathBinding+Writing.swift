@@ -82,18 +82,25 @@ extension PathBinding {
             return plain
         }
 
-        guard let restored = current.restored, let stored = StoredParts(of: data),
-              stored.elements.count == restored.count, let mineParts = StoredParts(of: mine)
-        else {
+        guard let stored = StoredParts(of: data), let mineParts = StoredParts(of: mine) else {
             guard current.dropped.isEmpty else {
                 throw ElementsLeftOut(dropped: current.dropped)
             }
             return plain
         }
+        // Each stored element of a list was restored unless dropped.
+        func restored(_ count: Int, in list: DroppedElement.List) -> [Bool] {
+            var mask = Array(repeating: true, count: count)
+            for drop in current.dropped where drop.list == list && mask.indices.contains(drop.position) {
+                mask[drop.position] = false
+            }
+            return mask
+        }
         let baseParts = try base.flatMap { try StoredParts(of: codec.encode($0)) }
         let merged = stored.merging(
             mineParts, editedFrom: baseParts,
-            restored: (restored, current.forwardRestored, current.recentRestored))
+            restored: (restored(stored.elements.count, in: .path), restored(stored.forward.count, in: .forward),
+                       restored(stored.recent.count, in: .recentlyViewed)))
         if merged == mineParts { return plain }
         return (try merged.encoded(), nil)
     }

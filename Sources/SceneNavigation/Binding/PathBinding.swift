@@ -67,9 +67,6 @@ public struct PathBinding<Path: Equatable & Sendable>: Sendable {
         try store.set(codec.encode(path), forKey: key)
     }
 
-    /// The path with no element, if the codec knows it.
-    var emptyPath: Path? { codec.empty }
-
     /// The path `data` holds, or `nil` (logged) when it does not decode.
     func decode(_ data: Data) -> RestoredPath<Path>? {
         do {

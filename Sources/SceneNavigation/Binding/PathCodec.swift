@@ -24,32 +24,31 @@ public struct PathCodec<Path: Equatable & Sendable>: Sendable {
     let decodePath: @Sendable (Data) throws -> RestoredPath<Path>
     /// The path with no element: what a bound model shows once the key is
     /// removed or the scene discarded.
-    let empty: Path?
+    let empty: Path
     /// Whether `decode` depends on the bytes alone (the element and
     /// type-erased factories, and a history of them), so that a binding may
     /// reuse its last decoding of the same bytes. Not for references, which
     /// resolve against the app's data, nor for a codec of one's own.
     var decodesBytesAlone = false
 
-    /// A codec of one's own (the tests' only): a ``PathBinding`` can keep
-    /// the elements such a codec leaves out of a path only if it writes the
-    /// factories' format and reports where they were
-    /// (``RestoredPath/restored``); otherwise it refuses to save over a
-    /// stored path that `decode` did not fully restore.
+    /// A codec made by the factories, or of one's own (the tests' only): a
+    /// ``PathBinding`` can keep the elements such a codec leaves out of a
+    /// path only if it writes the factories' format and reports where they
+    /// were (each ``DroppedElement/position``); otherwise it refuses to
+    /// save over a stored path that `decode` did not fully restore.
     ///
     /// - Parameters:
-    ///   - empty: the path with no element; when `nil`, a binding asks
-    ///     `decode` for it from an empty path document.
+    ///   - empty: the path with no element.
     ///   - encode: the stored form of a path.
     ///   - decode: the path stored data holds, and what it left out.
     init(
-        empty: Path? = nil,
+        empty: Path,
         encode: @escaping @Sendable (Path) throws -> Data,
         decode: @escaping @Sendable (Data) throws -> RestoredPath<Path>
     ) {
         self.encodePath = encode
         self.decodePath = decode
-        self.empty = empty ?? (try? PathDocument.encode([StoredElement]())).flatMap { try? decode($0).path }
+        self.empty = empty
     }
 
     /// The bytes a ``PathBinding`` with this codec stores for `path`.
@@ -101,11 +100,7 @@ extension PathCodec where Path == ScenePath {
         var codec = PathCodec(
             empty: ScenePath(),
             encode: { path in try path.encoded(types: types) },
-            decode: { data in
-                let restored = try ScenePath.restore(from: data, types: types, policy: policy)
-                return RestoredPath(
-                    path: restored.path, dropped: restored.dropped, total: restored.path.count + restored.dropped.count)
-            })
+            decode: { data in try ScenePath.restore(from: data, types: types, policy: policy) })
         codec.decodesBytesAlone = true
         return codec
     }
@@ -125,11 +120,7 @@ extension PathCodec {
         var codec = PathCodec(
             empty: [],
             encode: { path in try path.encodedPath() },
-            decode: { data in
-                let restored = try [Element].restore(from: data, policy: policy)
-                return RestoredPath(
-                    path: restored.path, dropped: restored.dropped, total: restored.path.count + restored.dropped.count)
-            })
+            decode: { data in try [Element].restore(from: data, policy: policy) })
         codec.decodesBytesAlone = true
         return codec
     }
@@ -154,10 +145,6 @@ extension PathCodec {
         PathCodec(
             empty: [],
             encode: { path in try path.encodedReferences() },
-            decode: { data in
-                let restored = try [Element].restore(references: data, policy: policy, resolve: resolve)
-                return RestoredPath(
-                    path: restored.path, dropped: restored.dropped, total: restored.path.count + restored.dropped.count)
-            })
+            decode: { data in try [Element].restore(references: data, policy: policy, resolve: resolve) })
     }
 }

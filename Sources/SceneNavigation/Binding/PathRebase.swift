@@ -13,12 +13,6 @@
 /// A pop of an element that another side moved (it popped below it) is
 /// not applied: losing a push is never the price of applying a pop.
 enum PathRebase {
-    /// The merged path: `local` (edited from `base`) rebased onto `stored`.
-    static func rebase<Element: Equatable>(base: [Element], local: [Element], stored: [Element]) -> [Element] {
-        let edit = Edit(base: base, local: local)
-        return edit.kept(in: stored, isRestored: { _ in true }) + edit.pushed
-    }
-
     /// A local edit: how much of `base` it kept, and what it pushed.
     struct Edit<Element: Equatable> {
         /// How many elements of `base` the edit kept, from the bottom.

@@ -80,7 +80,7 @@ extension StoredParts {
     /// What to write when `mine` (the caller's parts, edited from `base`;
     /// `nil`: from what this process restored of these) is saved over
     /// these stored parts. `restored` marks, per stored element of each
-    /// part, whether this process restored it (`nil`: all).
+    /// part, whether this process restored it.
     ///
     /// * The path: the edit rebased onto the stored path (``StoredPath/splice(_:editedFrom:)``).
     /// * The forward entries follow the path they continue: when the
@@ -94,15 +94,11 @@ extension StoredParts {
     ///   ones, so another window's views stay.
     func merging(
         _ mine: StoredParts, editedFrom base: StoredParts?,
-        restored: (elements: [Bool], forward: [Bool]?, recent: [Bool]?)
+        restored: (elements: [Bool], forward: [Bool], recent: [Bool])
     ) -> StoredParts {
-        func part(_ elements: [StoredElement], _ mask: [Bool]?) -> StoredPath {
-            let mask = mask.flatMap { $0.count == elements.count ? $0 : nil }
-            return StoredPath(elements: elements, restored: mask ?? Array(repeating: true, count: elements.count))
-        }
-        let path = part(elements, restored.elements)
-        let forwardPart = part(forward, restored.forward)
-        let recentPart = part(recent, restored.recent)
+        let path = StoredPath(elements: elements, restored: restored.elements)
+        let forwardPart = StoredPath(elements: forward, restored: restored.forward)
+        let recentPart = StoredPath(elements: recent, restored: restored.recent)
         let basePath = base?.elements ?? path.restoredElements
         let mergedPath = path.splice(mine.elements, editedFrom: basePath)
         let baseForward = base?.forward ?? forwardPart.restoredElements

@@ -32,18 +32,7 @@ struct StoredParts: Equatable {
     /// The document holding these parts, with the same bytes as a path's
     /// own encoding when `forward` and `recent` are empty.
     func encoded() throws(ScenePathError) -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        do {
-            return try encoder.encode(Document(parts: self))
-        } catch {
-            throw .unencodableElement(tag: nil, position: nil, underlying: error)
-        }
-    }
-
-    /// A plain path document of `elements`: what a path codec decodes.
-    static func pathDocument(_ elements: [StoredElement]) throws(ScenePathError) -> Data {
-        try StoredParts(elements: elements).encoded()
+        try Data(PathDocument.encodeAlone(Document(parts: self)))
     }
 
     private enum Key: String, CodingKey {

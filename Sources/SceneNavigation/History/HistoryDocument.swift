@@ -35,24 +35,33 @@ enum HistoryDocument {
     /// The three lists of a stored history, each as a path document cut
     /// from its bytes: the path's elements, and its forward entries and
     /// recently viewed screens (`nil`: the history has none, or an empty
-    /// list). `nil` when the document is not a path document (one JSON
-    /// object, version 1, with a list of elements) whose members each
-    /// appear once, or when `forward` or `recent` is not a list:
-    /// ``StoredParts`` decides then.
+    /// list). `nil` unless the document is laid out exactly as ``joined(path:forward:recent:)``
+    /// and ``StoredParts`` write it (``head``, the element list, then
+    /// `,"forward":[...]` and `,"recent":[...]` when present, ``tail``):
+    /// ``StoredParts`` reads any other layout, to the same lists.
     static func lists(of data: Data) -> (elements: Data, forward: Data?, recent: Data?)? {
-        guard let members = topLevelMembers(of: Array(data)), members["version"] == Array("1".utf8),
-              let elements = members["elements"], elements.first == UInt8(ascii: "[") else { return nil }
-        var lists: [Data?] = []
-        for name in ["forward", "recent"] {
-            guard let value = members[name] else {
-                lists.append(nil)
-                continue
-            }
-            guard value.first == UInt8(ascii: "[") else { return nil }
-            let empty = value.dropFirst().dropLast().allSatisfy { " \n\r\t".utf8.contains($0) }
-            lists.append(empty ? nil : document(of: value))
+        let bytes = Array(data)
+        guard bytes.count >= head.count + tail.count, bytes.starts(with: head), bytes.suffix(tail.count).elementsEqual(tail)
+        else { return nil }
+        let end = bytes.count - tail.count
+        var index = head.count
+        // The list at `index`, after the member key `name` when given
+        // (`nil`: not there); `index` moves past it.
+        func list(named name: String?) -> [UInt8]? {
+            let key = name.map { Array(#","\#($0)":"#.utf8) } ?? []
+            let start = index + key.count
+            guard bytes[index..<end].starts(with: key), bytes[start] == UInt8(ascii: "["),
+                  let close = valueEnd(in: bytes, from: start), close <= end else { return nil }
+            index = close
+            return Array(bytes[start..<close])
         }
-        return (document(of: elements), lists[0], lists[1])
+        guard let elements = list(named: nil) else { return nil }
+        let forward = list(named: "forward"), recent = list(named: "recent")
+        guard index == end else { return nil }
+        func nonEmpty(_ list: [UInt8]?) -> Data? {
+            list.flatMap { isEmptyList($0) ? nil : document(of: $0) }
+        }
+        return (document(of: elements), nonEmpty(forward), nonEmpty(recent))
     }
 
     /// The path document holding the element list `list`.
@@ -60,7 +69,10 @@ enum HistoryDocument {
         Data(head + list + tail)
     }
 
-    private static func elementList(of document: Data) -> [UInt8]? {
+    /// The element list of a path document laid out as ``PathDocument``
+    /// writes it (``head``, one list, ``tail``), its brackets included;
+    /// `nil` for any other layout.
+    static func elementList(of document: Data) -> [UInt8]? {
         let bytes = Array(document)
         guard bytes.count >= head.count + tail.count + 2, bytes.starts(with: head), bytes.suffix(tail.count).elementsEqual(tail)
         else { return nil }
@@ -74,69 +86,30 @@ enum HistoryDocument {
         list == Array("[]".utf8)
     }
 
-    /// The members of the JSON object `bytes` holds, each value's bytes by
-    /// its key; `nil` for anything else, a key with an escape, or a key
-    /// that appears twice.
-    private static func topLevelMembers(of bytes: [UInt8]) -> [String: [UInt8]]? {
-        var index = skipWhitespace(bytes, 0)
-        guard index < bytes.count, bytes[index] == UInt8(ascii: "{") else { return nil }
-        index = skipWhitespace(bytes, index + 1)
-        var members: [String: [UInt8]] = [:]
-        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
-            return skipWhitespace(bytes, index + 1) == bytes.count ? members : nil
-        }
-        while true {
-            guard index < bytes.count, bytes[index] == UInt8(ascii: "\""), let keyEnd = stringEnd(in: bytes, from: index),
-                  !bytes[(index + 1)..<(keyEnd - 1)].contains(UInt8(ascii: "\\")) else { return nil }
-            let key = String(decoding: bytes[(index + 1)..<(keyEnd - 1)], as: UTF8.self)
-            index = skipWhitespace(bytes, keyEnd)
-            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { return nil }
-            let start = skipWhitespace(bytes, index + 1)
-            guard let end = valueEnd(in: bytes, from: start), members[key] == nil else { return nil }
-            members[key] = Array(bytes[start..<end])
-            index = skipWhitespace(bytes, end)
-            guard index < bytes.count else { return nil }
-            if bytes[index] == UInt8(ascii: "}") {
-                return skipWhitespace(bytes, index + 1) == bytes.count ? members : nil
-            }
-            guard bytes[index] == UInt8(ascii: ",") else { return nil }
-            index = skipWhitespace(bytes, index + 1)
-        }
-    }
-
-    /// Where the JSON value starting at `start` ends: after its closing
-    /// bracket or quote, or after the last byte of a number or literal.
-    /// Strings are skipped whole, so brackets inside them do not count.
+    /// Where the JSON array or object opening at `start` ends: after its
+    /// closing bracket (`nil` when it does not close). Strings are skipped
+    /// whole, so brackets inside them do not count.
     static func valueEnd(in bytes: [UInt8], from start: Int) -> Int? {
-        guard start < bytes.count else { return nil }
-        switch bytes[start] {
-        case UInt8(ascii: "\""):
-            return stringEnd(in: bytes, from: start)
-        case UInt8(ascii: "{"), UInt8(ascii: "["):
-            var depth = 0
-            var index = start
-            while index < bytes.count {
-                switch bytes[index] {
-                case UInt8(ascii: "\""):
-                    guard let end = stringEnd(in: bytes, from: index) else { return nil }
-                    index = end
-                    continue
-                case UInt8(ascii: "{"), UInt8(ascii: "["):
-                    depth += 1
-                case UInt8(ascii: "}"), UInt8(ascii: "]"):
-                    depth -= 1
-                    if depth == 0 { return index + 1 }
-                default:
-                    break
-                }
-                index += 1
+        guard start < bytes.count, bytes[start] == UInt8(ascii: "{") || bytes[start] == UInt8(ascii: "[") else { return nil }
+        var depth = 0
+        var index = start
+        while index < bytes.count {
+            switch bytes[index] {
+            case UInt8(ascii: "\""):
+                guard let end = stringEnd(in: bytes, from: index) else { return nil }
+                index = end
+                continue
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                depth += 1
+            case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                depth -= 1
+                if depth == 0 { return index + 1 }
+            default:
+                break
             }
-            return nil
-        default:
-            var index = start
-            while index < bytes.count, !",}] \n\r\t".utf8.contains(bytes[index]) { index += 1 }
-            return index > start ? index : nil
+            index += 1
         }
+        return nil
     }
 
     /// Just after the closing quote of the string opening at `start`.
@@ -150,11 +123,5 @@ enum HistoryDocument {
             }
         }
         return nil
-    }
-
-    private static func skipWhitespace(_ bytes: [UInt8], _ start: Int) -> Int {
-        var index = start
-        while index < bytes.count, " \n\r\t".utf8.contains(bytes[index]) { index += 1 }
-        return index
     }
 }

@@ -85,7 +85,9 @@ public struct NavigationHistory<Path: NavigationSteps> {
             popped += 1
         }
         guard popped > 0 else { return 0 }
-        forwardStack = Self.keepingTop(limit, of: forwardStack)
+        // The top `limit` forward entries stay; the bottom ones fall off.
+        let forward = forwardStack.steps
+        if forward.count > limit { forwardStack = Path(steps: forward.suffix(limit)) }
         if let top = path.top { viewed(top) }
         return popped
     }
@@ -112,13 +114,6 @@ public struct NavigationHistory<Path: NavigationSteps> {
         kept.removeAll { Path.sameStep($0, step) }
         kept.append(step)
         recentStack = Path(steps: kept.suffix(limit))
-    }
-
-    /// The top `limit` steps of `stack` (its bottom ones fall off).
-    private static func keepingTop(_ limit: Int, of stack: Path) -> Path {
-        let steps = stack.steps
-        guard steps.count > limit else { return stack }
-        return Path(steps: steps.suffix(limit))
     }
 }
 

@@ -34,57 +34,46 @@ extension PathCodec {
             empty: NavigationHistory(limit: limit),
             encode: { history in
                 let documents = try (path.encode(history.path), path.encode(history.forwardStack), path.encode(history.recentStack))
-                if let joined = HistoryDocument.joined(path: documents.0, forward: documents.1, recent: documents.2) {
-                    return joined
+                // Every path codec comes from a factory, which writes each
+                // document as PathDocument does.
+                guard let joined = HistoryDocument.joined(path: documents.0, forward: documents.1, recent: documents.2)
+                else {
+                    throw ScenePathError.unencodableElement(
+                        tag: nil, position: nil, underlying: HistoryCodecError.notAPathDocument)
                 }
-                func elements(_ document: Data) throws -> [StoredElement] {
-                    guard let parts = StoredParts(of: document) else {
-                        throw ScenePathError.unencodableElement(
-                            tag: nil, position: nil, underlying: HistoryCodecError.notAPathDocument)
-                    }
-                    return parts.elements
-                }
-                return try StoredParts(
-                    elements: elements(documents.0), forward: elements(documents.1), recent: elements(documents.2)
-                ).encoded()
+                return joined
             },
             decode: { data in
-                // A document the path codec reads is a path document: its
-                // lists are there (`nil` only for a codec of one's own).
-                // Cut from the bytes, each list is parsed once, alone.
+                // A document laid out as this package writes it: each list
+                // cut from the bytes and parsed once, alone. Any other
+                // layout (`nil`): StoredParts reads its lists.
                 let cut = HistoryDocument.lists(of: data)
                 let whole = try path.decode(cut?.elements ?? data)
                 let lists = cut.map { Optional((forward: $0.forward, recent: $0.recent)) }
                     ?? StoredParts(of: data).map { parts in
-                        (forward: parts.forward.isEmpty ? nil : try? StoredParts.pathDocument(parts.forward),
-                         recent: parts.recent.isEmpty ? nil : try? StoredParts.pathDocument(parts.recent))
+                        (forward: parts.forward.isEmpty ? nil : try? PathDocument.encode(parts.forward),
+                         recent: parts.recent.isEmpty ? nil : try? PathDocument.encode(parts.recent))
                     }
                 guard let lists, lists.forward != nil || lists.recent != nil else {
-                    var decoded = RestoredPath(
+                    return RestoredPath(
                         path: NavigationHistory(path: whole.path, forwardStack: Steps(), recentStack: Steps(), limit: limit),
                         dropped: whole.dropped)
-                    decoded.restored = whole.restored
-                    return decoded
                 }
-                let forward = try path.decode(lists.forward ?? StoredParts.pathDocument([]))
-                let recent = try path.decode(lists.recent ?? StoredParts.pathDocument([]))
-                var decoded = RestoredPath(
+                let forward = try path.decode(lists.forward ?? PathDocument.encode([StoredElement]()))
+                let recent = try path.decode(lists.recent ?? PathDocument.encode([StoredElement]()))
+                return RestoredPath(
                     path: NavigationHistory(
                         path: whole.path, forwardStack: forward.path, recentStack: recent.path, limit: limit),
                     dropped: whole.dropped + forward.dropped.map { $0.found(in: .forward) }
                         + recent.dropped.map { $0.found(in: .recentlyViewed) })
-                decoded.restored = whole.restored
-                decoded.forwardRestored = forward.restored
-                decoded.recentRestored = recent.restored
-                return decoded
             })
         codec.decodesBytesAlone = path.decodesBytesAlone
         return codec
     }
 }
 
-/// A path codec of one's own that does not write path documents cannot be
-/// the element format of a history.
+/// A path codec that does not write path documents as the factories do
+/// cannot be the element format of a history.
 enum HistoryCodecError: Error, CustomStringConvertible {
     case notAPathDocument
 

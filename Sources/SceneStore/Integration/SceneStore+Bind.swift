@@ -64,15 +64,19 @@ extension SceneStore {
     }
 
     /// One element whenever one of `keys` may hold another value: a change
-    /// of the key (local or external) or a discard. Keeps only the latest.
-    private func changeSignals(for keys: Set<String>) -> AsyncStream<Void> {
+    /// of the key (another process's only, unless `includingLocal`) or a
+    /// discard of the scene. Keeps only the latest: a burst reads as one.
+    /// Subscribed when called; finishes with the store's streams.
+    package func changeSignals(for keys: Set<String>, includingLocal: Bool = true) -> AsyncStream<Void> {
         let updates = updates()
         let (signals, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         let task = Task {
             for await update in updates {
                 switch update {
                 case .discarded: continuation.yield()
-                case .changed(let changes) where changes.contains(where: { keys.contains($0.key) }): continuation.yield()
+                case .changed(let changes)
+                where changes.contains(where: { keys.contains($0.key) && (includingLocal || $0.origin != .local) }):
+                    continuation.yield()
                 default: break
                 }
             }

@@ -219,6 +219,7 @@ extension BindingLosslessTests {
         let store = try await fixture.registry.store(for: "main")
         // Comma-separated numbers; anything else is left out.
         let codec = PathCodec<[Int]>(
+            empty: [],
             encode: { Data($0.map(String.init).joined(separator: ",").utf8) },
             decode: { data in
                 let parts = String(decoding: data, as: UTF8.self).split(separator: ",")

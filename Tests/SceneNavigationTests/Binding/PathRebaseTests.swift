@@ -96,3 +96,11 @@ import Testing
         #expect(PathRebase.rebase(base: ["r", "a1"], local: ["r", "a1", "a2"], stored: ["r", "b1", "a1"]) == ["r", "b1", "a1", "a2"])
     }
 }
+
+extension PathRebase {
+    /// The merged path: `local` (edited from `base`) rebased onto `stored`.
+    static func rebase<Element: Equatable>(base: [Element], local: [Element], stored: [Element]) -> [Element] {
+        let edit = Edit(base: base, local: local)
+        return edit.kept(in: stored, isRestored: { _ in true }) + edit.pushed
+    }
+}
