@@ -14,6 +14,8 @@ extension Bench {
             abstract: "Scene file decode and encode, in memory, at several scene sizes.")
 
         @Option(help: "Repetitions per size (the median is reported).") var repetitions = 200
+        @Flag(help: "Every value an int, key N's N × 7919 (default: every value the string \"value number N\").")
+        var ints = false
         @Flag(help: "A smoke test: few repetitions.") var quick = false
 
         struct Row: Encodable {
@@ -31,7 +33,7 @@ extension Bench {
             var rows: [Row] = []
             for keys in [10, 100, 1000, 10_000] {
                 var values: [String: SceneValue] = [:]
-                for key in 0..<keys { values["key\(key)"] = .string("value number \(key)") }
+                for key in 0..<keys { values["key\(key)"] = ints ? .int(key * 7919) : .string("value number \(key)") }
                 let file = SceneFile(
                     scene: "bench", generation: 7, incarnation: "0123456789abcdef",
                     writer: WriterIdentity(pid: 1, token: "fedcba9876543210"), values: values)
@@ -56,7 +58,7 @@ extension Bench {
                     var next = current
                     next.generation += 1
                     let key = "key\((repetition * 7919) % keys)"
-                    next.values[key] = .string("value \(repetition)")
+                    next.values[key] = ints ? .int(repetition) : .string("value \(repetition)")
                     let written = next.encoded()
                     let saving = monotonicNanoseconds()
                     _ = encoder.record(next, over: current, edited: [key])

@@ -4,6 +4,14 @@ import Foundation
 extension SceneFileParser {
     /// `-?[0-9]+` that ends the number and fits an `Int`, consumed; `nil`
     /// (nothing consumed) for any other number, left to the full reading.
+    /// What it takes, that reading (`numberText()`, `Int(text)`) takes too,
+    /// to the same value and end: it only saves time. Measured 2026-11-29,
+    /// `scenes-lab bench codec --ints --repetitions 4000` (release; three
+    /// series, in turns with a build without it, medians of 5, 6 and 9
+    /// invocations): a scene of ints only decodes 1.2-1.3 µs (8-9%) faster
+    /// at 100 keys, 9-12.5 µs (8-10.5%) at 1000, 74-103 µs (5.5-8%) at
+    /// 10 000; `bench format-probe`'s scene, one value in six an int,
+    /// within the noise (-1.5 to +5%).
     mutating func plainInteger() -> Int? {
         skipWhitespace()
         var cursor = index
