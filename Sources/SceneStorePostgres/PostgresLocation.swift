@@ -20,7 +20,7 @@ import SceneStore
 ///
 /// Neither ``description`` nor any error this type throws shows a
 /// password or a query value, parsed or not (see ``shown(_:_:)``).
-struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
+struct PostgresLocation: Sendable, CustomStringConvertible {
     /// The host name or address (an IPv6 literal without its brackets), or
     /// the directory of the server's Unix socket.
     let host: String
@@ -36,12 +36,6 @@ struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
     let tls: TLSMode
     /// The TLS context ``tls`` needs, made once.
     let tlsContext: NIOSSLContext?
-
-    /// Equal when every part is; the TLS context follows from ``tls``.
-    static func == (lhs: PostgresLocation, rhs: PostgresLocation) -> Bool {
-        (lhs.host, lhs.port, lhs.user, lhs.password, lhs.database) == (rhs.host, rhs.port, rhs.user, rhs.password, rhs.database)
-            && (lhs.applicationName, lhs.connectTimeout, lhs.tls) == (rhs.applicationName, rhs.connectTimeout, rhs.tls)
-    }
 
     static let defaultApplicationName = "SceneStore"
 

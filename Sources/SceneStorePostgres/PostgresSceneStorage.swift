@@ -85,15 +85,11 @@ package final class PostgresSceneStorage: SceneStorage {
             location: database, eventLoop: eventLoop, timeout: requestTimeout, lockTimeout: lockTimeout, logger: logger)
     }
 
-    /// Stops the connections' client (they close); later calls throw
-    /// ``SceneStoreError/storageUnavailable(location:reason:)``. Running
-    /// watches are not affected (cancel them).
-    package func close() {
-        pool.close()
-    }
-
+    /// Closes the connections (those lent close when given back); later
+    /// calls throw ``SceneStoreError/storageUnavailable(location:reason:)``.
+    /// Running watches are not affected (cancel them).
     package func release() {
-        close()
+        pool.close()
     }
 
     package func readBytes(_ id: SceneID, skip: ((DiskVersion) -> Bool)?) async throws(SceneStoreError) -> StoredDocument {

@@ -93,14 +93,10 @@ final class PostgresSession: Sendable {
         return rows
     }
 
-    /// Closes the connection without waiting; ``closed`` completes once
-    /// it has.
+    /// Closes the connection without waiting.
     func close() {
         connection.closeInBackground()
     }
-
-    /// Completes when the connection has closed.
-    var closed: EventLoopFuture<Void> { connection.closeFuture }
 
     var isClosed: Bool { connection.isClosed }
 
@@ -154,7 +150,7 @@ final class PostgresSession: Sendable {
         case .answered(.failure(let error)):
             let code = (error as? PSQLError)?.code
             throw Failure(
-                reason: describe(error), sqlState: sqlState(of: error),
+                reason: describe(error), sqlState: (error as? PSQLError)?.serverInfo?[.sqlState],
                 connectionLost: code == .serverClosedConnection || code == .clientClosedConnection
                     || code == .uncleanShutdown
             )
@@ -182,11 +178,6 @@ final class PostgresSession: Sendable {
         }
         if let underlying = error.underlying { return "\(error.code): \(describe(underlying))" }
         return error.code.description
-    }
-
-    /// The SQLSTATE of a failed query, if the server sent one.
-    static func sqlState(of error: any Error) -> String? {
-        (error as? PSQLError)?.serverInfo?[.sqlState]
     }
 }
 
@@ -253,14 +244,6 @@ extension PostgresConnection {
     /// closed: postgres-nio requires that of a connection it releases.
     func closeInBackground() {
         close().whenComplete { _ in withExtendedLifetime(self) {} }
-    }
-}
-
-extension SceneStoreError {
-    /// Why the storage is unavailable, or the error as it reads.
-    var unavailableReason: String {
-        if case .storageUnavailable(_, let reason) = self { return reason }
-        return "\(self)"
     }
 }
 #endif
