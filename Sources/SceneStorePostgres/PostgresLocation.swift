@@ -127,7 +127,7 @@ struct PostgresLocation: Sendable, CustomStringConvertible {
             : PostgresConnection.Configuration(
                 host: host, port: port, username: user, password: password, database: database,
                 tls: tls.postgresTLS(tlsContext))
-        configuration.options.connectTimeout = .nanoseconds(connectTimeout(default: defaultConnectTimeout).nanoseconds)
+        configuration.options.connectTimeout = TimeAmount(connectTimeout(default: defaultConnectTimeout))
         configuration.options.additionalStartupParameters = startupParameters(lockTimeout: lockTimeout)
         return configuration
     }
@@ -146,16 +146,8 @@ struct PostgresLocation: Sendable, CustomStringConvertible {
 }
 
 extension Duration {
-    /// The duration in whole nanoseconds, saturating.
-    var nanoseconds: Int64 {
-        let (seconds, attoseconds) = components
-        let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        if overflow { return seconds < 0 ? .min : .max }
-        return scaled.addingReportingOverflow(attoseconds / 1_000_000_000).partialValue
-    }
-
     /// The duration in whole milliseconds, at least 1.
-    var wholeMilliseconds: Int64 {
+    var wholeMilliseconds: Int {
         max(1, nanoseconds / 1_000_000)
     }
 }

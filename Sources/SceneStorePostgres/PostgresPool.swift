@@ -116,7 +116,7 @@ final class PostgresPool: Sendable {
             throw closedError
         case .wait(let id, let grant):
             // On an event loop, not a task: cancelling it wakes no thread.
-            let timer = eventLoop.scheduleTask(in: .nanoseconds(timeout.nanoseconds)) {
+            let timer = eventLoop.scheduleTask(in: TimeAmount(timeout)) {
                 if grant.fulfil(.timedOut) { self.state.withLockedValue { $0.waiters.removeAll { $0.id == id } } }
             }
             let granted = await grant.value
@@ -183,7 +183,7 @@ final class PostgresPool: Sendable {
 
     /// Closes, every ``idleLimit``, the connections unused that long.
     private func scheduleIdleCheck() -> Scheduled<Void> {
-        eventLoop.scheduleTask(in: .nanoseconds(Self.idleLimit.nanoseconds)) {
+        eventLoop.scheduleTask(in: TimeAmount(Self.idleLimit)) {
             let stale = self.state.withLockedValue { state -> [PostgresSession] in
                 let now = ContinuousClock.now
                 let stale = state.idle.filter { now - $0.since >= Self.idleLimit }.map(\.session)

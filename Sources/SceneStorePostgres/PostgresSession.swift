@@ -126,7 +126,7 @@ final class PostgresSession: Sendable {
                     return pending
                 }?.resume(returning: outcome)
             }
-            let timer = future.eventLoop.scheduleTask(in: .nanoseconds(Int64(timeout.nanoseconds))) {
+            let timer = future.eventLoop.scheduleTask(in: TimeAmount(timeout)) {
                 finish(.timedOut)
             }
             future.whenComplete { result in
@@ -190,7 +190,7 @@ extension PostgresSession {
         _ statement: Statement
     ) async throws(SceneStoreError) -> [Statement.Row] where Statement.Row: Sendable {
         let timedOut = NIOLockedValueBox(false)
-        let timer = connection.eventLoop.scheduleTask(in: .nanoseconds(Int64(timeout.nanoseconds))) {
+        let timer = connection.eventLoop.scheduleTask(in: TimeAmount(timeout)) {
             timedOut.withLockedValue { $0 = true }
             self.close()
         }
