@@ -210,12 +210,12 @@ final class PostgresPool: Sendable {
         state.withLockedValue { $0.schemaReady = true }
     }
 
-    /// A lent connection on which `start` (a `BEGIN`) succeeded, tried
-    /// again on the next connection as ``withSession(_:)`` does.
-    func lease(startingWith start: (PostgresSession) async throws(SceneStoreError) -> Void) async throws(SceneStoreError) -> PostgresLease {
+    /// A lent connection on which `BEGIN` succeeded, tried again on the
+    /// next connection as ``withSession(_:)`` does.
+    func beginTransaction() async throws(SceneStoreError) -> PostgresLease {
         try await retrying { lease async throws(SceneStoreError) in
             do throws(SceneStoreError) {
-                try await start(lease.session)
+                try await lease.session.query("BEGIN")
                 return lease
             } catch {
                 lease.release(healthy: false)
