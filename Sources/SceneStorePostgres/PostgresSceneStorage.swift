@@ -125,19 +125,12 @@ package final class PostgresSceneStorage: SceneStorage {
     func readDocument(
         _ id: SceneID, on session: PostgresSession, skip: ((DiskVersion) -> Bool)?, locking: Bool = false
     ) async throws(SceneStoreError) -> StoredDocument {
-        let query: PostgresQuery = locking
-            ? """
-              SELECT generation, incarnation, octet_length(document),
-                     CASE WHEN octet_length(document) <= \(Self.wholeReadBytes) THEN document END
-              FROM scenestore_scenes WHERE app = \(app) AND scene = \(id.rawValue) FOR UPDATE
-              """
-            : """
-              SELECT generation, incarnation, octet_length(document),
-                     CASE WHEN octet_length(document) <= \(Self.wholeReadBytes) THEN document END
-              FROM scenestore_scenes WHERE app = \(app) AND scene = \(id.rawValue)
-              """
         let rows = try await session.rows(
-            query,
+            """
+            SELECT generation, incarnation, octet_length(document),
+                   CASE WHEN octet_length(document) <= \(Self.wholeReadBytes) THEN document END
+            FROM scenestore_scenes WHERE app = \(app) AND scene = \(id.rawValue)\(unescaped: locking ? " FOR UPDATE" : "")
+            """,
             as: (Int64?, String?, Int32, Data?).self
         )
         guard let (generation, incarnation, size, small) = rows.first else { return .missing }
