@@ -148,12 +148,8 @@ final class PostgresSession: Sendable {
         case .answered(.success(let value)):
             return value
         case .answered(.failure(let error)):
-            let code = (error as? PSQLError)?.code
-            throw Failure(
-                reason: describe(error), sqlState: (error as? PSQLError)?.serverInfo?[.sqlState],
-                connectionLost: code == .serverClosedConnection || code == .clientClosedConnection
-                    || code == .uncleanShutdown
-            )
+            let sqlState = (error as? PSQLError)?.serverInfo?[.sqlState]
+            throw Failure(reason: describe(error), sqlState: sqlState, connectionLost: isConnectionLoss(error))
         }
     }
 
@@ -179,6 +175,13 @@ final class PostgresSession: Sendable {
         if let underlying = error.underlying { return "\(error.code): \(describe(underlying))" }
         return error.code.description
     }
+
+    /// Whether `error` is postgres-nio's for a connection found closed (by
+    /// the server, by this side, or uncleanly), not for what was asked.
+    static func isConnectionLoss(_ error: any Error) -> Bool {
+        let code = (error as? PSQLError)?.code
+        return code == .serverClosedConnection || code == .clientClosedConnection || code == .uncleanShutdown
+    }
 }
 
 extension PostgresSession {
@@ -203,10 +206,7 @@ extension PostgresSession {
             if timedOut.withLockedValue({ $0 }) {
                 throw .storageUnavailable(location: location, reason: "no answer within \(timeout)")
             }
-            if let code = (error as? PSQLError)?.code,
-               code == .serverClosedConnection || code == .clientClosedConnection || code == .uncleanShutdown {
-                connectionLost.withLockedValue { $0 = true }
-            }
+            if Self.isConnectionLoss(error) { connectionLost.withLockedValue { $0 = true } }
             throw .storageUnavailable(location: location, reason: Self.describe(error))
         }
     }
