@@ -125,7 +125,7 @@ public final class TemporaryPostgresServer: Sendable {
         // A free port can be taken by someone else before the server binds it.
         for _ in 0..<3 {
             let server = TemporaryPostgresServer(
-                root: root, port: try unusedLoopbackPort(), durable: durable, tls: tls, network: network)
+                root: root, port: try freePort(), durable: durable, tls: tls, network: network)
             do {
                 try server.initialize(bin: bin)
                 try server.run(bin, "pg_ctl", ["start", "-w", "-t", "60", "-D", server.data.path,
@@ -234,24 +234,6 @@ public final class TemporaryPostgresServer: Sendable {
     }
 }
 
-/// A TCP port on 127.0.0.1 that nothing listens on right now.
-private func unusedLoopbackPort() throws -> Int {
-    let fd = try syscall("socket", path: "127.0.0.1") { socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0) }
-    defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    address.sin_port = 0
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    try withUnsafeMutablePointer(to: &address) { (pointer) throws(SceneStoreError) in
-        try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { (raw) throws(SceneStoreError) in
-            try syscall("bind", path: "127.0.0.1") { bind(fd, raw, length) }
-            try syscall("getsockname", path: "127.0.0.1") { getsockname(fd, raw, &length) }
-        }
-    }
-    return Int(UInt16(bigEndian: address.sin_port))
-}
-
 extension TemporaryPostgresServer {
     /// The postmaster and every process it started (backends, workers).
     public func allPIDs() throws -> [pid_t] {
@@ -265,7 +247,20 @@ extension TemporaryPostgresServer {
     /// A TCP port on 127.0.0.1 that nothing listens on right now (for a
     /// test that needs an address where no server answers).
     public static func freePort() throws -> Int {
-        try unusedLoopbackPort()
+        let fd = try syscall("socket", path: "127.0.0.1") { socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0) }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        try withUnsafeMutablePointer(to: &address) { (pointer) throws(SceneStoreError) in
+            try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { (raw) throws(SceneStoreError) in
+                try syscall("bind", path: "127.0.0.1") { bind(fd, raw, length) }
+                try syscall("getsockname", path: "127.0.0.1") { getsockname(fd, raw, &length) }
+            }
+        }
+        return Int(UInt16(bigEndian: address.sin_port))
     }
 
     /// Creates a new, empty database (`createdb` over the server's own
