@@ -110,7 +110,7 @@ public final class TemporaryPostgresServer: Sendable {
     }
 
     static func start(durable: Bool, tls: Bool, network: Network?) throws -> TemporaryPostgresServer {
-        guard let bin = binDirectory else { throw Failure("no PostgreSQL binaries in /usr/lib/postgresql") }
+        let bin = try Self.bin()
         removeAbandoned()
         var template = Array((NSTemporaryDirectory() as NSString).appendingPathComponent("scenestore-pg-XXXXXX").utf8CString)
         let made = try syscall("mkdtemp", path: NSTemporaryDirectory()) { mkdtemp(&template) }
@@ -156,21 +156,17 @@ public final class TemporaryPostgresServer: Sendable {
         let passwordFile = root.appendingPathComponent("password")
         try Data((password + "\n").utf8).write(to: passwordFile)
         try FileManager.default.createDirectory(at: root.appendingPathComponent("socket"), withIntermediateDirectories: true)
-        if getuid() == 0 {
-            guard let account = getpwnam(Self.serverUser) else { throw Failure("no user \(Self.serverUser)") }
-            let (uid, gid) = (account.pointee.pw_uid, account.pointee.pw_gid)
-            for path in [root.path, passwordFile.path, root.appendingPathComponent("socket").path] {
-                try syscall("chown", path: path) { chown(path, uid, gid) }
-            }
-        }
+        // As root, the server user must own what the server reads.
+        var serverFiles = [root.path, passwordFile.path, root.appendingPathComponent("socket").path]
         if tls {
             let authority = try TestCertificateAuthority.make(in: tlsDirectory, name: "SceneStore test server authority")
             let files = try authority.issue(named: "server", for: ["localhost"], addresses: ["127.0.0.1"])
-            if getuid() == 0, let account = getpwnam(Self.serverUser) {
-                for path in [tlsDirectory.path, files.certificate.path, files.key.path] {
-                    try syscall("chown", path: path) { chown(path, account.pointee.pw_uid, account.pointee.pw_gid) }
-                }
-            }
+            serverFiles += [tlsDirectory.path, files.certificate.path, files.key.path]
+        }
+        if getuid() == 0 {
+            guard let account = getpwnam(Self.serverUser) else { throw Failure("no user \(Self.serverUser)") }
+            let (uid, gid) = (account.pointee.pw_uid, account.pointee.pw_gid)
+            for path in serverFiles { try syscall("chown", path: path) { chown(path, uid, gid) } }
         }
         try run(bin, "initdb", ["-D", data.path, "-U", user, "--pwfile=\(passwordFile.path)",
                                 "--auth-local=trust", "--auth-host=scram-sha-256",
@@ -223,7 +219,7 @@ public final class TemporaryPostgresServer: Sendable {
     }
 
     private static func bin() throws -> URL {
-        guard let bin = binDirectory else { throw Failure("no PostgreSQL binaries") }
+        guard let bin = binDirectory else { throw Failure("no PostgreSQL binaries in /usr/lib/postgresql") }
         return bin
     }
 
