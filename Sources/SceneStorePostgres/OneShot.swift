@@ -20,9 +20,6 @@ final class OneShot<Value: Sendable>: Sendable {
         return true
     }
 
-    /// Whether the value was set.
-    var isFulfilled: Bool { state.withLockedValue { $0.value != nil } }
-
     /// The value, once set.
     var value: Value {
         get async {

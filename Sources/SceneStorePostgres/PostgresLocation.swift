@@ -20,7 +20,7 @@ import SceneStore
 ///
 /// Neither ``description`` nor any error this type throws shows a
 /// password or a query value, parsed or not (see ``shown(_:_:)``).
-struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
+struct PostgresLocation: Sendable, CustomStringConvertible {
     /// The host name or address (an IPv6 literal without its brackets), or
     /// the directory of the server's Unix socket.
     let host: String
@@ -36,12 +36,6 @@ struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
     let tls: TLSMode
     /// The TLS context ``tls`` needs, made once.
     let tlsContext: NIOSSLContext?
-
-    /// Equal when every part is; the TLS context follows from ``tls``.
-    static func == (lhs: PostgresLocation, rhs: PostgresLocation) -> Bool {
-        (lhs.host, lhs.port, lhs.user, lhs.password, lhs.database) == (rhs.host, rhs.port, rhs.user, rhs.password, rhs.database)
-            && (lhs.applicationName, lhs.connectTimeout, lhs.tls) == (rhs.applicationName, rhs.connectTimeout, rhs.tls)
-    }
 
     static let defaultApplicationName = "SceneStore"
 
@@ -133,7 +127,7 @@ struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
             : PostgresConnection.Configuration(
                 host: host, port: port, username: user, password: password, database: database,
                 tls: tls.postgresTLS(tlsContext))
-        configuration.options.connectTimeout = .nanoseconds(connectTimeout(default: defaultConnectTimeout).nanoseconds)
+        configuration.options.connectTimeout = TimeAmount(connectTimeout(default: defaultConnectTimeout))
         configuration.options.additionalStartupParameters = startupParameters(lockTimeout: lockTimeout)
         return configuration
     }
@@ -152,16 +146,8 @@ struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
 }
 
 extension Duration {
-    /// The duration in whole nanoseconds, saturating.
-    var nanoseconds: Int64 {
-        let (seconds, attoseconds) = components
-        let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        if overflow { return seconds < 0 ? .min : .max }
-        return scaled.addingReportingOverflow(attoseconds / 1_000_000_000).partialValue
-    }
-
     /// The duration in whole milliseconds, at least 1.
-    var wholeMilliseconds: Int64 {
+    var wholeMilliseconds: Int {
         max(1, nanoseconds / 1_000_000)
     }
 }

@@ -116,7 +116,7 @@ final class PostgresPool: Sendable {
             throw closedError
         case .wait(let id, let grant):
             // On an event loop, not a task: cancelling it wakes no thread.
-            let timer = eventLoop.scheduleTask(in: .nanoseconds(timeout.nanoseconds)) {
+            let timer = eventLoop.scheduleTask(in: TimeAmount(timeout)) {
                 if grant.fulfil(.timedOut) { self.state.withLockedValue { $0.waiters.removeAll { $0.id == id } } }
             }
             let granted = await grant.value
@@ -183,7 +183,7 @@ final class PostgresPool: Sendable {
 
     /// Closes, every ``idleLimit``, the connections unused that long.
     private func scheduleIdleCheck() -> Scheduled<Void> {
-        eventLoop.scheduleTask(in: .nanoseconds(Self.idleLimit.nanoseconds)) {
+        eventLoop.scheduleTask(in: TimeAmount(Self.idleLimit)) {
             let stale = self.state.withLockedValue { state -> [PostgresSession] in
                 let now = ContinuousClock.now
                 let stale = state.idle.filter { now - $0.since >= Self.idleLimit }.map(\.session)
@@ -210,12 +210,12 @@ final class PostgresPool: Sendable {
         state.withLockedValue { $0.schemaReady = true }
     }
 
-    /// A lent connection on which `start` (a `BEGIN`) succeeded, tried
-    /// again on the next connection as ``withSession(_:)`` does.
-    func lease(startingWith start: (PostgresSession) async throws(SceneStoreError) -> Void) async throws(SceneStoreError) -> PostgresLease {
+    /// A lent connection on which `BEGIN` succeeded, tried again on the
+    /// next connection as ``withSession(_:)`` does.
+    func beginTransaction() async throws(SceneStoreError) -> PostgresLease {
         try await retrying { lease async throws(SceneStoreError) in
             do throws(SceneStoreError) {
-                try await start(lease.session)
+                try await lease.session.query("BEGIN")
                 return lease
             } catch {
                 lease.release(healthy: false)

@@ -53,10 +53,8 @@ extension PostgresSceneStorage: SceneSessionStorage {
     ) async throws(SceneStoreError) {
         guard !ids.isEmpty else { return }
         let names = ids.map(\.rawValue)
-        let lease = try await pool.lease { (session) async throws(SceneStoreError) in try await session.query("BEGIN") }
-        let session = lease.session
-        do {
-            try await lock(PostgresNames.sessionsLockKey(app: app), naming: "scenestore-sessions", on: session)
+        try await inTransaction(locking: PostgresNames.sessionsLockKey(app: app), naming: "scenestore-sessions") {
+            (session) async throws(SceneStoreError) in
             let rows = try await session.rows(
                 """
                 SELECT scene, created, last_active, open, pid, title FROM scenestore_sessions
@@ -78,11 +76,6 @@ extension PostgresSceneStorage: SceneSessionStorage {
                     try await session.query("DELETE FROM scenestore_sessions WHERE app = \(app) AND scene = \(id.rawValue)")
                 }
             }
-            try await session.commit()
-            lease.release(healthy: true)
-        } catch {
-            lease.release(healthy: await session.rollback())
-            throw error
         }
     }
 

@@ -18,15 +18,29 @@ extension PostgresSceneStorage {
     package func transaction<Result>(
         _ id: SceneID, _ body: (any SceneStorageTransaction) async throws(SceneStoreError) -> Result
     ) async throws(SceneStoreError) -> Result {
-        let lease = try await pool.lease { (session) async throws(SceneStoreError) in try await session.query("BEGIN") }
-        let session = lease.session
-        do throws(SceneStoreError) {
-            try await lock(PostgresNames.lockKey(app: app, scene: id), naming: id.rawValue, on: session)
+        try await inTransaction(locking: PostgresNames.lockKey(app: app, scene: id), naming: id.rawValue) {
+            (session) async throws(SceneStoreError) in
             let transaction = PostgresSceneTransaction(storage: self, session: session, scene: id)
             let result = try await body(transaction)
             if transaction.changed && !transaction.notified {
                 try await session.query("SELECT pg_notify(\(channel), \(id.rawValue))")
             }
+            return result
+        }
+    }
+
+    /// Runs `body` in a database transaction on a lent connection: `BEGIN`,
+    /// the advisory lock `key` (see ``lock(_:naming:on:)``), `body`, then
+    /// `COMMIT`. A body that throws is rolled back (a connection that cannot
+    /// roll back is closed, not lent again).
+    func inTransaction<Result>(
+        locking key: Int64, naming name: String, _ body: (PostgresSession) async throws(SceneStoreError) -> Result
+    ) async throws(SceneStoreError) -> Result {
+        let lease = try await pool.beginTransaction()
+        let session = lease.session
+        do throws(SceneStoreError) {
+            try await lock(key, naming: name, on: session)
+            let result = try await body(session)
             try await session.commit()
             lease.release(healthy: true)
             return result

@@ -85,15 +85,11 @@ package final class PostgresSceneStorage: SceneStorage {
             location: database, eventLoop: eventLoop, timeout: requestTimeout, lockTimeout: lockTimeout, logger: logger)
     }
 
-    /// Stops the connections' client (they close); later calls throw
-    /// ``SceneStoreError/storageUnavailable(location:reason:)``. Running
-    /// watches are not affected (cancel them).
-    package func close() {
-        pool.close()
-    }
-
+    /// Closes the connections (those lent close when given back); later
+    /// calls throw ``SceneStoreError/storageUnavailable(location:reason:)``.
+    /// Running watches are not affected (cancel them).
     package func release() {
-        close()
+        pool.close()
     }
 
     package func readBytes(_ id: SceneID, skip: ((DiskVersion) -> Bool)?) async throws(SceneStoreError) -> StoredDocument {
@@ -129,19 +125,12 @@ package final class PostgresSceneStorage: SceneStorage {
     func readDocument(
         _ id: SceneID, on session: PostgresSession, skip: ((DiskVersion) -> Bool)?, locking: Bool = false
     ) async throws(SceneStoreError) -> StoredDocument {
-        let query: PostgresQuery = locking
-            ? """
-              SELECT generation, incarnation, octet_length(document),
-                     CASE WHEN octet_length(document) <= \(Self.wholeReadBytes) THEN document END
-              FROM scenestore_scenes WHERE app = \(app) AND scene = \(id.rawValue) FOR UPDATE
-              """
-            : """
-              SELECT generation, incarnation, octet_length(document),
-                     CASE WHEN octet_length(document) <= \(Self.wholeReadBytes) THEN document END
-              FROM scenestore_scenes WHERE app = \(app) AND scene = \(id.rawValue)
-              """
         let rows = try await session.rows(
-            query,
+            """
+            SELECT generation, incarnation, octet_length(document),
+                   CASE WHEN octet_length(document) <= \(Self.wholeReadBytes) THEN document END
+            FROM scenestore_scenes WHERE app = \(app) AND scene = \(id.rawValue)\(unescaped: locking ? " FOR UPDATE" : "")
+            """,
             as: (Int64?, String?, Int32, Data?).self
         )
         guard let (generation, incarnation, size, small) = rows.first else { return .missing }

@@ -86,7 +86,7 @@ final class PostgresSceneWatch: SceneStorageWatch {
             }
         }, done: { _ in answered.signal() })
         let wait = max(database.connectTimeout(default: timeout), timeout) + .seconds(1)
-        let deadline = DispatchTime.now() + .nanoseconds(Int(clamping: wait.nanoseconds))
+        let deadline = DispatchTime.now() + .nanoseconds(wait.nanoseconds)
         _ = answered.wait(timeout: deadline)
         return first.withLockedValue { first in
             if first == .waiting { first = .gaveUp }

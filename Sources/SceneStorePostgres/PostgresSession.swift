@@ -93,14 +93,10 @@ final class PostgresSession: Sendable {
         return rows
     }
 
-    /// Closes the connection without waiting; ``closed`` completes once
-    /// it has.
+    /// Closes the connection without waiting.
     func close() {
         connection.closeInBackground()
     }
-
-    /// Completes when the connection has closed.
-    var closed: EventLoopFuture<Void> { connection.closeFuture }
 
     var isClosed: Bool { connection.isClosed }
 
@@ -130,7 +126,7 @@ final class PostgresSession: Sendable {
                     return pending
                 }?.resume(returning: outcome)
             }
-            let timer = future.eventLoop.scheduleTask(in: .nanoseconds(Int64(timeout.nanoseconds))) {
+            let timer = future.eventLoop.scheduleTask(in: TimeAmount(timeout)) {
                 finish(.timedOut)
             }
             future.whenComplete { result in
@@ -152,12 +148,8 @@ final class PostgresSession: Sendable {
         case .answered(.success(let value)):
             return value
         case .answered(.failure(let error)):
-            let code = (error as? PSQLError)?.code
-            throw Failure(
-                reason: describe(error), sqlState: sqlState(of: error),
-                connectionLost: code == .serverClosedConnection || code == .clientClosedConnection
-                    || code == .uncleanShutdown
-            )
+            let sqlState = (error as? PSQLError)?.serverInfo?[.sqlState]
+            throw Failure(reason: describe(error), sqlState: sqlState, connectionLost: isConnectionLoss(error))
         }
     }
 
@@ -184,9 +176,11 @@ final class PostgresSession: Sendable {
         return error.code.description
     }
 
-    /// The SQLSTATE of a failed query, if the server sent one.
-    static func sqlState(of error: any Error) -> String? {
-        (error as? PSQLError)?.serverInfo?[.sqlState]
+    /// Whether `error` is postgres-nio's for a connection found closed (by
+    /// the server, by this side, or uncleanly), not for what was asked.
+    static func isConnectionLoss(_ error: any Error) -> Bool {
+        let code = (error as? PSQLError)?.code
+        return code == .serverClosedConnection || code == .clientClosedConnection || code == .uncleanShutdown
     }
 }
 
@@ -199,7 +193,7 @@ extension PostgresSession {
         _ statement: Statement
     ) async throws(SceneStoreError) -> [Statement.Row] where Statement.Row: Sendable {
         let timedOut = NIOLockedValueBox(false)
-        let timer = connection.eventLoop.scheduleTask(in: .nanoseconds(Int64(timeout.nanoseconds))) {
+        let timer = connection.eventLoop.scheduleTask(in: TimeAmount(timeout)) {
             timedOut.withLockedValue { $0 = true }
             self.close()
         }
@@ -212,10 +206,7 @@ extension PostgresSession {
             if timedOut.withLockedValue({ $0 }) {
                 throw .storageUnavailable(location: location, reason: "no answer within \(timeout)")
             }
-            if let code = (error as? PSQLError)?.code,
-               code == .serverClosedConnection || code == .clientClosedConnection || code == .uncleanShutdown {
-                connectionLost.withLockedValue { $0 = true }
-            }
+            if Self.isConnectionLoss(error) { connectionLost.withLockedValue { $0 = true } }
             throw .storageUnavailable(location: location, reason: Self.describe(error))
         }
     }
@@ -253,14 +244,6 @@ extension PostgresConnection {
     /// closed: postgres-nio requires that of a connection it releases.
     func closeInBackground() {
         close().whenComplete { _ in withExtendedLifetime(self) {} }
-    }
-}
-
-extension SceneStoreError {
-    /// Why the storage is unavailable, or the error as it reads.
-    var unavailableReason: String {
-        if case .storageUnavailable(_, let reason) = self { return reason }
-        return "\(self)"
     }
 }
 #endif

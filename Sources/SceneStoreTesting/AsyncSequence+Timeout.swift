@@ -32,30 +32,13 @@ extension AsyncSequence where Self: Sendable, Element: Sendable {
     public func prefix(
         _ count: Int, within timeout: Duration = .seconds(120)
     ) async -> [Element] {
-        let collected = Collected<Element>()
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask {
-                do {
-                    for try await element in self {
-                        let done = collected.items.withLock {
-                            $0.append(element)
-                            return $0.count == count
-                        }
-                        if done { break }
-                    }
-                } catch {}
+        let collected = Locked<[Element]>([])
+        _ = await first(within: timeout) { element in
+            collected.withLock {
+                $0.append(element)
+                return $0.count == count
             }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-            }
-            await group.next()
-            group.cancelAll()
         }
-        return collected.items.withLock { $0 }
+        return collected.withLock { $0 }
     }
-}
-
-/// What ``AsyncSequence/prefix(_:within:)`` gathered, shared with its task.
-private final class Collected<Element: Sendable>: Sendable {
-    let items = Locked<[Element]>([])
 }

@@ -110,7 +110,7 @@ public final class TemporaryPostgresServer: Sendable {
     }
 
     static func start(durable: Bool, tls: Bool, network: Network?) throws -> TemporaryPostgresServer {
-        guard let bin = binDirectory else { throw Failure("no PostgreSQL binaries in /usr/lib/postgresql") }
+        let bin = try Self.bin()
         removeAbandoned()
         var template = Array((NSTemporaryDirectory() as NSString).appendingPathComponent("scenestore-pg-XXXXXX").utf8CString)
         let made = try syscall("mkdtemp", path: NSTemporaryDirectory()) { mkdtemp(&template) }
@@ -125,7 +125,7 @@ public final class TemporaryPostgresServer: Sendable {
         // A free port can be taken by someone else before the server binds it.
         for _ in 0..<3 {
             let server = TemporaryPostgresServer(
-                root: root, port: try unusedLoopbackPort(), durable: durable, tls: tls, network: network)
+                root: root, port: try freePort(), durable: durable, tls: tls, network: network)
             do {
                 try server.initialize(bin: bin)
                 try server.run(bin, "pg_ctl", ["start", "-w", "-t", "60", "-D", server.data.path,
@@ -156,21 +156,17 @@ public final class TemporaryPostgresServer: Sendable {
         let passwordFile = root.appendingPathComponent("password")
         try Data((password + "\n").utf8).write(to: passwordFile)
         try FileManager.default.createDirectory(at: root.appendingPathComponent("socket"), withIntermediateDirectories: true)
-        if getuid() == 0 {
-            guard let account = getpwnam(Self.serverUser) else { throw Failure("no user \(Self.serverUser)") }
-            let (uid, gid) = (account.pointee.pw_uid, account.pointee.pw_gid)
-            for path in [root.path, passwordFile.path, root.appendingPathComponent("socket").path] {
-                try syscall("chown", path: path) { chown(path, uid, gid) }
-            }
-        }
+        // As root, the server user must own what the server reads.
+        var serverFiles = [root.path, passwordFile.path, root.appendingPathComponent("socket").path]
         if tls {
             let authority = try TestCertificateAuthority.make(in: tlsDirectory, name: "SceneStore test server authority")
             let files = try authority.issue(named: "server", for: ["localhost"], addresses: ["127.0.0.1"])
-            if getuid() == 0, let account = getpwnam(Self.serverUser) {
-                for path in [tlsDirectory.path, files.certificate.path, files.key.path] {
-                    try syscall("chown", path: path) { chown(path, account.pointee.pw_uid, account.pointee.pw_gid) }
-                }
-            }
+            serverFiles += [tlsDirectory.path, files.certificate.path, files.key.path]
+        }
+        if getuid() == 0 {
+            guard let account = getpwnam(Self.serverUser) else { throw Failure("no user \(Self.serverUser)") }
+            let (uid, gid) = (account.pointee.pw_uid, account.pointee.pw_gid)
+            for path in serverFiles { try syscall("chown", path: path) { chown(path, uid, gid) } }
         }
         try run(bin, "initdb", ["-D", data.path, "-U", user, "--pwfile=\(passwordFile.path)",
                                 "--auth-local=trust", "--auth-host=scram-sha-256",
@@ -223,7 +219,7 @@ public final class TemporaryPostgresServer: Sendable {
     }
 
     private static func bin() throws -> URL {
-        guard let bin = binDirectory else { throw Failure("no PostgreSQL binaries") }
+        guard let bin = binDirectory else { throw Failure("no PostgreSQL binaries in /usr/lib/postgresql") }
         return bin
     }
 
@@ -232,24 +228,6 @@ public final class TemporaryPostgresServer: Sendable {
         public let description: String
         init(_ description: String) { self.description = description }
     }
-}
-
-/// A TCP port on 127.0.0.1 that nothing listens on right now.
-private func unusedLoopbackPort() throws -> Int {
-    let fd = try syscall("socket", path: "127.0.0.1") { socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0) }
-    defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    address.sin_port = 0
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    try withUnsafeMutablePointer(to: &address) { (pointer) throws(SceneStoreError) in
-        try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { (raw) throws(SceneStoreError) in
-            try syscall("bind", path: "127.0.0.1") { bind(fd, raw, length) }
-            try syscall("getsockname", path: "127.0.0.1") { getsockname(fd, raw, &length) }
-        }
-    }
-    return Int(UInt16(bigEndian: address.sin_port))
 }
 
 extension TemporaryPostgresServer {
@@ -265,7 +243,20 @@ extension TemporaryPostgresServer {
     /// A TCP port on 127.0.0.1 that nothing listens on right now (for a
     /// test that needs an address where no server answers).
     public static func freePort() throws -> Int {
-        try unusedLoopbackPort()
+        let fd = try syscall("socket", path: "127.0.0.1") { socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0) }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        try withUnsafeMutablePointer(to: &address) { (pointer) throws(SceneStoreError) in
+            try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { (raw) throws(SceneStoreError) in
+                try syscall("bind", path: "127.0.0.1") { bind(fd, raw, length) }
+                try syscall("getsockname", path: "127.0.0.1") { getsockname(fd, raw, &length) }
+            }
+        }
+        return Int(UInt16(bigEndian: address.sin_port))
     }
 
     /// Creates a new, empty database (`createdb` over the server's own

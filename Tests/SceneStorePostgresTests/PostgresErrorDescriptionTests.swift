@@ -42,4 +42,12 @@ struct PostgresErrorDescriptionTests {
         }
     }
 }
+
+extension SceneStoreError {
+    /// Why the storage is unavailable, or the error as it reads.
+    var unavailableReason: String {
+        if case .storageUnavailable(_, let reason) = self { return reason }
+        return "\(self)"
+    }
+}
 #endif

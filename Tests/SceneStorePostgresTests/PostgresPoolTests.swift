@@ -92,7 +92,7 @@ struct PostgresPoolTests {
             let held = try await pool.lease()
             let closedBackend = try await held.session.rows(backend, as: Int32.self)
             held.release(healthy: false)
-            try await held.session.closed.get()
+            try await held.session.connection.closeFuture.get()
             let next = try await pool.withSession { (session) async throws(SceneStoreError) in
                 try await session.rows(backend, as: Int32.self)
             }
