@@ -56,35 +56,13 @@ extension PostgresSceneStorage {
         return saved.first == 1
     }
 
-    /// The bytes of the scene's document after `position.offset`, when it
-    /// goes on from `position` (its head is still the one read then: no
-    /// whole write since) and reaches past it; `nil` otherwise. One
-    /// statement that fetches the head and the tail, not the scene.
-    package func readLog(_ id: SceneID, after position: LogPosition) async throws(SceneStoreError) -> Data? {
-        guard let headCount = Int32(exactly: position.headCount), let from = Int32(exactly: position.offset + 1) else {
-            return nil
-        }
-        let rows = try await pool.withSession { session async throws(SceneStoreError) in
-            try await session.rows(
-                """
-                SELECT substring(document from 1 for \(headCount)), substring(document from \(from)), octet_length(document)
-                FROM scenestore_scenes WHERE app = \(app) AND scene = \(id.rawValue)
-                """,
-                as: (Data, Data, Int32).self)
-        }
-        guard let (head, tail, size) = rows.first, position.isHead(head), Int(size) > position.offset,
-              StoredDocument.tooLarge(size: Int(size), limits: limits) == nil
-        else { return nil }
-        return tail
-    }
-
     /// Replaces the scene's document in one autocommitted statement (one
     /// round trip) that announces it too (its scene id on the app's
     /// channel): only if the row still holds
     /// `version` and no transaction holds the row.
     ///
     /// A transaction locks the scene's row when it reads it
-    /// (`SELECT … FOR UPDATE`, ``readDocument(_:on:skip:locking:)``), and
+    /// (`SELECT … FOR UPDATE`, ``read(_:after:on:locking:)``), and
     /// this statement takes the row with `FOR UPDATE SKIP LOCKED`: it never
     /// lands between a transaction's read and its write, and never waits.
     /// When it did not replace (another version, no row, a locked row),

@@ -112,8 +112,8 @@ final class PostgresSceneTransaction: SceneStorageTransaction {
 
     private var app: String { storage.app }
 
-    func readBytes(skip: ((DiskVersion) -> Bool)?) async throws(SceneStoreError) -> StoredDocument {
-        try await storage.readDocument(scene, on: session, skip: skip, locking: true)
+    func read(after cursor: LogPosition?) async throws(SceneStoreError) -> StoredDocument {
+        try await storage.read(scene, after: cursor, on: session, locking: true)
     }
 
     /// Upserts the document, with the version its header names (from a

@@ -92,9 +92,9 @@ package final class PostgresSceneStorage: SceneStorage {
         pool.close()
     }
 
-    package func readBytes(_ id: SceneID, skip: ((DiskVersion) -> Bool)?) async throws(SceneStoreError) -> StoredDocument {
+    package func read(_ id: SceneID, after cursor: LogPosition?) async throws(SceneStoreError) -> StoredDocument {
         try await pool.withSession { session async throws(SceneStoreError) in
-            try await readDocument(id, on: session, skip: skip)
+            try await read(id, after: cursor, on: session)
         }
     }
 
@@ -112,38 +112,37 @@ package final class PostgresSceneStorage: SceneStorage {
         }.sorted()
     }
 
-    /// Header and document are fetched at once up to this size; a larger
-    /// document only once its header's version is not to be skipped.
-    private static let wholeReadBytes = Int32(StoredDocument.wholeReadBytes)
-
     /// The scene's document as `session` sees it (inside a transaction or
-    /// not). The version is taken from the document itself when it was
-    /// fetched, else from the columns that repeat its header.
+    /// not), or, when it still goes on from `cursor` (its head is the one
+    /// read then: no whole write since, and it reaches past it), the bytes
+    /// after it: one statement fetches the head and the tail, not the
+    /// scene.
     /// - Parameter locking: lock the row until the transaction ends
     ///   (`FOR UPDATE`), so that no one-statement save
     ///   (``commit(_:_:over:using:)``) lands before its write.
-    func readDocument(
-        _ id: SceneID, on session: PostgresSession, skip: ((DiskVersion) -> Bool)?, locking: Bool = false
+    func read(
+        _ id: SceneID, after cursor: LogPosition?, on session: PostgresSession, locking: Bool = false
     ) async throws(SceneStoreError) -> StoredDocument {
+        let lock = locking ? " FOR UPDATE" : ""
+        if let cursor, let headCount = Int32(exactly: cursor.headCount), let from = Int32(exactly: cursor.offset + 1) {
+            let rows = try await session.rows(
+                """
+                SELECT substring(document from 1 for \(headCount)), substring(document from \(from)), octet_length(document)
+                FROM scenestore_scenes WHERE app = \(app) AND scene = \(id.rawValue)\(unescaped: lock)
+                """,
+                as: (Data, Data, Int32).self)
+            guard let (head, tail, size) = rows.first else { return .missing }
+            if let tooLarge = StoredDocument.tooLarge(size: Int(size), limits: limits) { return tooLarge }
+            if cursor.isHead(head), Int(size) > cursor.offset { return .continued(tail) }
+        }
         let rows = try await session.rows(
             """
-            SELECT generation, incarnation, octet_length(document),
-                   CASE WHEN octet_length(document) <= \(Self.wholeReadBytes) THEN document END
-            FROM scenestore_scenes WHERE app = \(app) AND scene = \(id.rawValue)\(unescaped: locking ? " FOR UPDATE" : "")
+            SELECT octet_length(document), CASE WHEN octet_length(document) <= \(Int32(clamping: limits.maxDocumentBytes)) THEN document END
+            FROM scenestore_scenes WHERE app = \(app) AND scene = \(id.rawValue)\(unescaped: lock)
             """,
-            as: (Int64?, String?, Int32, Data?).self
-        )
-        guard let (generation, incarnation, size, small) = rows.first else { return .missing }
-        if let tooLarge = StoredDocument.tooLarge(size: Int(size), limits: limits) { return tooLarge }
-        if let small { return StoredDocument(small, skip: skip, limits: limits) }
-        if let skip, let generation, let incarnation, let generation = UInt64(exactly: generation),
-           skip(DiskVersion(incarnation: incarnation, generation: generation)) {
-            return .skipped
-        }
-        let large = try await session.rows(
-            "SELECT document FROM scenestore_scenes WHERE app = \(app) AND scene = \(id.rawValue)", as: Data.self
-        )
-        return large.first.map(StoredDocument.bytes) ?? .missing
+            as: (Int32, Data?).self)
+        guard let (size, document) = rows.first else { return .missing }
+        return StoredDocument.tooLarge(size: Int(size), limits: limits) ?? document.map(StoredDocument.bytes) ?? .missing
     }
 }
 #endif

@@ -32,8 +32,8 @@ import SceneStore
 /// one query joining `scenestore_sessions` with `pg_locks`.
 ///
 /// The columns `generation` and `incarnation` only repeat the document's
-/// header, so that a reader that already has a version does not fetch the
-/// document (``SceneStorage/readBytes(_:skip:)``); the document is the truth.
+/// header, so that the one-statement save can check the version it writes
+/// over without reading the document; the document is the truth.
 ///
 /// Locks are transaction-scoped advisory locks, so a scene without a row
 /// can be locked too: the scene's lock is `pg_advisory_xact_lock(key)`

@@ -28,7 +28,7 @@ struct PostgresExclusivityTests {
                     try await storages[index].transaction(id) { (transaction) throws(SceneStoreError) in
                         if inside.add(1, ordering: .relaxed).newValue != 1 { overlaps.add(1, ordering: .relaxed) }
                         defer { inside.subtract(1, ordering: .relaxed) }
-                        let stored = try await transaction.readBytes(skip: nil)
+                        let stored = try await transaction.read(after: nil)
                         guard let current = try? TestDocuments.count(in: stored) else {
                             failures.record(SceneStoreError.storageUnavailable(location: "the counter", reason: "unreadable"))
                             return
@@ -45,7 +45,7 @@ struct PostgresExclusivityTests {
 
         #expect(failures.all.isEmpty, "\(failures.all)")
         #expect(overlaps.load(ordering: .relaxed) == 0)
-        await #expect(try TestDocuments.count(in: storages[0].readBytes(id, skip: nil)) == count * rounds)
+        await #expect(try TestDocuments.count(in: storages[0].read(id, after: nil)) == count * rounds)
     }
 
     @Test func lockHeldElsewhereGivesLockTimeout() async throws {

@@ -53,7 +53,7 @@ struct PostgresFailureTests {
         let storage = try PostgresSceneStorage(testing: "postgres://u:p@127.0.0.1:\(port)/db")
         // At once: the refusal itself ends each call, not a timeout waited out.
         let reasons = [
-            await expectUnavailable { try await storage.readBytes(SceneID("main"), skip: nil) },
+            await expectUnavailable { try await storage.read(SceneID("main"), after: nil) },
             await expectUnavailable { try await storage.put(TestDocuments.document("main"), as: SceneID("main")) },
             await expectUnavailable { try await storage.sceneIDs() },
         ]
@@ -78,9 +78,9 @@ struct PostgresFailureTests {
             try await blockingWork { try server.stop() }
             // The kept connections died with the server; new ones are refused.
             await expectUnavailable { try await storage.put(TestDocuments.document("main", generation: 2), as: id) }
-            await expectUnavailable { try await storage.readBytes(id, skip: nil) }
+            await expectUnavailable { try await storage.read(id, after: nil) }
             try await blockingWork { try server.restart() }
-            await #expect(try storage.readBytes(id, skip: nil).bytes == TestDocuments.document("main"))
+            await #expect(try storage.read(id, after: nil).bytes == TestDocuments.document("main"))
         }
     }
 
@@ -101,7 +101,7 @@ struct PostgresFailureTests {
             // connection's "Connect timeout (1 s)"), the policy under test.
             let reasons = [
                 await expectUnavailable { try await storage.put(TestDocuments.document("main", generation: 2), as: id) },
-                await expectUnavailable { try await storage.readBytes(id, skip: nil) },
+                await expectUnavailable { try await storage.read(id, after: nil) },
             ]
             for reason in reasons {
                 #expect(reason?.contains("within") == true || reason?.contains("timeout") == true, "\(reason ?? "no reason")")

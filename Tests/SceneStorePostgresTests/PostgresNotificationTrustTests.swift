@@ -75,7 +75,7 @@ struct PostgresNotificationTrustTests {
         // Forged: the stored incarnation, a generation just after it and one
         // a million ahead, each a well-formed document with its checksum.
         let storage = try PostgresSceneStorage(testing: url, app: "trust")
-        guard case .bytes(let stored) = try await storage.readBytes(SceneID("main"), skip: nil),
+        guard case .bytes(let stored) = try await storage.read(SceneID("main"), after: nil),
               let version = SceneFile.peekVersion(stored), let incarnation = version.incarnation
         else { Issue.record("no stored document"); return }
         let outsider = try await Self.outsider(server, url: url)

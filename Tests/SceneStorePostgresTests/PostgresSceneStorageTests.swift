@@ -11,44 +11,34 @@ struct PostgresSceneStorageTests {
     @Test func documentRoundTripsThroughTransactionAndRead() async throws {
         let storage = try PostgresSceneStorage(testing: try await PostgresServer.current().newDatabase())
         let id = SceneID("main")
-        await #expect(try storage.readBytes(id, skip: nil).isMissing)
+        await #expect(try storage.read(id, after: nil).isMissing)
 
         let first = TestDocuments.document("main", generation: 1, values: ["name": .string("Ada")])
         try await storage.put(first, as: id)
-        await #expect(try storage.readBytes(id, skip: nil).bytes == first)
+        await #expect(try storage.read(id, after: nil).bytes == first)
 
         let second = TestDocuments.document("main", generation: 2, values: ["name": .string("Grace")])
         let seen = try await storage.transaction(id) { (transaction) throws(SceneStoreError) -> StoredDocument in
-            let before = try await transaction.readBytes(skip: nil)
+            let before = try await transaction.read(after: nil)
             try await transaction.write(second)
             return before
         }
         #expect(seen.bytes == first)
-        await #expect(try storage.readBytes(id, skip: nil).bytes == second)
-        let file = try await SceneFile.decode(try #require(storage.readBytes(id, skip: nil).bytes)).get()
+        await #expect(try storage.read(id, after: nil).bytes == second)
+        let file = try await SceneFile.decode(try #require(storage.read(id, after: nil).bytes)).get()
         #expect(file.values["name"] == .string("Grace"))
     }
 
-    @Test func readSkipsTheVersionItIsToldToSkip() async throws {
-        let storage = try PostgresSceneStorage(testing: try await PostgresServer.current().newDatabase())
-        let id = SceneID("main")
-        try await storage.put(TestDocuments.document("main", generation: 7, incarnation: "abc"), as: id)
-
-        let current = DiskVersion(incarnation: "abc", generation: 7)
-        await #expect(try storage.readBytes(id, skip: { $0 == current }).isSkipped)
-        await #expect(try storage.readBytes(id, skip: { $0.generation == 6 }).bytes != nil)
-    }
-
-    @Test func largeDocumentIsSkippedByItsStoredVersion() async throws {
+    /// A large document is read whole in one statement, and within the
+    /// limits only.
+    @Test func aLargeDocumentIsReadWhole() async throws {
         let storage = try PostgresSceneStorage(testing: try await PostgresServer.current().newDatabase())
         let id = SceneID("big")
         let big = TestDocuments.document(
             "big", generation: 3, incarnation: "xyz", values: ["blob": .data(Data(repeating: 7, count: 200_000))]
         )
         try await storage.put(big, as: id)
-
-        await #expect(try storage.readBytes(id, skip: { $0 == DiskVersion(incarnation: "xyz", generation: 3) }).isSkipped)
-        await #expect(try storage.readBytes(id, skip: { _ in false }).bytes == big)
+        await #expect(try storage.read(id, after: nil).bytes == big)
     }
 
     @Test func thrownBodyLeavesNothing() async throws {
@@ -60,7 +50,7 @@ struct PostgresSceneStorageTests {
                 throw SceneStoreError.closed(scene: "main")
             }
         }
-        await #expect(try storage.readBytes(id, skip: nil).isMissing)
+        await #expect(try storage.read(id, after: nil).isMissing)
         await #expect(try storage.sceneIDs().isEmpty)
     }
 
@@ -70,28 +60,28 @@ struct PostgresSceneStorageTests {
         let first = DiskVersion(incarnation: "abc", generation: 1)
         let second = TestDocuments.document("main", generation: 2, incarnation: "abc", values: ["n": .int(2)])
         await #expect(try !storage.replace(id, with: second, ifCurrent: first), "no row: nothing to replace")
-        await #expect(try storage.readBytes(id, skip: nil).isMissing)
+        await #expect(try storage.read(id, after: nil).isMissing)
 
         try await storage.put(TestDocuments.document("main", generation: 1, incarnation: "abc"), as: id)
         await #expect(try storage.replace(id, with: second, ifCurrent: first))
-        await #expect(try storage.readBytes(id, skip: nil).bytes == second)
+        await #expect(try storage.read(id, after: nil).bytes == second)
         let stale = TestDocuments.document("main", generation: 2, incarnation: "abc", values: ["n": .int(-1)])
         await #expect(try !storage.replace(id, with: stale, ifCurrent: first), "a stale version is not replaced")
         await #expect(try !storage.replace(id, with: stale, ifCurrent: DiskVersion(incarnation: "other", generation: 2)))
-        await #expect(try storage.readBytes(id, skip: nil).bytes == second)
+        await #expect(try storage.read(id, after: nil).bytes == second)
 
         // Between a transaction's read and its write, a replace does nothing, at once.
         let third = TestDocuments.document("main", generation: 3, incarnation: "abc", values: ["n": .int(3)])
         let fourth = TestDocuments.document("main", generation: 4, incarnation: "abc", values: ["n": .int(4)])
         let current = DiskVersion(incarnation: "abc", generation: 2)
         let replacedMeanwhile = try await storage.transaction(id) { (transaction) throws(SceneStoreError) -> Bool in
-            #expect(try await transaction.readBytes(skip: nil).bytes == second)
+            #expect(try await transaction.read(after: nil).bytes == second)
             let replaced = try await storage.replace(id, with: fourth, ifCurrent: current)
             try await transaction.write(third)
             return replaced
         }
         #expect(!replacedMeanwhile)
-        await #expect(try storage.readBytes(id, skip: nil).bytes == third)
+        await #expect(try storage.read(id, after: nil).bytes == third)
     }
 
     /// A save over the version a store read appends its record to the
@@ -111,28 +101,32 @@ struct PostgresSceneStorageTests {
         let position = try #require(try await storage.transaction(id) { (transaction) throws(SceneStoreError) in
             try await transaction.write(base, over: nil, edited: [], using: writing(from: nil))
         })
-        let written = try #require(try await storage.readBytes(id, skip: nil).bytes)
+        let written = try #require(try await storage.read(id, after: nil).bytes)
 
         let record = SceneFileRecord(generation: 2, writer: TestDocuments.writer, set: [("key 7", .int(7))], removed: ["key 8"])
         await #expect(try storage.commit(id, record, over: base, using: writing(from: position)))
-        let appended = try #require(try await storage.readBytes(id, skip: nil).bytes)
+        let appended = try #require(try await storage.read(id, after: nil).bytes)
         #expect(appended.prefix(position.offset + 1) == written.prefix(position.offset + 1), "the document was written whole")
         var expected = base
         #expect(expected.apply([record]) == nil)
         #expect(try SceneFile.decode(appended).get() == expected)
         let end = try #require(ends.withLock { $0.last } ?? nil)
 
-        let tail = try #require(try await storage.readLog(id, after: position))
+        let tail = try #require(try await storage.read(id, after: position).continued)
         #expect(tail.count < 200, "\(tail.count) bytes read after the position")
         let (records, count) = try #require(SceneFileReader.records(in: tail, after: position))
         #expect(records.map(\.generation) == [2])
         #expect(position.advanced(over: records, to: count) == end)
-        let after = try #require(try await storage.readLog(id, after: end), "the log's end follows the last record")
+        let after = try #require(try await storage.read(id, after: end).continued, "the log's end follows the last record")
         #expect(SceneFileReader.records(in: after, after: end)?.records.isEmpty == true)
 
         let stale = SceneFileRecord(generation: 2, writer: TestDocuments.writer, set: [("key 1", .int(1))], removed: [])
         await #expect(try !storage.commit(id, stale, over: base, using: writing(from: position)), "over a stale version")
-        await #expect(try storage.readBytes(id, skip: nil).bytes == appended)
+        await #expect(try storage.read(id, after: nil).bytes == appended)
+
+        let rewritten = TestDocuments.document("main", generation: 9, incarnation: "abc")
+        try await storage.put(rewritten, as: id)
+        await #expect(try storage.read(id, after: end).bytes == rewritten, "a whole write since is read whole")
     }
 
     @Test func discardRecordsATombstoneAndRemovesTheDocument() async throws {
@@ -146,7 +140,7 @@ struct PostgresSceneStorageTests {
         }
         try await storage.transaction(id) { (transaction) throws(SceneStoreError) in
             await #expect(try transaction.hasTombstone())
-            await #expect(try transaction.readBytes(skip: nil).isMissing)
+            await #expect(try transaction.read(after: nil).isMissing)
             try await transaction.write(TestDocuments.document("main", incarnation: "inc-2"))
         }
         try await storage.transaction(id) { (transaction) throws(SceneStoreError) in
@@ -169,14 +163,14 @@ struct PostgresSceneStorageTests {
         let id = SceneID("broken")
         let damaged = Data("not a scene".utf8)
         try await storage.put(damaged, as: id)
-        await #expect(try storage.readBytes(id, skip: nil).bytes == damaged)
+        await #expect(try storage.read(id, after: nil).bytes == damaged)
 
         let place = try await storage.transaction(id) { (transaction) throws(SceneStoreError) in
             try await transaction.quarantine(reason: "malformed")
         }
         #expect(place.contains("scenestore_quarantine"))
         #expect(try !place.contains(PostgresServer.current().password))
-        await #expect(try storage.readBytes(id, skip: nil).isMissing)
+        await #expect(try storage.read(id, after: nil).isMissing)
 
         let kept = try await PostgresServer.current().withConnection(database: databaseName(url)) { connection in
             let rows = try await connection.query(
@@ -203,7 +197,7 @@ struct PostgresSceneStorageTests {
 
         await #expect(try storage.sceneIDs().map(\.rawValue) == ["alpha", "mid", "zeta"])
         await #expect(try other.sceneIDs().map(\.rawValue) == ["other"])
-        await #expect(try other.readBytes("alpha", skip: nil).isMissing)
+        await #expect(try other.read("alpha", after: nil).isMissing)
     }
 
     @Test func schemaIsCreatedOnceByConcurrentFirstUsers() async throws {
@@ -229,7 +223,7 @@ func databaseName(_ url: String) -> String {
 
 extension StoredDocument {
     var isMissing: Bool { if case .missing = self { true } else { false } }
-    var isSkipped: Bool { if case .skipped = self { true } else { false } }
+    var continued: Data? { if case .continued(let tail) = self { tail } else { nil } }
     var bytes: Data? { if case .bytes(let data) = self { data } else { nil } }
 }
 #endif

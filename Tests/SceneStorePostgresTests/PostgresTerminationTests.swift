@@ -46,7 +46,7 @@ struct PostgresTerminationTests {
                     calls += 1
                     do {
                         try await storage.put(TestDocuments.document("main", generation: UInt64(generation)), as: id)
-                        _ = try await storage.readBytes(id, skip: nil)
+                        _ = try await storage.read(id, after: nil)
                     } catch {
                         failed += 1
                         if case .storageUnavailable(_, let reason)? = error as? SceneStoreError, reason.contains("no answer within") {

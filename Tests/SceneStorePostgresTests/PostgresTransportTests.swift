@@ -66,7 +66,7 @@ struct PostgresTransportTests {
                 let storage = try PostgresSceneStorage(
                     testing: url(database, host: "localhost", "sslmode=\(mode)&sslrootcert=\(stranger.certificate.path)"))
                 await #expect(throws: SceneStoreError.self, "\(mode)") {
-                    _ = try await storage.readBytes("main", skip: nil)
+                    _ = try await storage.read("main", after: nil)
                 }
             }
         }
@@ -137,7 +137,7 @@ struct PostgresTransportTests {
         try await PostgresServer.with { server in
             let database = try await server.newDatabase()
             let required = try PostgresSceneStorage(testing: url(database, "sslmode=require"))
-            await #expect(throws: SceneStoreError.self) { _ = try await required.readBytes("main", skip: nil) }
+            await #expect(throws: SceneStoreError.self) { _ = try await required.read("main", after: nil) }
             #expect(try await !encrypted(url(database)))
             #expect(try await !encrypted(url(database, "sslmode=prefer")))
         }

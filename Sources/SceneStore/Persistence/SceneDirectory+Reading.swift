@@ -8,24 +8,14 @@ import Glibc
 /// Reading a scene file: never through a symlink, never blocking on a
 /// FIFO, never more than the limits allow.
 extension SceneDirectory {
-    /// The scene file's bytes. Never follows a symlink and never blocks on
-    /// a FIFO.
-    ///
-    /// - Parameter skip: when given, a large file's header (and a log's
-    ///   last record, ``peekVersion(of:size:path:)``) is read first, and if
-    ///   it names a version `skip` accepts, the result is
-    ///   ``StoredDocument/skipped``: a store reading back its own save reads
-    ///   a few kilobytes, not the scene. The rest comes from the same
-    ///   descriptor, so it is the same file either way.
-    func readBytes(_ id: SceneID, skip: ((DiskVersion) -> Bool)? = nil) throws(SceneStoreError) -> StoredDocument {
-        try readBytes(id, skip: skip, holdingLock: false)
-    }
-
-    /// ``readBytes(_:skip:)``, the scene's lock held or not; the first
-    /// reading of a scene cleans what crashed writers left of it.
-    func readBytes(
-        _ id: SceneID, skip: ((DiskVersion) -> Bool)?, holdingLock: Bool
-    ) throws(SceneStoreError) -> StoredDocument {
+    /// The scene file's bytes, or only those after `cursor` when the file
+    /// still goes on from there (``SceneStorage/read(_:after:)``): its
+    /// first bytes are the ones `cursor` read (appends only ever write
+    /// after a log's end, and a whole write makes a new head) and it
+    /// reaches past it. Never follows a symlink and never blocks on a
+    /// FIFO. The first reading of a scene, its lock held or not, cleans
+    /// what crashed writers left of it.
+    func read(_ id: SceneID, after cursor: LogPosition?, holdingLock: Bool) throws(SceneStoreError) -> StoredDocument {
         try removeLeftoversOnce(of: id, holdingLock: holdingLock)
         let path = scenePath(id)
         let file: Descriptor
@@ -42,18 +32,13 @@ extension SceneDirectory {
         }
         if let tooLarge = StoredDocument.tooLarge(size: Int(info.st_size), limits: limits) { return tooLarge }
         // Read the size fstat gave, straight into the result: an append
-        // after it is a later version (the reader sees the one before). A
-        // small file is read in one call; a large one header (and a log's
-        // last record) first when `skip` may spare the rest.
+        // after it is a later version (the reader sees the one before).
         let size = Int(info.st_size)
-        if let skip, size > StoredDocument.wholeReadBytes,
-           let peeked = try peekVersion(of: fd, size: size, path: path), skip(peeked.version) {
-            return .skipped
+        if let cursor, size > cursor.offset, try startsWithHead(fd, of: cursor, path: path) {
+            let tail = try PositionalIO.read(fd, at: cursor.offset, count: size - cursor.offset, path: path)
+            if tail.count == size - cursor.offset { return .continued(tail) }
         }
-        let data = try readWhole(fd, size: size, path: path)
-        // A small file's header rules are those of every storage.
-        if size <= StoredDocument.wholeReadBytes { return StoredDocument(data, skip: skip, limits: limits) }
-        return .bytes(data)
+        return .bytes(try readWhole(fd, size: size, path: path))
     }
 
     /// The first `size` bytes (the size `fstat` gave) of the file open as
@@ -120,20 +105,5 @@ extension SceneDirectory {
             let count = try PositionalIO.read(fd, into: head, at: 0, path: path)
             return position.isHead(UnsafeRawBufferPointer(rebasing: head[..<count]))
         }
-    }
-
-    /// The bytes of scene `id`'s file after `position.offset`, when it
-    /// goes on from `position` (its first bytes are still the ones read
-    /// then: no whole write since), reaches past that
-    /// offset and is within the limits; `nil` otherwise. Appends only ever
-    /// write after a log's end, so the bytes before `position` are the ones
-    /// read then.
-    func readLog(_ id: SceneID, after position: LogPosition) throws(SceneStoreError) -> Data? {
-        // A whole write since makes a new head.
-        guard let scene = try openScene(id), try startsWithHead(scene.file.raw, of: position, path: scene.path) else { return nil }
-        let size = Int(scene.info.st_size)
-        guard size > position.offset, StoredDocument.tooLarge(size: size, limits: limits) == nil else { return nil }
-        let tail = try PositionalIO.read(scene.file.raw, at: position.offset, count: size - position.offset, path: scene.path)
-        return tail.count == size - position.offset ? tail : nil
     }
 }

@@ -17,6 +17,10 @@ extension SceneDirectory: SceneStorage {
         mark?.release()
     }
 
+    func read(_ id: SceneID, after cursor: LogPosition?) throws(SceneStoreError) -> StoredDocument {
+        try read(id, after: cursor, holdingLock: false)
+    }
+
     func transaction<Result>(
         _ id: SceneID, _ body: (any SceneStorageTransaction) async throws(SceneStoreError) -> Result
     ) async throws(SceneStoreError) -> Result {
@@ -68,8 +72,8 @@ private struct FileTransaction: SceneStorageTransaction {
     let directory: SceneDirectory
     let id: SceneID
 
-    func readBytes(skip: ((DiskVersion) -> Bool)?) throws(SceneStoreError) -> StoredDocument {
-        try directory.readBytes(id, skip: skip, holdingLock: true)
+    func read(after cursor: LogPosition?) throws(SceneStoreError) -> StoredDocument {
+        try directory.read(id, after: cursor, holdingLock: true)
     }
 
     /// The whole document, exchanged atomically; a tombstone goes with
@@ -96,7 +100,7 @@ private struct FileTransaction: SceneStorageTransaction {
 
     func discard(lastSeen: String?) throws(SceneStoreError) {
         var incarnation = lastSeen
-        if case .bytes(let data) = try readBytes(skip: nil) {
+        if case .bytes(let data) = try read(after: nil) {
             incarnation = SceneFile.peekVersion(data)?.incarnation ?? (try? SceneFile.decode(data).get())?.incarnation ?? lastSeen
         }
         if let incarnation { try directory.writeTombstone(id, incarnation: incarnation) }

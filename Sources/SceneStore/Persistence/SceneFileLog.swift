@@ -63,7 +63,7 @@ extension SceneFile {
 /// Where a reading of a version 2 file's log ended: the file's first
 /// bytes (its header, which every whole write changes: a new generation),
 /// where its last record ends, and the version it held there. The next
-/// reading may read only what follows (``SceneStorage/readLog(_:after:)``).
+/// reading may read only what follows (``SceneStorage/read(_:after:)``).
 package struct LogPosition: Sendable, Equatable {
     /// How many of the file's first bytes ``headHash`` covers, and their
     /// FNV-1a hash: what tells that the file was not written whole since

@@ -2,7 +2,7 @@ import Foundation
 
 /// Where one store's readings and saves left its scene's log
 /// (``position``): the next reading takes only what another process
-/// appended after it (``SceneStorage/readLog(_:after:)``, ``records(in:)``),
+/// appended after it (``SceneStorage/read(_:after:)``, ``records(in:after:)``),
 /// and a store told of its own append reads nothing (``ownAppend``). Part
 /// of ``StoreState``, beside the version memory holds.
 package struct SceneFileReader: Sendable {

@@ -21,7 +21,7 @@ import Logging
 ///   reader sees it. A body that throws may leave the writes it made (the
 ///   file root: each write is atomic on its own) or none (a database rolls
 ///   back); the store never relies on either.
-/// * Reads outside a transaction (``readBytes(_:skip:)``) see one complete
+/// * Reads outside a transaction (``read(_:after:)``) see one complete
 ///   document, the latest or a moment older, never a mix.
 /// * ``commit(_:_:over:using:)`` is atomic with respect to transactions:
 ///   it never lands between a transaction's read and its write.
@@ -46,10 +46,12 @@ package protocol SceneStorage: Sendable {
     var limits: SceneRegistry.Limits { get }
 
     /// The scene's document now, without the lock.
-    /// - Parameter skip: when it accepts the version the document's header
-    ///   names, the result may be ``StoredDocument/skipped`` instead of the
-    ///   bytes (a reader that already has that version).
-    func readBytes(_ id: SceneID, skip: ((DiskVersion) -> Bool)?) async throws(SceneStoreError) -> StoredDocument
+    /// - Parameter cursor: where an earlier reading of the scene's log
+    ///   ended. When the document still goes on from there (its first
+    ///   bytes are the ones `cursor` read: no whole write since, and it
+    ///   reaches past it), the result is ``StoredDocument/continued(_:)``,
+    ///   the bytes after it: only what was appended since, not the scene.
+    func read(_ id: SceneID, after cursor: LogPosition?) async throws(SceneStoreError) -> StoredDocument
 
     /// Where a store runs its I/O on this storage; `nil` (the default): a
     /// serial queue of the store's own, for a storage whose calls block
@@ -81,12 +83,6 @@ package protocol SceneStorage: Sendable {
         _ id: SceneID, _ record: SceneFileRecord, over base: SceneFile, using writing: SaveWriting
     ) async throws(SceneStoreError) -> Bool
 
-    /// The bytes of scene `id`'s log after `position`, where an earlier
-    /// reading ended: only when the document's first bytes are still
-    /// the ones `position` read (no whole write since) and it goes on past there.
-    /// `nil` otherwise: the scene is then read whole (``readBytes(_:skip:)``).
-    func readLog(_ id: SceneID, after position: LogPosition) async throws(SceneStoreError) -> Data?
-
     /// Whether scene `id`'s log still ends where `position` says, its
     /// first bytes the ones `position` read: nobody wrote after it. Told
     /// without suspending, and only by a storage whose reads are local and
@@ -115,8 +111,9 @@ package protocol SceneStorage: Sendable {
 /// What a scene's exclusive lock allows; valid only inside
 /// ``SceneStorage/transaction(_:_:)``.
 package protocol SceneStorageTransaction {
-    /// The scene's document now (nobody else can change it meanwhile).
-    func readBytes(skip: ((DiskVersion) -> Bool)?) async throws(SceneStoreError) -> StoredDocument
+    /// The scene's document now (nobody else can change it meanwhile), or
+    /// what follows `cursor`, as ``SceneStorage/read(_:after:)``.
+    func read(after cursor: LogPosition?) async throws(SceneStoreError) -> StoredDocument
     /// Replaces the scene's document (atomically: readers see the old one
     /// or this one) and forgets a recorded discard.
     func write(_ document: Data) async throws(SceneStoreError)
@@ -154,29 +151,13 @@ package enum StoredDocument: Sendable {
     /// Not a document at all (a symbolic link, a FIFO, a directory, more
     /// bytes than any scene the limits allow), described: damage.
     case notADocument(String)
-    /// The header named a version the caller said to skip.
-    case skipped
+    /// The document still goes on from the cursor the reading was given:
+    /// the bytes after it (its log's end, after any records appended
+    /// since).
+    case continued(Data)
 }
 
 extension StoredDocument {
-    /// The rules every storage applies to what it reads, in one place: a
-    /// document larger than any scene `limits` allow is damage, read no
-    /// further; a header naming a version `skip` accepts is skipped.
-    /// - Parameter document: the whole document (`nil`: there is none).
-    package init(_ document: Data?, skip: ((DiskVersion) -> Bool)?, limits: SceneRegistry.Limits) {
-        guard let document else {
-            self = .missing
-            return
-        }
-        if let tooLarge = Self.tooLarge(size: document.count, limits: limits) {
-            self = tooLarge
-        } else if let skip, let version = SceneFile.peekVersion(document), skip(version) {
-            self = .skipped
-        } else {
-            self = .bytes(document)
-        }
-    }
-
     /// Damage, when a document of `size` bytes is larger than any scene
     /// `limits` allow (the largest scene with the worst JSON overhead:
     /// control characters escaped as `\u00XX`, one-byte keys of booleans);
@@ -186,10 +167,6 @@ extension StoredDocument {
         guard size > limit else { return nil }
         return .notADocument("\(size) bytes, larger than any scene the limits allow (\(limit))")
     }
-
-    /// Documents up to this size are read whole even when only their header
-    /// may be needed; a larger one header first.
-    package static let wholeReadBytes = 64 * 1024
 }
 
 extension SceneRegistry.Limits {
@@ -277,17 +254,17 @@ package enum SceneReadResult: Sendable {
     /// Written by a newer SceneStore: refused, left as it is.
     case newerVersion(Int)
 
-    /// `stored` decoded and checked as the document of scene `id`, and
-    /// where its log ends (``SceneFileReader/read(to:)``); `nil` when it
-    /// was ``StoredDocument/skipped``. Pure: a large scene is decoded
-    /// outside every lock of its store.
+    /// `stored`, a whole document, decoded and checked as the document of
+    /// scene `id`, and where its log ends (``SceneFileReader/read(to:)``).
+    /// Pure: a large scene is decoded outside every lock of its store.
     static func decoding(
         _ stored: StoredDocument, as id: SceneID, limits: SceneRegistry.Limits, expectedKeys: Int = 0
-    ) -> (result: SceneReadResult, logEnd: LogPosition?)? {
+    ) -> (result: SceneReadResult, logEnd: LogPosition?) {
         switch stored {
-        case .skipped: return nil
         case .missing: return (.missing, nil)
         case .notADocument(let what): return (.damaged(.malformed(what)), nil)
+        // Only ever read after a cursor, which the caller then applies.
+        case .continued: return (.damaged(.malformed("the end of a log, not a whole document")), nil)
         case .bytes(let data):
             switch SceneFile.decoded(data, expectedKeys: expectedKeys) {
             case .success(let read):

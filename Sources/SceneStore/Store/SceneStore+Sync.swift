@@ -48,19 +48,15 @@ extension SceneStore {
         _ site: ReadSite, in transaction: (any SceneStorageTransaction)?
     ) async throws(SceneStoreError) -> Synchronized {
         let site = transaction == nil ? site : site.lockTaken
-        if transaction == nil, !site.opening, try await applyAppendedRecords() {
-            return .settled(base: state.withLock { $0.diskFile })
-        }
-        let (skip, keys) = state.withLock { ($0.skipRule(site), $0.diskFile?.values.count ?? 0) }
-        let stored: StoredDocument
-        if let transaction {
-            stored = try await transaction.readBytes(skip: skip)
-        } else {
-            stored = try await storage.readBytes(id, skip: skip)
+        let (cursor, keys) = state.withLock { ($0.cursor(site), $0.diskFile?.values.count ?? 0) }
+        var stored = try await read(after: cursor, in: transaction)
+        if case .continued(let tail) = stored, let cursor {
+            if applyRecords(in: tail, after: cursor) { return .settled(base: state.withLock { $0.diskFile }) }
+            stored = try await read(after: nil, in: transaction)
         }
         let reading = SceneReadResult.decoding(stored, as: id, limits: storage.limits, expectedKeys: keys)
         let writable = !configuration.readOnly
-        switch mutate({ $0.read(reading?.result, logEnd: reading?.logEnd, at: site, writable: writable) }) {
+        switch mutate({ $0.read(reading.result, logEnd: reading.logEnd, at: site, writable: writable) }) {
         case .settled(let base):
             return .settled(base: base)
         case .refuse(let version):
@@ -90,27 +86,29 @@ extension SceneStore {
         }
     }
 
-    /// Reads only what other processes appended to the scene's log since
-    /// the last reading ended (the file's header, 512 bytes, and the bytes
-    /// after that point), and applies those records to memory, looking at
-    /// the keys they touch only: a change to one key of 10 000 costs what
-    /// it costs in a scene of one.
-    /// - Returns: `false` when this does not apply (no log read before, a
-    ///   whole write since, a torn tail, records that do not follow, a
-    ///   limit): the scene is then read whole.
-    private func applyAppendedRecords() async throws(SceneStoreError) -> Bool {
-        guard let position = state.withLock({ $0.reader.position }) else { return false }
-        guard let tail = try await storage.readLog(id, after: position) else {
-            // Written whole since (or gone): not asked again until a full reading.
-            state.withLock { $0.reader.forgetPosition() }
-            return false
-        }
+    /// The scene's document, or what follows `cursor`, holding the lock
+    /// when `transaction` is given.
+    private func read(
+        after cursor: LogPosition?, in transaction: (any SceneStorageTransaction)?
+    ) async throws(SceneStoreError) -> StoredDocument {
+        if let transaction { return try await transaction.read(after: cursor) }
+        return try await storage.read(id, after: cursor)
+    }
+
+    /// Applies the records in `tail`, what the storage found after
+    /// `cursor` where the last reading ended (the log's end after what
+    /// other processes appended since), looking at the keys they touch
+    /// only: a change to one key of 10 000 costs what it costs in a scene
+    /// of one.
+    /// - Returns: `false` when they cannot be (a torn tail, records that
+    ///   do not follow, a limit): the scene is then read whole.
+    private func applyRecords(in tail: Data, after cursor: LogPosition) -> Bool {
         // Parsed outside the lock, which a `set` takes.
-        guard let (records, end) = SceneFileReader.records(in: tail, after: position) else { return false }
+        guard let (records, end) = SceneFileReader.records(in: tail, after: cursor) else { return false }
         return mutate { state in
             // Nothing else moved the position meanwhile (all of it runs on ``io``).
-            guard state.reader.position == position, state.adoptRecords(records, limits: storage.limits) else { return false }
-            state.reader.advance(to: position.advanced(over: records, to: end))
+            guard state.reader.position == cursor, state.adoptRecords(records, limits: storage.limits) else { return false }
+            state.reader.advance(to: cursor.advanced(over: records, to: end))
             return true
         }
     }
@@ -194,7 +192,7 @@ extension SceneStore {
             // Busy: most often with this store's own save, whose record the
             // watcher reports before the save ends. Queued behind it, the
             // reading finds the log ending where the save left it and reads
-            // nothing more (``applyAppendedRecords()``).
+            // nothing more (``applyRecords(in:after:)``).
             if !ran { scheduleReload() }
         }
     }
@@ -225,9 +223,8 @@ extension SceneStore {
         if state.withLock({ $0.reloadRequested() }) { io.submit { await self.reloadNow() } }
     }
 
-    /// Applies what another process wrote: reads without the lock (a
-    /// document is replaced whole), skips versions memory already reflects
-    /// (this store's own saves). A missing or damaged document is looked at
+    /// Applies what another process wrote: reads without the lock what
+    /// follows the last reading (a document is replaced whole). A missing or damaged document is looked at
     /// again under the lock, where it cannot be half-way through another
     /// process's quarantine, and whatever memory holds that the document
     /// lost is written again before the lock is let go: no other process

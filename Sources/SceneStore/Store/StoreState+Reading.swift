@@ -41,25 +41,22 @@ enum ReadVerdict: Sendable {
 }
 
 extension StoreState {
-    /// Which header versions a reading may skip: the ones memory already
-    /// reflects. Holding the lock, only the exact version known is skipped
-    /// (it is then the base of a save).
-    func skipRule(_ site: ReadSite) -> (@Sendable (DiskVersion) -> Bool)? {
-        guard !site.opening else { return nil }
-        let known = disk
-        if site.holdingLock { return { $0 == known } }
-        return { !known.isOlder(than: $0) }
+    /// Where a reading at `site` may go on from: where the last one
+    /// ended, over a document memory holds (``SceneStorage/read(_:after:)``);
+    /// `nil` when opening, or when memory holds none (a reading of
+    /// nothing after the position settles only what memory holds).
+    func cursor(_ site: ReadSite) -> LogPosition? {
+        site.opening || diskFile == nil ? nil : reader.position
     }
 
-    /// Decides what `reading` (`nil`: skipped, a version memory holds) made
-    /// at `site` means, and applies what needs no I/O: a newer file is
+    /// Decides what `reading`, a whole document, made at `site` means,
+    /// and applies what needs no I/O: a newer file is
     /// adopted, its differences enqueued as changes from the process that
     /// wrote it. The next reading goes on from `logEnd`, where the log
     /// read ends.
     mutating func read(
-        _ reading: SceneReadResult?, logEnd: LogPosition? = nil, at site: ReadSite, writable: Bool
+        _ reading: SceneReadResult, logEnd: LogPosition? = nil, at site: ReadSite, writable: Bool
     ) -> ReadVerdict {
-        guard let reading else { return .settled(base: diskFile) }
         reader.read(to: logEnd)
         switch reading {
         case .file(let file):

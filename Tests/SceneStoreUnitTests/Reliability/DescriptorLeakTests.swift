@@ -35,7 +35,7 @@ import Testing
         case .sceneFileIsADirectory:
             planted = directory.scenePath(id)
             #expect(mkdir(planted, 0o700) == 0)
-            guard case .notADocument = try directory.readBytes(id) else {
+            guard case .notADocument = try directory.read(id, after: nil, holdingLock: false) else {
                 Issue.record("a directory read as a scene file")
                 return
             }

@@ -109,18 +109,21 @@ struct StoreStateReadingTests {
         #expect(state.disk.generation == 4)
     }
 
-    @Test func aSkippedReadingSettlesOnTheFileHeld() {
-        var state = Self.opened(Self.file(generation: 3, ["k": .int(1)]))
-        guard case .settled(let base) = state.read(nil, at: .holdingLock, writable: true) else {
-            Issue.record("a skipped reading was not settled")
-            return
-        }
-        #expect(base?.generation == 3)
-        #expect(state.skipRule(.holdingLock)?(DiskVersion(incarnation: "a", generation: 3)) == true)
-        #expect(state.skipRule(.holdingLock)?(DiskVersion(incarnation: "a", generation: 2)) == false)
-        #expect(state.skipRule(.withoutLock)?(DiskVersion(incarnation: "a", generation: 2)) == true)
-        #expect(state.skipRule(.withoutLock)?(DiskVersion(incarnation: "b", generation: 1)) == false)
-        #expect(state.skipRule(.opening) == nil)
+    /// A reading goes on from where the last one ended, over the
+    /// document memory holds; a store opening, or holding none, reads
+    /// whole.
+    @Test func aReadingGoesOnFromWhereTheLastEnded() throws {
+        let file = Self.file(generation: 3, ["k": .int(1)])
+        let end = try #require(LogPosition(written: file.encoded(.log), version: file.version))
+        var fresh = StoreState(savePolicy: .onFlush)
+        _ = fresh.read(.missing, logEnd: end, at: .withoutLock, writable: true)
+        #expect(fresh.cursor(.withoutLock) == nil, "no document held")
+        var state = Self.opened(file)
+        #expect(state.cursor(.withoutLock) == nil, "nothing read yet")
+        _ = state.read(.file(file), logEnd: end, at: .withoutLock, writable: true)
+        #expect(state.cursor(.withoutLock) == end)
+        #expect(state.cursor(.holdingLock) == end)
+        #expect(state.cursor(.opening) == nil)
     }
 
     /// A missing file means nothing to a store that never had one; after
