@@ -78,10 +78,4 @@ package struct SceneFileReader: Sendable {
         }
         return (records, end)
     }
-
-    /// The file no longer goes on from ``position`` (written whole since,
-    /// or gone): the next reading is whole, and sets it again.
-    package mutating func forgetPosition() {
-        position = nil
-    }
 }
