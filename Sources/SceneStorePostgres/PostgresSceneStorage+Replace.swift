@@ -13,17 +13,18 @@ extension PostgresSceneStorage {
     /// over `base`'s version.
     package func commit(
         _ id: SceneID, _ record: SceneFileRecord, over base: SceneFile, using writing: SaveWriting
-    ) async throws(SceneStoreError) -> Bool {
+    ) async throws(SceneStoreError) -> Commit {
         let (line, sizeLimit) = writing.encoder.withLock { $0.line(of: record, over: base) }
         if let end = writing.position, end.version == base.version,
            end.offset + 1 + end.appended(line).count <= sizeLimit,
            let from = writing.appending(line.count, generation: record.generation, over: base.version) {
-            return try await append(id, from.appended(line), at: from, generation: record.generation)
+            return try await append(id, from.appended(line), at: from, generation: record.generation) ? .appended : .refused
         }
         var file = base
-        guard file.apply([record]) == nil else { return false }
+        guard file.apply([record]) == nil else { return .refused }
         let document = writing.encoder.withLock { $0.encode(file) }
-        return try await replace(id, with: document, ifCurrent: base.version)
+        guard try await replace(id, with: document, ifCurrent: base.version) else { return .refused }
+        return .written(end: LogPosition(written: document, version: file.version))
     }
 
     /// Appends `bytes` after the newline at `position.offset`, in one

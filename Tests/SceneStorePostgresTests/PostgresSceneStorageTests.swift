@@ -104,7 +104,7 @@ struct PostgresSceneStorageTests {
         let written = try #require(try await storage.read(id, after: nil).bytes)
 
         let record = SceneFileRecord(generation: 2, writer: TestDocuments.writer, set: [("key 7", .int(7))], removed: ["key 8"])
-        await #expect(try storage.commit(id, record, over: base, using: writing(from: position)))
+        await #expect(try storage.commit(id, record, over: base, using: writing(from: position)) == .appended)
         let appended = try #require(try await storage.read(id, after: nil).bytes)
         #expect(appended.prefix(position.offset + 1) == written.prefix(position.offset + 1), "the document was written whole")
         var expected = base
@@ -121,12 +121,38 @@ struct PostgresSceneStorageTests {
         #expect(SceneFileReader.records(in: after, after: end)?.records.isEmpty == true)
 
         let stale = SceneFileRecord(generation: 2, writer: TestDocuments.writer, set: [("key 1", .int(1))], removed: [])
-        await #expect(try !storage.commit(id, stale, over: base, using: writing(from: position)), "over a stale version")
+        await #expect(try storage.commit(id, stale, over: base, using: writing(from: position)) == .refused, "over a stale version")
         await #expect(try storage.read(id, after: nil).bytes == appended)
 
         let rewritten = TestDocuments.document("main", generation: 9, incarnation: "abc")
         try await storage.put(rewritten, as: id)
         await #expect(try storage.read(id, after: end).bytes == rewritten, "a whole write since is read whole")
+    }
+
+    /// A store whose log outgrew its bound writes it whole, in the one
+    /// statement, and goes on appending from its new end: it knows where
+    /// the log ends after every save, compactions included, without
+    /// reading its own scene (no watcher). Such a whole write once left
+    /// that place behind, and every later save was whole too.
+    @Test func savesGoOnAppendingAfterACompaction() async throws {
+        let url = try await PostgresServer.current().newDatabase()
+        let registry = try SceneRegistry(postgres: url, appID: "compaction", configuration: .init(savePolicy: .onFlush, watcher: .none))
+        let store = try await registry.store(for: "main")
+        for key in 0..<20 { try store.set(0, forKey: "k\(key)") }
+        try await store.flush()
+        var compactions = 0
+        var lastOffset = 0
+        for round in 1...300 {
+            try store.set(round, forKey: "k\(round % 20)")
+            try await store.flush()
+            let (position, version) = store.state.withLock { ($0.reader.position, $0.diskFile?.version) }
+            let end = try #require(position, "no position after save \(round)")
+            #expect(end.version == version, "save \(round) left the log's position behind")
+            if end.offset < lastOffset { compactions += 1 }
+            lastOffset = end.offset
+        }
+        #expect(compactions > 0, "the log never outgrew its bound")
+        try await registry.close()
     }
 
     @Test func discardRecordsATombstoneAndRemovesTheDocument() async throws {

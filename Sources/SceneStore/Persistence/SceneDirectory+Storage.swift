@@ -33,12 +33,12 @@ extension SceneDirectory: SceneStorage {
     /// in `base` (SceneDirectory+Appending.swift).
     func commit(
         _ id: SceneID, _ record: SceneFileRecord, over base: SceneFile, using writing: SaveWriting
-    ) throws(SceneStoreError) -> Bool {
-        guard let lock = try lockIfFree(id) else { return false }
+    ) throws(SceneStoreError) -> Commit {
+        guard let lock = try lockIfFree(id) else { return .refused }
         defer { lock.unlock() }
         let (line, sizeLimit) = writing.encoder.withLock { $0.line(of: record, over: base) }
         let position = writing.appending(line.count, generation: record.generation, over: base.version)
-        return try append(line, to: id, over: base.version, from: position, sizeLimit: sizeLimit)
+        return try append(line, to: id, over: base.version, from: position, sizeLimit: sizeLimit) ? .appended : .refused
     }
 
     func watch(

@@ -94,7 +94,7 @@ package struct LogPosition: Sendable, Equatable {
 
     /// Where the log of `document`, a file this store wrote whole as
     /// `version`, ends; `nil` when it is not a log.
-    init?(written document: Data, version: DiskVersion) {
+    package init?(written document: Data, version: DiskVersion) {
         guard let end = document.withUnsafeBytes({ SceneFileTail.read($0.bindMemory(to: UInt8.self)) }) else { return nil }
         self.init(document, offset: end.end, first: end.tail == .noRecords, version: version)
     }

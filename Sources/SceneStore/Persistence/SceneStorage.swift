@@ -77,11 +77,11 @@ package protocol SceneStorage: Sendable {
     /// first when the log still ends where the store's readings left it
     /// (`writing`); a database replaces the document, `base` with the
     /// record applied, in one statement.
-    /// - Returns: whether it wrote. `false` is no failure: the caller saves
-    ///   in a transaction, over what is stored.
+    /// - Returns: what it wrote. ``Commit/refused`` is no failure: the
+    ///   caller saves in a transaction, over what is stored.
     func commit(
         _ id: SceneID, _ record: SceneFileRecord, over base: SceneFile, using writing: SaveWriting
-    ) async throws(SceneStoreError) -> Bool
+    ) async throws(SceneStoreError) -> Commit
 
     /// Whether scene `id`'s log still ends where `position` says, its
     /// first bytes the ones `position` read: nobody wrote after it. Told
@@ -142,6 +142,17 @@ package protocol SceneStorageTransaction {
     /// Moves the damaged document aside, never deleting it.
     /// - Returns: where it went, for the report.
     func quarantine(reason: String) async throws(SceneStoreError) -> String
+}
+
+/// What ``SceneStorage/commit(_:_:over:using:)`` wrote.
+package enum Commit: Sendable, Equatable {
+    /// Nothing.
+    case refused
+    /// The record, appended to the log.
+    case appended
+    /// The document with the record applied, written whole; its log ends
+    /// at `end` (the next reading goes on from there; `nil`: not known).
+    case written(end: LogPosition?)
 }
 
 /// A scene's document as read.

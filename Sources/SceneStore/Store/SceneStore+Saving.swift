@@ -72,10 +72,13 @@ extension SceneStore {
         // The plan and the log's position in one take of the lock.
         guard let ((base, edits, record), position) = state.withLock({ state in
                   state.planRecordWithoutLock(writer: writer).map { ($0, state.reader.position) }
-              }),
-              try await storage.commit(id, record, over: base, using: writing(from: position))
+              })
         else { return nil }
-        return .appended(edits, record, over: base.version)
+        switch try await storage.commit(id, record, over: base, using: writing(from: position)) {
+        case .refused: return nil
+        case .appended: return .appended(edits, record, over: base.version)
+        case .written(let end): return .committedWhole(edits, record, over: base.version, end: end)
+        }
     }
 
     /// What the storage uses of this store to write a save, the log's

@@ -20,6 +20,10 @@ extension StoreState {
         /// The record of `edits` appended over the version memory held (the
         /// save in one step).
         case appended([String: PendingEdit], SceneFileRecord, over: DiskVersion)
+        /// The same save in one step, the storage writing the document
+        /// whole instead (PostgreSQL, its log past its bound); its log
+        /// ends at `end`.
+        case committedWhole([String: PendingEdit], SceneFileRecord, over: DiskVersion, end: LogPosition?)
         /// `file` written over `base`, the document the transaction read;
         /// `position`, where its log ends when it was written whole.
         case written([String: PendingEdit], SceneFile, over: SceneFile?, position: LogPosition?)
@@ -37,6 +41,12 @@ extension StoreState {
         case .appended(let edits, let record, let base):
             let applied = appended(edits, record, over: base)
             reader.appendEnded(written: applied)
+            return (DiskVersion(incarnation: base.incarnation, generation: record.generation), !applied && reloadRequested())
+        case .committedWhole(let edits, let record, let base, let end):
+            let applied = appended(edits, record, over: base)
+            reader.appendEnded(written: false)
+            // Not applied: the position stays behind, so the reading queued reads whole.
+            if applied { reader.read(to: end) }
             return (DiskVersion(incarnation: base.incarnation, generation: record.generation), !applied && reloadRequested())
         case .written(let edits, let file, let base, let position):
             saved(edits, as: file, over: base)

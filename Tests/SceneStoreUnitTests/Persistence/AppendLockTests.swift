@@ -33,11 +33,11 @@ import Testing
         try document.write(to: path)
 
         let held = try SceneDirectory(root: fixture.root).lock(id)
-        #expect(try directory.commit(id, record, over: v1, using: writing) == false)
+        #expect(try directory.commit(id, record, over: v1, using: writing) == .refused)
         #expect(try Data(contentsOf: path) == document, "written under another's lock")
         held.unlock()
 
-        #expect(try directory.commit(id, record, over: v1, using: writing))
+        #expect(try directory.commit(id, record, over: v1, using: writing) == .appended)
         #expect(try SceneFile.decode(Data(contentsOf: path)).get() == v2)
     }
 
