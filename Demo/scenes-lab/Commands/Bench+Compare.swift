@@ -29,6 +29,10 @@ extension Bench {
         @Option(help: "SceneStore's save policy in the commit table: onFlush (it saves when flushed) or default (the coalescing policy apps run; each commit is a set and a flush inside its window).")
         var policy: CommitPolicy = .onFlush
         @Option(help: "Where to create the benchmark's temporary directory.") var directory: String?
+        @Option(help: ArgumentHelp(
+            "Only these alternatives in the commit table, comma-separated, as the table names them (default: all).",
+            discussion: "With 'floor (1 block),scenestore' no alternative that writes megabytes without syncing runs between SceneStore's turns."))
+        var only: String?
 
         struct Report: Encodable {
             var bench = "compare"
@@ -85,6 +89,10 @@ extension Bench {
                     // The floors commit only (a burst or a cold restore of them says nothing).
                     var alternatives = commitAlternatives(sceneStore: SceneStoreAlternative(configuration: .init(savePolicy: policy.savePolicy)))
                         + [BlockFloorAlternative(), AppendFloorAlternative(), AppendFloorAlternative(growing: true)]
+                    if let only {
+                        let names = only.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+                        alternatives = alternatives.filter { names.contains($0.name) }
+                    }
                     alternatives.shuffle()
                     let measured = try await measureInterleaved(&alternatives, keys: keys, commits: commits, in: scratch.appendingPathComponent("r\(run)-k\(keys)"))
                     for (index, alternative) in alternatives.enumerated() {
