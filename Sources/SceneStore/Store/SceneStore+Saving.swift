@@ -74,11 +74,8 @@ extension SceneStore {
                   state.planRecordWithoutLock(writer: writer).map { ($0, state.reader.position) }
               })
         else { return nil }
-        switch try await storage.commit(id, record, over: base, using: writing(from: position)) {
-        case .refused: return nil
-        case .appended: return .appended(edits, record, over: base.version)
-        case .written(let end): return .committedWhole(edits, record, over: base.version, end: end)
-        }
+        let commit = try await storage.commit(id, record, over: base, using: writing(from: position))
+        return commit == .refused ? nil : .committed(edits, record, over: base.version, as: commit)
     }
 
     /// What the storage uses of this store to write a save, the log's

@@ -17,13 +17,10 @@ extension StoreState {
     /// A save's write, recorded in memory (``recorded(_:)``) once it is
     /// durable: a transaction's once it has ended.
     enum SavedWrite {
-        /// The record of `edits` appended over the version memory held (the
-        /// save in one step).
-        case appended([String: PendingEdit], SceneFileRecord, over: DiskVersion)
-        /// The same save in one step, the storage writing the document
-        /// whole instead (PostgreSQL, its log past its bound); its log
-        /// ends at `end`.
-        case committedWhole([String: PendingEdit], SceneFileRecord, over: DiskVersion, end: LogPosition?)
+        /// The record of `edits` committed over the version memory held (the
+        /// save in one step): appended, or the document written whole by
+        /// the storage (PostgreSQL, its log past its bound).
+        case committed([String: PendingEdit], SceneFileRecord, over: DiskVersion, as: Commit)
         /// `file` written over `base`, the document the transaction read;
         /// `position`, where its log ends when it was written whole.
         case written([String: PendingEdit], SceneFile, over: SceneFile?, position: LogPosition?)
@@ -38,15 +35,15 @@ extension StoreState {
     ///   from the version an append went over (a reload is then queued).
     mutating func recorded(_ written: SavedWrite) -> (written: DiskVersion?, reload: Bool) {
         switch written {
-        case .appended(let edits, let record, let base):
+        case .committed(let edits, let record, let base, let commit):
             let applied = appended(edits, record, over: base)
-            reader.appendEnded(written: applied)
-            return (DiskVersion(incarnation: base.incarnation, generation: record.generation), !applied && reloadRequested())
-        case .committedWhole(let edits, let record, let base, let end):
-            let applied = appended(edits, record, over: base)
-            reader.appendEnded(written: false)
-            // Not applied: the position stays behind, so the reading queued reads whole.
-            if applied { reader.read(to: end) }
+            if case .written(let end) = commit {
+                reader.appendEnded(written: false)
+                // Not applied: the position stays behind, so the reading queued reads whole.
+                if applied { reader.read(to: end) }
+            } else {
+                reader.appendEnded(written: applied)
+            }
             return (DiskVersion(incarnation: base.incarnation, generation: record.generation), !applied && reloadRequested())
         case .written(let edits, let file, let base, let position):
             saved(edits, as: file, over: base)

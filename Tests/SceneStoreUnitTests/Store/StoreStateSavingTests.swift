@@ -78,7 +78,7 @@ struct StoreStateSavingTests {
         _ = try state.applyLocal(key: "k", value: .int(1), sceneLimit: 1 << 20, scene: main)
         let (held, edits, record) = try #require(state.planRecordWithoutLock(writer: me))
         #expect(record.generation == 4 && record.set.map(\.0) == ["k"])
-        let appended = state.recorded(.appended(edits, record, over: held.version))
+        let appended = state.recorded(.committed(edits, record, over: held.version, as: .appended))
         #expect(appended.written == DiskVersion(incarnation: "inc", generation: 4))
         #expect(!appended.reload)
         #expect(state.disk.generation == 4 && state.pending.isEmpty && state.values == ["k": .int(1)])
@@ -86,7 +86,7 @@ struct StoreStateSavingTests {
         _ = try state.applyLocal(key: "k", value: .int(2), sceneLimit: 1 << 20, scene: main)
         let (stale, moreEdits, next) = try #require(state.planRecordWithoutLock(writer: me))
         _ = state.read(.file(base(generation: 5, ["k": .int(9)])), at: .withoutLock, writable: true)
-        let late = state.recorded(.appended(moreEdits, next, over: stale.version))
+        let late = state.recorded(.committed(moreEdits, next, over: stale.version, as: .appended))
         #expect(late.reload, "memory moved on while the record was appended: the scene is read again")
         let again = state.reloadRequested()
         #expect(!again, "the reading is queued already")
@@ -96,6 +96,22 @@ struct StoreStateSavingTests {
         let whole = state.recorded(.written([:], file, over: base(generation: 5, ["k": .int(9)]), position: nil))
         #expect(whole.written == file.version && !whole.reload)
         #expect(state.recorded(.confirmed([:], current: file)).written == nil)
+    }
+
+    /// A save in one step that the storage wrote whole (PostgreSQL, its log
+    /// past its bound) moves the reading position to the new log's end:
+    /// left behind, every later save would be whole too.
+    @Test func aCommitWrittenWholeMovesThePosition() throws {
+        var state = StoreState(savePolicy: .onFlush)
+        _ = state.read(.file(base(generation: 3, ["k": .int(0)])), at: .opening, writable: true)
+        _ = try state.applyLocal(key: "k", value: .int(1), sceneLimit: 1 << 20, scene: main)
+        let (held, edits, record) = try #require(state.planRecordWithoutLock(writer: me))
+        var written = held
+        #expect(written.apply([record]) == nil)
+        let end = try #require(LogPosition(written: written.encoded(.log), version: written.version))
+        let recorded = state.recorded(.committed(edits, record, over: held.version, as: .written(end: end)))
+        #expect(recorded.written == written.version && !recorded.reload)
+        #expect(state.cursor(.withoutLock) == end)
     }
 
     /// Failures are reported once per error and retried after 1 s, 2 s ...;
