@@ -1,4 +1,5 @@
 import Foundation
+import SceneStore
 
 /// The wire format shared by type-erased paths and typed stacks:
 ///
@@ -41,6 +42,7 @@ enum PathDocument {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         do {
+            try EncodingDepth.check(value)
             return Array(try encoder.encode(value))
         } catch let error as ScenePathError {
             throw error

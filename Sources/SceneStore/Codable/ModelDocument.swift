@@ -23,8 +23,10 @@ package enum ModelDocument {
     static func encode<Model: Codable>(_ model: Model, _ schema: ModelSchema) throws(SceneStoreError) -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
+        let document = Document(format: format, tag: schema.tag, version: schema.version, value: model)
         do {
-            return try encoder.encode(Document(format: format, tag: schema.tag, version: schema.version, value: model))
+            try EncodingDepth.check(document)
+            return try encoder.encode(document)
         } catch {
             throw .unencodableModel(key: schema.name, tag: schema.tag, reason: "\(error)")
         }

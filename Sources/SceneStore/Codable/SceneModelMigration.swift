@@ -47,7 +47,9 @@ public struct SceneModelMigration: Sendable {
         Self(from: version) { json in
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
-            return try encoder.encode(transform(JSONDecoder().decode(Old.self, from: json)))
+            let migrated = try transform(JSONDecoder().decode(Old.self, from: json))
+            try EncodingDepth.check(migrated)
+            return try encoder.encode(migrated)
         }
     }
 
