@@ -21,6 +21,14 @@ import Glibc
 extension SceneDirectory: SceneSessionStorage {
     var sessionIndexPath: String { rootPath + "/" + SessionIndex.fileName }
     private var sessionLockPath: String { sessionIndexPath + ".lock" }
+    /// A new index being written: `.scenestore-sessions.tmp-<16 hex>`.
+    func sessionIndexTempPath(token: String) -> String { sessionIndexPath + Self.sessionIndexTempInfix + token }
+    private static let sessionIndexTempInfix = ".tmp-"
+
+    /// Whether root entry `name` is a temp file of the index (``sessionIndexTempPath(token:)``).
+    static func isSessionIndexTemp(_ name: String) -> Bool {
+        name.hasPrefix(SessionIndex.fileName + sessionIndexTempInfix)
+    }
 
     func claim(_ id: SceneID) throws(SceneStoreError) -> (any SceneClaim)? {
         var prepared = false
@@ -64,6 +72,7 @@ extension SceneDirectory: SceneSessionStorage {
         try Self.prepare(root: root)
         let lock = try SceneLock(path: sessionLockPath, scene: Self.sessionsLockName, timeout: lockTimeout, clock: clock)
         defer { lock.unlock() }
+        removeSessionIndexLeftoversOnce()
         var records = try readSessionIndex()
         let before = records.filter { ids.contains($0.key) }
         var changed = before
@@ -114,7 +123,7 @@ extension SceneDirectory: SceneSessionStorage {
         guard bytes.count <= SessionIndex.maxBytes else {
             throw .io(syscall: "write", path: sessionIndexPath, errno: .fileTooLarge)
         }
-        let temp = sessionIndexPath + ".tmp-" + randomToken()
+        let temp = sessionIndexTempPath(token: randomToken())
         let file = try create(temp)
         do {
             try PositionalIO.write(bytes, to: file.raw, path: temp, system: system)

@@ -37,10 +37,19 @@ extension SceneRegistry {
             guard let claim = try await sessions.claim(id) else { continue }
             let now = configuration.now()
             let pid = getpid()
-            return try await holding(claim, of: id) {
-                try await sessions.updateSessionRecords([id]) { records in
-                    records[id] = SessionRecord(id: id, created: now, lastActive: now, open: true, pid: pid, title: title)
+            let recorded = Locked(false)
+            do {
+                return try await holding(claim, of: id) {
+                    try await sessions.updateSessionRecords([id]) { records in
+                        records[id] = SessionRecord(id: id, created: now, lastActive: now, open: true, pid: pid, title: title)
+                    }
+                    recorded.withLock { $0 = true }
                 }
+            } catch {
+                // A window that never was leaves nothing (nobody else knows its id).
+                if recorded.withLock({ $0 }) { try? await sessions.updateSessionRecords([id]) { records in records[id] = nil } }
+                await sessions.removeClaim(id)
+                throw error
             }
         }
     }
