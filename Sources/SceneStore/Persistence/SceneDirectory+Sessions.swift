@@ -18,6 +18,10 @@ import Glibc
 /// launch's claim fail), and never from `/proc/locks` alone, which is read
 /// a page at a time and skips entries when other processes' locks come and
 /// go between the pages.
+///
+/// Every call runs on the root's own queue (``onOwnThread(_:)``), never on
+/// the caller's thread; the windows' lock is waited for on the clock,
+/// holding no thread (``sessionLock()``).
 extension SceneDirectory: SceneSessionStorage {
     var sessionIndexPath: String { rootPath + "/" + SessionIndex.fileName }
     private var sessionLockPath: String { sessionIndexPath + ".lock" }
@@ -30,7 +34,11 @@ extension SceneDirectory: SceneSessionStorage {
         name.hasPrefix(SessionIndex.fileName + sessionIndexTempInfix)
     }
 
-    func claim(_ id: SceneID) throws(SceneStoreError) -> (any SceneClaim)? {
+    func claim(_ id: SceneID) async throws(SceneStoreError) -> (any SceneClaim)? {
+        try await onOwnThread { () throws(SceneStoreError) in try claimNow(id) }
+    }
+
+    private func claimNow(_ id: SceneID) throws(SceneStoreError) -> (any SceneClaim)? {
         var prepared = false
         while true {
             let lock: SceneLock
@@ -55,24 +63,33 @@ extension SceneDirectory: SceneSessionStorage {
         }
     }
 
-    func sessionRecords() throws(SceneStoreError) -> [(record: SessionRecord, held: Bool)] {
-        let records = try readSessionIndex()
+    func sessionRecords() async throws(SceneStoreError) -> [(record: SessionRecord, held: Bool)] {
+        let records = try await onOwnThread { () throws(SceneStoreError) in try readSessionIndex() }
         // Only a window the index says is open can be held for more than
         // a moment: one that quit let go of its claim after the index said
         // so, and a reopen claims before it says so again (a launch that
         // lists it meanwhile finds the claim taken when it reopens; the
         // claim decides, the list only offers). A probe costs an open, 4 µs:
         // 40 ms for 10 000 quit windows otherwise.
-        return records.values.map { ($0, $0.open && isClaimed($0.id)) }
+        return await onOwnThread { records.values.map { ($0, $0.open && isClaimed($0.id)) } }
     }
 
     func updateSessionRecords(
         _ ids: Set<SceneID>, _ change: @Sendable (inout [SceneID: SessionRecord]) -> Void
+    ) async throws(SceneStoreError) {
+        try await onOwnThread { () async throws(SceneStoreError) in
+            try Self.prepare(root: root)
+            let lock = try await sessionLock()
+            defer { lock.unlock() }
+            removeSessionIndexLeftoversOnce()
+            try changeSessionRecords(ids, change)
+        }
+    }
+
+    /// The change of ``updateSessionRecords(_:_:)``, holding the windows' lock.
+    private func changeSessionRecords(
+        _ ids: Set<SceneID>, _ change: @Sendable (inout [SceneID: SessionRecord]) -> Void
     ) throws(SceneStoreError) {
-        try Self.prepare(root: root)
-        let lock = try SceneLock(path: sessionLockPath, scene: Self.sessionsLockName, timeout: lockTimeout, clock: clock)
-        defer { lock.unlock() }
-        removeSessionIndexLeftoversOnce()
         var records = try readSessionIndex()
         let before = records.filter { ids.contains($0.key) }
         var changed = before
@@ -84,8 +101,33 @@ extension SceneDirectory: SceneSessionStorage {
 
     /// Removes the claim file of a scene closed for good (the caller holds
     /// the claim or nobody does): whoever waits to claim it starts over.
-    func removeClaim(_ id: SceneID) {
-        unlink(claimPath(id))
+    func removeClaim(_ id: SceneID) async {
+        await onOwnThread { _ = unlink(claimPath(id)) }
+    }
+
+    /// The windows' lock, waited for at most ``lockTimeout`` without
+    /// holding a thread: tried without waiting, then again after a pause
+    /// slept on the registry's clock (50 µs, doubling up to 2 ms), so that
+    /// window calls waiting for another process occupy none of the
+    /// library's threads either. A cancelled task stops waiting.
+    private func sessionLock() async throws(SceneStoreError) -> SceneLock {
+        let start = clock.now
+        var pause = Duration.microseconds(50)
+        while true {
+            do {
+                return try SceneLock(path: sessionLockPath, scene: Self.sessionsLockName, timeout: nil, clock: clock)
+            } catch .lockTimeout {
+                guard clock.now - start < lockTimeout else { break }
+            }
+            do { try await clock.sleep(until: clock.now + pause) } catch { break }
+            pause = min(pause * 2, .milliseconds(2))
+        }
+        // A last try, which names the holder when it fails too.
+        do {
+            return try SceneLock(path: sessionLockPath, scene: Self.sessionsLockName, timeout: .zero, clock: clock)
+        } catch .lockTimeout(let scene, let holder, _) {
+            throw .lockTimeout(scene: scene, holderPID: holder, waited: clock.now - start)
+        }
     }
 
     private static let sessionsLockName: SceneID = "scenestore-sessions"

@@ -54,12 +54,14 @@ struct SceneDirectory: Sendable {
     /// What crashed writers left in the root, listed once for a
     /// read-write registry (`nil` until then, and for a read-only one):
     /// at the first reading of a scene or the first change of the windows'
-    /// records. Never in the
+    /// records, on a thread of the library's own. Never in the
     /// registry's initializer: a root of 100 000 entries takes most of a
     /// second to list. Cleaned by ``removeLeftoversOnce(of:holdingLock:)``
     /// and ``removeSessionIndexLeftoversOnce()``.
     private let leftovers: Locked<Leftovers?>
     private let cleansLeftovers: Bool
+    /// Where ``onOwnThread(_:)`` runs work.
+    let executor: QueueExecutor
 
     /// What one listing of the root found.
     private struct Leftovers {
@@ -83,6 +85,7 @@ struct SceneDirectory: Sendable {
         self.mark = mark
         self.leftovers = Locked(nil)
         self.cleansLeftovers = cleansLeftovers
+        self.executor = QueueExecutor(DispatchQueue(label: "SceneStore.root"))
     }
 
     func scenePath(_ id: SceneID) -> String {
@@ -192,9 +195,24 @@ struct SceneDirectory: Sendable {
         }
     }
 
-    /// The scenes that have a file in the root.
-    func sceneIDs() throws(SceneStoreError) -> [SceneID] {
-        try directoryEntries(rootPath).compactMap(Self.sceneID(forFileNamed:)).sorted()
+    /// The scenes that have a file in the root, listed on a thread of the
+    /// library's own (a root of 100 000 entries takes most of a second).
+    func sceneIDs() async throws(SceneStoreError) -> [SceneID] {
+        try await onOwnThread { () throws(SceneStoreError) in
+            try directoryEntries(rootPath).compactMap(Self.sceneID(forFileNamed:)).sorted()
+        }
+    }
+
+    /// Runs `work` on the root's own serial queue (``QueueExecutor``, as a
+    /// store's I/O runs on the store's): the root's work outside a store's
+    /// (window calls, listings) blocks for as long as the disk takes, and
+    /// never on Swift's cooperative pool, whose few threads run every task
+    /// of the app. What waits (for the windows' lock) sleeps on the clock,
+    /// holding no thread.
+    func onOwnThread<Result, Failure: Error>(
+        _ work: () async throws(Failure) -> Result
+    ) async throws(Failure) -> Result {
+        try await withTaskExecutorPreference(executor, operation: work)
     }
 
     // MARK: Writing

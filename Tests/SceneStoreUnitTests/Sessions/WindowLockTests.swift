@@ -3,11 +3,86 @@ import Foundation
 import SceneStoreTesting
 import Testing
 
-/// What the windows' index leaves behind when its writer is killed.
+/// The windows' lock (the `flock` on `.scenestore-sessions.lock`) held by
+/// someone else: window calls wait for it without occupying a thread of
+/// Swift's cooperative pool. The lock is held from another open file description of
+/// this process, which `flock` excludes as it would another process.
 // Hang guard: each test takes well under a second here; 2 minutes.
 @Suite(.timeLimit(.minutes(2))) struct WindowLockTests {
+    /// The windows' lock, taken by another open file description.
+    final class HeldWindowsLock: Sendable {
+        private let fd: Int32
+
+        init(root: URL) throws {
+            fd = open(root.appendingPathComponent(".scenestore-sessions.lock").path, O_RDONLY | O_CREAT | O_CLOEXEC, 0o600)
+            guard fd >= 0, flock(fd, LOCK_EX | LOCK_NB) == 0 else { throw POSIXError(.EAGAIN) }
+        }
+
+        /// Unlocked before the close: a child another test is spawning
+        /// shares the descriptor until its exec.
+        func release() {
+            flock(fd, LOCK_UN)
+            close(fd)
+        }
+    }
+
     static func configuration(lockTimeout: Duration) -> SceneRegistry.Configuration {
         SceneRegistry.Configuration(savePolicy: .onFlush, watcher: .none, lockTimeout: lockTimeout)
+    }
+
+    /// More `newScene`, `markActive` and `close()` calls than the pool has
+    /// threads, all waiting for the windows' lock: an unrelated task still
+    /// runs meanwhile (it ends while none of them has ended), and once the
+    /// lock is let go every call succeeds.
+    @Test func windowCallsWaitingForTheWindowsLockLeaveTheCooperativePoolFree() async throws {
+        // The library's default timeout: before the fix, the pool froze for it.
+        let fixture = try SceneStoreFixture(configuration: Self.configuration(lockTimeout: .seconds(10)))
+        let window = try await fixture.registry.newScene()
+        let quitting = try fixture.otherRegistry()
+        let quitWindow = try await quitting.newScene()
+        let held = try HeldWindowsLock(root: fixture.root)
+
+        let clock = ContinuousClock()
+        let before = clock.now
+        let threads = ProcessInfo.processInfo.activeProcessorCount
+        let (started, starting) = AsyncStream<Void>.makeStream()
+        let ended = Locked(0)  // calls that returned or threw
+        var calls: [Task<Void, any Error>] = []
+        for _ in 0...threads {
+            calls.append(Task {
+                starting.yield()
+                defer { ended.withLock { $0 += 1 } }
+                _ = try await fixture.registry.newScene()
+            })
+            calls.append(Task {
+                starting.yield()
+                defer { ended.withLock { $0 += 1 } }
+                try await fixture.registry.markActive(window.id)
+            })
+        }
+        calls.append(Task {
+            starting.yield()
+            defer { ended.withLock { $0 += 1 } }
+            try await quitting.close()
+        })
+        // As many calls under way as the pool has threads.
+        var seen = 0
+        for await _ in started {
+            seen += 1
+            if seen == threads { break }
+        }
+        let unrelated = await Task.detached { 42 }.value
+        let waited = clock.now - before
+        #expect(unrelated == 42)
+        #expect(ended.withLock { $0 } == 0, "the unrelated task ran only after window calls had ended (it waited \(waited))")
+
+        held.release()
+        for call in calls { try await call.value }
+        #expect(ended.withLock { $0 } == calls.count)
+        let relaunched = try fixture.otherRegistry()
+        let restorable = try await relaunched.scenesToRestore()
+        #expect(restorable.first { $0.id == quitWindow.id }?.state == .restorable(.relaunch))
+        await fixture.tearDown()
     }
 
     /// Temp files of the index that killed writers left (named as the
