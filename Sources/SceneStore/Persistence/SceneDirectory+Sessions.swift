@@ -21,7 +21,10 @@ import Glibc
 ///
 /// Every call runs on the root's own queue (``onOwnThread(_:)``), never on
 /// the caller's thread; the windows' lock is waited for on the clock,
-/// holding no thread (``sessionLock()``).
+/// holding no thread (``sessionLock()``). A quit that cannot change the
+/// index writes `quit` into each claim file it holds
+/// (``FileClaim/markQuit()``), read as a quit while nobody holds the
+/// window and emptied by the next claim.
 extension SceneDirectory: SceneSessionStorage {
     var sessionIndexPath: String { rootPath + "/" + SessionIndex.fileName }
     private var sessionLockPath: String { sessionIndexPath + ".lock" }
@@ -59,7 +62,14 @@ extension SceneDirectory: SceneSessionStorage {
                 lock.unlock()
                 return nil
             }
-            return FileClaim(lock)
+            do {
+                try Self.clearQuitMark(of: lock)
+            } catch {
+                scenestore_ofd_unlock(lock.fd)
+                lock.unlock()
+                throw error
+            }
+            return FileClaim(lock, executor: executor)
         }
     }
 
@@ -71,7 +81,19 @@ extension SceneDirectory: SceneSessionStorage {
         // lists it meanwhile finds the claim taken when it reopens; the
         // claim decides, the list only offers). A probe costs an open, 4 µs:
         // 40 ms for 10 000 quit windows otherwise.
-        return await onOwnThread { records.values.map { ($0, $0.open && isClaimed($0.id)) } }
+        return await onOwnThread {
+            records.values.map { record in
+                guard record.open else { return (record, false) }
+                switch claimState(record.id) {
+                case .held: return (record, true)
+                case .free: return (record, false)
+                case .quit:
+                    var quit = record
+                    quit.open = false
+                    return (quit, false)
+                }
+            }
+        }
     }
 
     func updateSessionRecords(
@@ -178,25 +200,54 @@ extension SceneDirectory: SceneSessionStorage {
         try syncDirectory()
     }
 
+    /// What the claim file of a window the index says is open tells.
+    private enum ClaimState {
+        /// A live process holds it.
+        case held
+        /// Nobody does: its holder died.
+        case free
+        /// Nobody does, and its holder recorded its quit on it
+        /// (``FileClaim/markQuit()``): the index could not say so.
+        case quit
+    }
+
     /// Whether some open file description, in this process or another,
     /// holds the claim on scene `id`: one open and one `F_OFD_GETLK`.
     /// A window the index says is open whose claim file is missing or not
     /// marked is held still when a process holds a deleted claim file
     /// (a cleaner deleted it): one read of `/proc/locks`, only for windows
     /// whose process died or lost its claim file.
-    private func isClaimed(_ id: SceneID) -> Bool {
+    private func claimState(_ id: SceneID) -> ClaimState {
         let path = claimPath(id)
         switch Descriptor.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) {
         case .success(let file):
             var current = stat()
             // Not knowing counts as held: a window is never offered twice.
-            guard (try? syscall("fcntl(F_OFD_GETLK)", path: path) { scenestore_ofd_is_locked(file.raw) }) == 0 else { return true }
-            return fstat(file.raw, &current) != 0 || hasDeletedHolder(path, current.st_ino)
+            guard (try? syscall("fcntl(F_OFD_GETLK)", path: path) { scenestore_ofd_is_locked(file.raw) }) == 0,
+                  fstat(file.raw, &current) == 0, !hasDeletedHolder(path, current.st_ino)
+            else { return .held }
+            return current.st_size > 0 ? .quit : .free
         case .failure(.io(_, _, .noSuchFileOrDirectory)):
-            return hasDeletedHolder(path, nil)
+            return hasDeletedHolder(path, nil) ? .held : .free
         case .failure:
-            return true
+            return .held
         }
+    }
+
+    /// Empties the claim file `lock` holds of a quit recorded on it
+    /// (``FileClaim/markQuit()``): the window is open again, and a crash
+    /// from now on reads as one.
+    private static func clearQuitMark(of lock: SceneLock) throws(SceneStoreError) {
+        var held = stat()
+        try syscall("fstat", path: lock.path) { fstat(lock.fd, &held) }
+        guard held.st_size > 0 else { return }
+        // The lock's descriptor is read-only: the file opened once more to write.
+        let file = try Descriptor(lock.path, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        var opened = stat()
+        try syscall("fstat", path: lock.path) { fstat(file.raw, &opened) }
+        guard opened.st_dev == held.st_dev, opened.st_ino == held.st_ino else { return }
+        try syscall("ftruncate", path: lock.path) { ftruncate(file.raw, 0) }
+        try syscall("fdatasync", path: lock.path) { fdatasync(file.raw) }
     }
 
     private func hasDeletedHolder(_ path: String, _ current: ino_t?) -> Bool {
@@ -212,12 +263,35 @@ private final class FileClaim: SceneClaim, @unchecked Sendable {
     /// Guards `lock`, which only release and abandon touch.
     private let lock: Locked<SceneLock?>
 
-    init(_ lock: SceneLock) {
+    /// Where ``markQuit()`` writes: the root's queue.
+    private let executor: QueueExecutor
+
+    init(_ lock: SceneLock, executor: QueueExecutor) {
         self.lock = Locked(lock)
+        self.executor = executor
     }
 
     func release() {
         abandon()
+    }
+
+    /// Writes `quit` into the claim file, through a descriptor of its own
+    /// (the lock's is read-only), once it is sure to be the file held, and
+    /// makes it durable.
+    func markQuit() async -> Bool {
+        await withTaskExecutorPreference(executor) {
+            lock.withLock { held -> Bool in
+                guard let held else { return false }
+                var locked = stat()
+                guard fstat(held.fd, &locked) == 0,
+                      case .success(let file) = Descriptor.open(held.path, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+                else { return false }
+                var opened = stat()
+                let mark = Array("quit\n".utf8)
+                return fstat(file.raw, &opened) == 0 && opened.st_dev == locked.st_dev && opened.st_ino == locked.st_ino
+                    && pwrite(file.raw, mark, mark.count, 0) == mark.count && fdatasync(file.raw) == 0
+            }
+        }
     }
 
     func abandon() {

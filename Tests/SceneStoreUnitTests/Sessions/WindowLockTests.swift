@@ -5,7 +5,8 @@ import Testing
 
 /// The windows' lock (the `flock` on `.scenestore-sessions.lock`) held by
 /// someone else: window calls wait for it without occupying a thread of
-/// Swift's cooperative pool. The lock is held from another open file description of
+/// Swift's cooperative pool, and a quit that cannot take it in time is
+/// still a quit. The lock is held from another open file description of
 /// this process, which `flock` excludes as it would another process.
 // Hang guard: each test takes well under a second here; 2 minutes.
 @Suite(.timeLimit(.minutes(2))) struct WindowLockTests {
@@ -82,6 +83,40 @@ import Testing
         let relaunched = try fixture.otherRegistry()
         let restorable = try await relaunched.scenesToRestore()
         #expect(restorable.first { $0.id == quitWindow.id }?.state == .restorable(.relaunch))
+        await fixture.tearDown()
+    }
+
+    /// A quit whose registry cannot take the windows' lock (held, and a
+    /// zero timeout) still records the quit: the window comes back for a
+    /// relaunch, not to recover; reopened and then crashed, it is to
+    /// recover again. 10 rounds; the other launches wait for the lock.
+    @Test func aQuitThatCannotTakeTheWindowsLockComesBackAsARelaunch() async throws {
+        let fixture = try SceneStoreFixture(configuration: Self.configuration(lockTimeout: .seconds(120)))
+        let impatient = Self.configuration(lockTimeout: .zero)
+        var quitting = try fixture.otherRegistry(configuration: impatient)
+        let window = try await quitting.newScene().id
+        for round in 0..<10 {
+            let held = try HeldWindowsLock(root: fixture.root)
+            do {
+                try await quitting.close()
+            } catch {
+                // A quit may say it could not record the order; it must not lose the quit.
+            }
+            held.release()
+            let restorable = try await fixture.otherRegistry().scenesToRestore()
+            #expect(restorable.map(\.id) == [window], "round \(round)")
+            #expect(restorable.first?.state == .restorable(.relaunch), "round \(round): \(restorable)")
+
+            // Reopened, then killed: to recover, whatever the last quit left on the claim.
+            let crashing = try fixture.otherRegistry()
+            #expect(try await crashing.reopen(window) != nil, "round \(round)")
+            crashing.abandon()
+            let recovering = try await fixture.otherRegistry().scenesToRestore()
+            #expect(recovering.first?.state == .restorable(.recover), "round \(round): \(recovering)")
+
+            quitting = try fixture.otherRegistry(configuration: impatient)
+            try #require(try await quitting.reopen(window) != nil, "round \(round)")
+        }
         await fixture.tearDown()
     }
 
