@@ -95,12 +95,32 @@ extension PostgresLocation {
             case .file(let path):
                 let certificates: [NIOSSLCertificate]
                 do {
-                    certificates = try NIOSSLCertificate.fromPEMFile(path)
+                    certificates = try NIOSSLCertificate.fromPEMBytes(Array(try regularFile(path, invalid: invalid)))
+                } catch let error as SceneStoreError {
+                    throw error
                 } catch {
                     throw invalid("sslrootcert names no file that can be read as PEM certificates")
                 }
                 guard !certificates.isEmpty else { throw invalid("sslrootcert names a file that holds no certificate") }
                 return .certificates(certificates)
+            }
+        }
+
+        /// The bytes of the file at `path`, opened without blocking (a FIFO
+        /// there would block the open until a writer came) and read only if
+        /// it is a regular file.
+        private static func regularFile(_ path: String, invalid: (String) -> SceneStoreError) throws(SceneStoreError) -> Data {
+            let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+            guard fd >= 0 else { throw invalid("sslrootcert names no file that can be read as PEM certificates") }
+            let file = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
+            var info = stat()
+            guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+                throw invalid("sslrootcert names something other than a regular file")
+            }
+            do {
+                return try file.readToEnd() ?? Data()
+            } catch {
+                throw invalid("sslrootcert names no file that can be read as PEM certificates")
             }
         }
 

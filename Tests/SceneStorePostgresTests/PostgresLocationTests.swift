@@ -108,6 +108,47 @@ struct PostgresLocationTests {
         #expect(reason("postgres://u:pw@h:abc/db") == #"invalid scene storage "postgres://u@h:abc/db": not a URL (percent-encode reserved characters such as @ : / ? # in the user name and password)"#)
     }
 
+    /// `sslrootcert` naming a FIFO (whose opening would wait for a writer
+    /// forever) or a directory: the registry's open refuses it at once,
+    /// with a typed error. Bounded: an open that blocks fails after 20 s,
+    /// and the FIFO is then given a writer so the blocked thread ends.
+    @Test func anSslrootcertThatIsNoRegularFileIsRefusedAtOnce() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sslrootcert-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let fifo = directory.appendingPathComponent("roots.pem").path
+        try #require(mkfifo(fifo, 0o600) == 0)
+        for path in [fifo, directory.path] {
+            let encoded = try #require(path.addingPercentEncoding(withAllowedCharacters: .alphanumerics))
+            let url = "postgres://ada@127.0.0.1/scenes?sslmode=verify-ca&sslrootcert=\(encoded)"
+            let outcome = Locked<(any Error)??>(nil)
+            let done = DispatchSemaphore(value: 0)
+            Thread.detachNewThread {
+                do {
+                    let registry = try SceneRegistry(postgres: url, appID: "tls-test")
+                    registry.abandon()
+                    outcome.withLock { $0 = .some(nil) }
+                } catch {
+                    outcome.withLock { $0 = .some(error) }
+                }
+                done.signal()
+            }
+            guard done.wait(timeout: .now() + 20) == .success else {
+                Issue.record("opening the registry blocked on sslrootcert \(path)")
+                let writer = open(fifo, O_RDWR | O_NONBLOCK | O_CLOEXEC)
+                if writer >= 0 { close(writer) }
+                done.wait()
+                continue
+            }
+            let error = outcome.withLock { $0 } ?? nil
+            guard case SceneStoreError.invalidStorageLocation(_, let reason)? = error else {
+                Issue.record("expected invalidStorageLocation for \(path), got \(String(describing: error))")
+                continue
+            }
+            #expect(reason.contains("sslrootcert"), "\(reason)")
+        }
+    }
+
     /// The application name and the password given as parameters reach a
     /// real server, over TCP and over its Unix socket.
     @Test(.requiresPostgres) func parametersReachTheServer() async throws {

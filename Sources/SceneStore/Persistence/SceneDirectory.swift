@@ -22,6 +22,11 @@ import Glibc
 ///   missing scene file with a tombstone was discarded, without one it
 ///   vanished. Kept while another read-write registry has the root open,
 ///   whose stores may hold the incarnation that ended;
+/// * `.<id>~claim` — a window's claim (SceneDirectory+Sessions.swift),
+///   holding `quit` when its holder quit without changing the index;
+/// * `.scenestore-sessions`, its `.lock` and its `.tmp-<token>` files —
+///   the windows' index, its lock, and a new index being written, which a
+///   killed writer leaves for the next change of the index to remove;
 /// * `quarantine/` — damaged scene files moved aside, never deleted.
 ///
 /// `~` never occurs in a scene id, so a side file names exactly one scene:
@@ -46,10 +51,25 @@ struct SceneDirectory: Sendable {
     /// This registry's mark on the root (a read-write one's), released
     /// with it.
     let mark: RootMark?
-    /// The scenes that crashed writers left temp files or previous-version
-    /// links for, listed once when a read-write registry opened the root:
-    /// the first reading of each cleans them (``removeLeftoversOnce(of:holdingLock:)``).
-    let leftovers: Locked<Set<SceneID>>
+    /// What crashed writers left in the root, listed once for a
+    /// read-write registry (`nil` until then, and for a read-only one):
+    /// at the first reading of a scene or the first change of the windows'
+    /// records, on a thread of the library's own. Never in the
+    /// registry's initializer: a root of 100 000 entries takes most of a
+    /// second to list. Cleaned by ``removeLeftoversOnce(of:holdingLock:)``
+    /// and ``removeSessionIndexLeftoversOnce()``.
+    private let leftovers: Locked<Leftovers?>
+    private let cleansLeftovers: Bool
+    /// Where ``onOwnThread(_:)`` runs work.
+    let executor: QueueExecutor
+
+    /// What one listing of the root found.
+    private struct Leftovers {
+        /// The scenes with temp files or previous-version links.
+        var scenes: Set<SceneID>
+        /// The index's temp files (``isSessionIndexTemp(_:)``).
+        var sessionIndexTemps: [String]
+    }
 
     init(
         root: URL, limits: SceneRegistry.Limits = .init(), lockTimeout: Duration = .seconds(10),
@@ -63,7 +83,9 @@ struct SceneDirectory: Sendable {
         self.clock = clock
         self.system = system
         self.mark = mark
-        self.leftovers = Locked(cleansLeftovers ? Self.scenesWithLeftovers(in: root.path) : [])
+        self.leftovers = Locked(nil)
+        self.cleansLeftovers = cleansLeftovers
+        self.executor = QueueExecutor(DispatchQueue(label: "SceneStore.root"))
     }
 
     func scenePath(_ id: SceneID) -> String {
@@ -173,9 +195,24 @@ struct SceneDirectory: Sendable {
         }
     }
 
-    /// The scenes that have a file in the root.
-    func sceneIDs() throws(SceneStoreError) -> [SceneID] {
-        try directoryEntries(rootPath).compactMap(Self.sceneID(forFileNamed:)).sorted()
+    /// The scenes that have a file in the root, listed on a thread of the
+    /// library's own (a root of 100 000 entries takes most of a second).
+    func sceneIDs() async throws(SceneStoreError) -> [SceneID] {
+        try await onOwnThread { () throws(SceneStoreError) in
+            try directoryEntries(rootPath).compactMap(Self.sceneID(forFileNamed:)).sorted()
+        }
+    }
+
+    /// Runs `work` on the root's own serial queue (``QueueExecutor``, as a
+    /// store's I/O runs on the store's): the root's work outside a store's
+    /// (window calls, listings) blocks for as long as the disk takes, and
+    /// never on Swift's cooperative pool, whose few threads run every task
+    /// of the app. What waits (for the windows' lock) sleeps on the clock,
+    /// holding no thread.
+    func onOwnThread<Result, Failure: Error>(
+        _ work: () async throws(Failure) -> Result
+    ) async throws(Failure) -> Result {
+        try await withTaskExecutorPreference(executor, operation: work)
     }
 
     // MARK: Writing
@@ -333,11 +370,11 @@ struct SceneDirectory: Sendable {
     }
 
     /// Deletes the temp files and previous-version links that crashed
-    /// writers left for scene `id`, once, if the root had any when the
-    /// registry opened it. Under the scene lock (taken here unless
-    /// `holdingLock`): a live writer only has a temp file while it holds it.
+    /// writers left for scene `id`, once, if the root had any when it was
+    /// listed. Under the scene lock (taken here unless `holdingLock`): a
+    /// live writer only has a temp file while it holds it.
     func removeLeftoversOnce(of id: SceneID, holdingLock: Bool) throws(SceneStoreError) {
-        guard leftovers.withLock({ $0.remove(id) != nil }) else { return }
+        guard withLeftovers({ $0.scenes.remove(id) != nil }) == true else { return }
         let lock = holdingLock ? nil : try lock(id)
         defer { lock?.unlock() }
         guard let names = try? directoryEntries(rootPath) else { return }
@@ -346,11 +383,30 @@ struct SceneDirectory: Sendable {
         }
     }
 
-    /// The scenes that crashed writers left temp files or previous-version
-    /// links for: one listing of the root.
-    static func scenesWithLeftovers(in rootPath: String) -> Set<SceneID> {
-        guard let names = try? directoryEntries(rootPath) else { return [] }
-        return Set(names.compactMap(Self.leftoverOwner))
+    /// Deletes the index's temp files that crashed writers left, once.
+    /// Call holding the windows' lock: a live writer only has one while it
+    /// holds it.
+    func removeSessionIndexLeftoversOnce() {
+        let names = withLeftovers { leftovers in
+            defer { leftovers.sessionIndexTemps = [] }
+            return leftovers.sessionIndexTemps
+        }
+        for name in names ?? [] { unlink(rootPath + "/" + name) }
+    }
+
+    /// `body` over what the one listing of the root found, listing it
+    /// first if nobody has; `nil` for a registry that cleans nothing.
+    private func withLeftovers<Result>(_ body: (inout Leftovers) -> Result) -> Result? {
+        guard cleansLeftovers else { return nil }
+        return leftovers.withLock { listed in
+            var found = listed ?? {
+                let names = (try? directoryEntries(rootPath)) ?? []
+                return Leftovers(
+                    scenes: Set(names.compactMap(Self.leftoverOwner)), sessionIndexTemps: names.filter(Self.isSessionIndexTemp))
+            }()
+            defer { listed = found }
+            return body(&found)
+        }
     }
 
     /// `main` for `.main~tmp-<16 hex>` or `.main~prev-<16 hex>`, exactly;

@@ -37,10 +37,19 @@ extension SceneRegistry {
             guard let claim = try await sessions.claim(id) else { continue }
             let now = configuration.now()
             let pid = getpid()
-            return try await holding(claim, of: id) {
-                try await sessions.updateSessionRecords([id]) { records in
-                    records[id] = SessionRecord(id: id, created: now, lastActive: now, open: true, pid: pid, title: title)
+            let recorded = Locked(false)
+            do {
+                return try await holding(claim, of: id) {
+                    try await sessions.updateSessionRecords([id]) { records in
+                        records[id] = SessionRecord(id: id, created: now, lastActive: now, open: true, pid: pid, title: title)
+                    }
+                    recorded.withLock { $0 = true }
                 }
+            } catch {
+                // A window that never was leaves nothing (nobody else knows its id).
+                if recorded.withLock({ $0 }) { try? await sessions.updateSessionRecords([id]) { records in records[id] = nil } }
+                await sessions.removeClaim(id)
+                throw error
             }
         }
     }
@@ -210,8 +219,10 @@ extension SceneRegistry {
     }
 
     /// Lets go of every window this registry holds; when quitting, first
-    /// marks them restorable for a relaunch (a failure there leaves them
-    /// to be recovered, which is what they then are).
+    /// marks them restorable for a relaunch: in the records, or, when
+    /// those cannot be changed (their lock held past the timeout, a full
+    /// disk), on each claim (``SceneClaim/markQuit()``), which needs no
+    /// shared lock. A window neither could mark is left to be recovered.
     func letGoOfWindows(quitting: Bool) async {
         let claims = state.withLock { state in
             defer { state.claims = [:] }
@@ -234,9 +245,19 @@ extension SceneRegistry {
                     }
                 }
             } catch {
-                configuration.logger.warning("could not mark the open windows as quit; they will be recovered", metadata: [
-                    "error": "\(error)",
-                ])
+                var unmarked = 0
+                for claim in claims.values {
+                    if await !claim.markQuit() { unmarked += 1 }
+                }
+                if unmarked > 0 {
+                    configuration.logger.warning("could not mark the open windows as quit; they will be recovered", metadata: [
+                        "error": "\(error)", "windows": "\(unmarked)",
+                    ])
+                } else {
+                    configuration.logger.info("the windows' records could not be changed; each window's quit is kept on its claim", metadata: [
+                        "error": "\(error)",
+                    ])
+                }
             }
         }
         for claim in claims.values { await claim.release() }

@@ -35,6 +35,16 @@ package protocol SceneClaim: Sendable {
     /// Lets go at once, as the process's death would (the storage may
     /// see it a moment later). Idempotent.
     func abandon()
+    /// Records on the claim itself that its holder quits, for when the
+    /// records cannot say so (another process held their lock past the
+    /// timeout): the window comes back for a relaunch, not to recover,
+    /// until it is claimed again. Call before ``release()``.
+    /// - Returns: whether it could (the default: no).
+    func markQuit() async -> Bool
+}
+
+extension SceneClaim {
+    package func markQuit() async -> Bool { false }
 }
 
 /// What the storage keeps about one window scene.

@@ -130,8 +130,8 @@ final class StoreExecutor: Sendable {
 }
 
 /// A serial dispatch queue as a task executor: tasks that prefer it run
-/// their nonisolated code there.
-private final class QueueExecutor: TaskExecutor {
+/// their nonisolated code there (a store's I/O, a root's window calls).
+final class QueueExecutor: TaskExecutor {
     private let queue: DispatchQueue
 
     init(_ queue: DispatchQueue) {

@@ -93,3 +93,38 @@ extension FullDiskTests {
         await fixture.tearDown()
     }
 }
+
+extension FullDiskTests {
+    /// A `newScene` that fails on a full disk (the index cannot be
+    /// written) leaves nothing: no claim file, no record, no temp file;
+    /// once there is space, the next one succeeds. 10 rounds.
+    @Test func aNewSceneThatFailsOnAFullDiskLeavesNothing() async throws {
+        let fixture = try SceneStoreFixture()
+        let disk = try TmpfsMount(at: fixture.directory.appendingPathComponent("small-disk"), size: "256k")
+        defer { disk.unmount() }
+        let root = disk.path.appendingPathComponent("scenes")
+        let registry = try SceneRegistry(root: root, configuration: .testing)
+        _ = try await registry.newScene(title: "first")
+        let before = Set(try FileManager.default.contentsOfDirectory(atPath: root.path))
+
+        let filler = disk.path.appendingPathComponent("filler")
+        _ = FileManager.default.createFile(atPath: filler.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: filler)
+        while (try? handle.write(contentsOf: Data(count: 4096))) != nil {}
+        try? handle.close()
+
+        for round in 0..<10 {
+            await #expect(throws: SceneStoreError.self, "round \(round)") {
+                _ = try await registry.newScene(title: String(repeating: "t", count: 900))
+            }
+            let after = Set(try FileManager.default.contentsOfDirectory(atPath: root.path))
+            #expect(after == before, "round \(round): left \(after.subtracting(before).sorted())")
+        }
+        #expect(try await registry.sessions().count == 1)
+        try FileManager.default.removeItem(at: filler)
+        _ = try await registry.newScene()
+        #expect(try await registry.sessions().count == 2)
+        try await registry.close()
+        await fixture.tearDown()
+    }
+}

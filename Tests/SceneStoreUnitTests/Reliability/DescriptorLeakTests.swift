@@ -19,7 +19,7 @@ import Testing
     }
 
     @Test(arguments: Case.allCases)
-    func aRefusedFileKeepsNoDescriptor(_ hostile: Case) throws {
+    func aRefusedFileKeepsNoDescriptor(_ hostile: Case) async throws {
         let root = FileManager.default.temporaryDirectory
             .appendingPathComponent("scenestore-leak-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
@@ -42,7 +42,7 @@ import Testing
         case .sessionIndexIsAFIFO:
             planted = directory.sessionIndexPath
             #expect(mkfifo(planted, 0o600) == 0)
-            #expect(throws: SceneStoreError.self) { _ = try directory.sessionRecords() }
+            await #expect(throws: SceneStoreError.self) { _ = try await directory.sessionRecords() }
         case .appendToADirectory:
             planted = directory.scenePath(id)
             #expect(mkdir(planted, 0o700) == 0)
