@@ -29,7 +29,6 @@ import SceneStore
 package final class PostgresSceneStorage: SceneStorage {
     /// The database URL without its password.
     package let location: String
-    package let limits: SceneRegistry.Limits
     /// Whose scenes these are: rows and the notification channel are per app.
     package let app: String
     /// How long a transaction waits for another holder of the scene's lock.
@@ -54,14 +53,13 @@ package final class PostgresSceneStorage: SceneStorage {
     ///   - url: `postgres://user:password@host:port/database`
     ///     (see ``PostgresLocation``).
     ///   - app: the app id: apps sharing a database see only their own scenes.
-    ///   - limits: the registry's limits.
     ///   - lockTimeout: the registry's lock timeout.
     ///   - requestTimeout: the longest a connect or statement may take.
     ///   - logger: where connection trouble and reconnections are logged.
     /// - Throws: ``SceneStoreError/invalidStorageLocation(_:reason:)`` for
     ///   a URL that cannot be used, or an empty app id.
     package init(
-        url: String, app: String, limits: SceneRegistry.Limits = .init(), lockTimeout: Duration = .seconds(10),
+        url: String, app: String, lockTimeout: Duration = .seconds(10),
         requestTimeout: Duration = .seconds(5), logger: Logger = Logger(label: "SceneStore.Postgres")
     ) throws(SceneStoreError) {
         let database = try PostgresLocation(url)
@@ -73,7 +71,6 @@ package final class PostgresSceneStorage: SceneStorage {
         logger[metadataKey: "app"] = "\(app)"
         self.database = database
         self.location = database.description
-        self.limits = limits
         self.app = app
         self.lockTimeout = lockTimeout
         self.requestTimeout = requestTimeout
@@ -132,17 +129,17 @@ package final class PostgresSceneStorage: SceneStorage {
                 """,
                 as: (Data, Data, Int32).self)
             guard let (head, tail, size) = rows.first else { return .missing }
-            if let tooLarge = StoredDocument.tooLarge(size: Int(size), limits: limits) { return tooLarge }
+            if let tooLarge = StoredDocument.tooLarge(size: Int(size)) { return tooLarge }
             if cursor.isHead(head), Int(size) > cursor.offset { return .continued(tail) }
         }
         let rows = try await session.rows(
             """
-            SELECT octet_length(document), CASE WHEN octet_length(document) <= \(Int32(clamping: limits.maxDocumentBytes)) THEN document END
+            SELECT octet_length(document), CASE WHEN octet_length(document) <= \(Int32(clamping: SceneRegistry.Limits.largest.maxDocumentBytes)) THEN document END
             FROM scenestore_scenes WHERE app = \(app) AND scene = \(id.rawValue)\(unescaped: lock)
             """,
             as: (Int32, Data?).self)
         guard let (size, document) = rows.first else { return .missing }
-        return StoredDocument.tooLarge(size: Int(size), limits: limits) ?? document.map(StoredDocument.bytes) ?? .missing
+        return StoredDocument.tooLarge(size: Int(size)) ?? document.map(StoredDocument.bytes) ?? .missing
     }
 }
 #endif

@@ -37,7 +37,7 @@ extension SceneRegistry {
     ///   `SceneStoreError.storageUnavailable`.
     public convenience init(postgres url: String, appID: String, configuration: Configuration = Configuration()) throws {
         let storage = try PostgresSceneStorage(
-            url: url, app: appID, limits: configuration.limits, lockTimeout: configuration.lockTimeout,
+            url: url, app: appID, lockTimeout: configuration.lockTimeout,
             logger: configuration.logger)
         self.init(storage: storage, configuration: configuration)
     }

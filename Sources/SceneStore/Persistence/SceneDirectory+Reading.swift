@@ -30,7 +30,7 @@ extension SceneDirectory {
         guard info.st_mode & S_IFMT == S_IFREG else {
             return .notADocument("not a regular file")
         }
-        if let tooLarge = StoredDocument.tooLarge(size: Int(info.st_size), limits: limits) { return tooLarge }
+        if let tooLarge = StoredDocument.tooLarge(size: Int(info.st_size)) { return tooLarge }
         // Read the size fstat gave, straight into the result: an append
         // after it is a later version (the reader sees the one before).
         let size = Int(info.st_size)

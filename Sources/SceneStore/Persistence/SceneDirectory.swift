@@ -40,8 +40,6 @@ struct SceneDirectory: Sendable {
     /// `root.path`, taken once: the paths of every save are built from it
     /// by concatenation (building a `URL` costs microseconds each time).
     let rootPath: String
-    /// What a loaded file must respect, like a `set`.
-    let limits: SceneRegistry.Limits
     /// How long a save waits for another process's lock.
     let lockTimeout: Duration
     /// What ``lockTimeout`` is measured on.
@@ -72,13 +70,12 @@ struct SceneDirectory: Sendable {
     }
 
     init(
-        root: URL, limits: SceneRegistry.Limits = .init(), lockTimeout: Duration = .seconds(10),
+        root: URL, lockTimeout: Duration = .seconds(10),
         clock: SceneClock = .continuous, system: FileSystem = .live, mark: RootMark? = nil,
         cleansLeftovers: Bool = false
     ) {
         self.root = root
         self.rootPath = root.path
-        self.limits = limits
         self.lockTimeout = lockTimeout
         self.clock = clock
         self.system = system

@@ -42,9 +42,6 @@ package protocol SceneStorage: Sendable {
     /// Where scene `id` is, for messages: its file, or its row.
     func location(of id: SceneID) -> String
 
-    /// What a stored document must respect, like a `set`.
-    var limits: SceneRegistry.Limits { get }
-
     /// The scene's document now, without the lock.
     /// - Parameter cursor: where an earlier reading of the scene's log
     ///   ended. When the document still goes on from there (its first
@@ -173,7 +170,7 @@ extension StoredDocument {
     /// `limits` allow (the largest scene with the worst JSON overhead:
     /// control characters escaped as `\u00XX`, one-byte keys of booleans);
     /// `nil` when it may be read.
-    package static func tooLarge(size: Int, limits: SceneRegistry.Limits) -> StoredDocument? {
+    package static func tooLarge(size: Int, limits: SceneRegistry.Limits = .largest) -> StoredDocument? {
         let limit = limits.maxDocumentBytes
         guard size > limit else { return nil }
         return .notADocument("\(size) bytes, larger than any scene the limits allow (\(limit))")
@@ -269,7 +266,7 @@ package enum SceneReadResult: Sendable {
     /// scene `id`, and where its log ends (``SceneFileReader/read(to:)``).
     /// Pure: a large scene is decoded outside every lock of its store.
     static func decoding(
-        _ stored: StoredDocument, as id: SceneID, limits: SceneRegistry.Limits, expectedKeys: Int = 0
+        _ stored: StoredDocument, as id: SceneID, limits: SceneRegistry.Limits = .largest, expectedKeys: Int = 0
     ) -> (result: SceneReadResult, logEnd: LogPosition?) {
         switch stored {
         case .missing: return (.missing, nil)

@@ -21,17 +21,34 @@ extension SceneRegistry {
         package static let writeThrough = SavePolicy.coalesced(.zero)
     }
 
-    /// Size limits, each enforced by a typed error naming the key and limit.
+    /// Size limits on what this process writes, each enforced by a typed
+    /// error naming the key and limit.
+    ///
+    /// They bound writes only: a scene another process wrote under larger
+    /// limits is read whole, up to ``largest``, the limits every SceneStore
+    /// reads. A limit set above its ``largest`` counterpart is lowered to it.
     public struct Limits: Sendable, Equatable {
         /// Key length in UTF-8 bytes (1...this).
-        public var maxKeyBytes = 256
+        public var maxKeyBytes = 256 { didSet { maxKeyBytes = min(maxKeyBytes, Self.largest.maxKeyBytes) } }
         /// One value's size in bytes (string UTF-8, Data bytes, URL string).
-        public var maxValueBytes = 1 << 20
+        public var maxValueBytes = 1 << 20 { didSet { maxValueBytes = min(maxValueBytes, Self.largest.maxValueBytes) } }
         /// Keys plus values of one scene, in bytes.
-        public var maxSceneBytes = 8 << 20
+        public var maxSceneBytes = 8 << 20 { didSet { maxSceneBytes = min(maxSceneBytes, Self.largest.maxSceneBytes) } }
 
         /// The default limits: 256, 1 MiB and 8 MiB.
         public init() {}
+
+        private init(largestKey: Int, value: Int, scene: Int) {
+            maxKeyBytes = largestKey
+            maxValueBytes = value
+            maxSceneBytes = scene
+        }
+
+        /// The most any process may write, and so what every reading
+        /// accepts: keys of 4 KiB, values and scenes of 64 MiB. A stored
+        /// scene beyond them is damage (quarantined); one within them is
+        /// read whatever this process's own limits are.
+        public static let largest = Limits(largestKey: 4 << 10, value: 64 << 20, scene: 64 << 20)
     }
 
     /// How a registry behaves; the defaults suit an app.

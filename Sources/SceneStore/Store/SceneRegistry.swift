@@ -56,7 +56,7 @@ public final class SceneRegistry: Sendable {
             ])
         }
         let directory = SceneDirectory(
-            root: root, limits: configuration.limits, lockTimeout: configuration.lockTimeout, clock: clock, mark: mark,
+            root: root, lockTimeout: configuration.lockTimeout, clock: clock, mark: mark,
             cleansLeftovers: writable)
         self.init(storage: directory, configuration: configuration, clock: clock)
     }

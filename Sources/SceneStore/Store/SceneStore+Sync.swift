@@ -54,7 +54,7 @@ extension SceneStore {
             if applyRecords(in: tail, after: cursor) { return .settled(base: state.withLock { $0.diskFile }) }
             stored = try await read(after: nil, in: transaction)
         }
-        let reading = SceneReadResult.decoding(stored, as: id, limits: storage.limits, expectedKeys: keys)
+        let reading = SceneReadResult.decoding(stored, as: id, expectedKeys: keys)
         let writable = !configuration.readOnly
         switch mutate({ $0.read(reading.result, logEnd: reading.logEnd, at: site, writable: writable) }) {
         case .settled(let base):
@@ -107,7 +107,7 @@ extension SceneStore {
         guard let (records, end) = SceneFileReader.records(in: tail, after: cursor) else { return false }
         return mutate { state in
             // Nothing else moved the position meanwhile (all of it runs on ``io``).
-            guard state.reader.position == cursor, state.adoptRecords(records, limits: storage.limits) else { return false }
+            guard state.reader.position == cursor, state.adoptRecords(records) else { return false }
             state.reader.advance(to: cursor.advanced(over: records, to: end))
             return true
         }

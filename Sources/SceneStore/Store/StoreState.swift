@@ -252,7 +252,7 @@ struct StoreState: Sendable {
     ///   version held one generation at a time, or hold a key or value (or
     ///   make a scene) a full reading would find above `limits`: the caller
     ///   then reads the scene whole.
-    mutating func adoptRecords(_ records: [SceneFileRecord], limits: SceneRegistry.Limits) -> Bool {
+    mutating func adoptRecords(_ records: [SceneFileRecord], limits: SceneRegistry.Limits = .largest) -> Bool {
         guard var file = diskFile else { return false }
         let fresh = records.drop { $0.generation <= file.generation }
         guard !fresh.isEmpty else { return true }

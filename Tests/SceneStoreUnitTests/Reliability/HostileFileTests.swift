@@ -71,16 +71,14 @@ import Testing
     }
 
     @Test func aHugeFileIsQuarantinedWithoutBeingRead() async throws {
-        var configuration = SceneRegistry.Configuration.testing
-        configuration.limits.maxSceneBytes = 1024
-        configuration.limits.maxValueBytes = 512
-        let fixture = try SceneStoreFixture(configuration: configuration)
+        let fixture = try SceneStoreFixture()
         _ = fixture.registry
-        // Sparse: large on paper, no disk used. A read of it would take
-        // 64 MiB of memory; a size check takes none.
+        // Sparse: large on paper, no disk used; larger than any scene of
+        // `Limits.largest` (64 MiB) can be on disk. A read of it would take
+        // 4 GiB of memory; a size check takes none.
         #expect(FileManager.default.createFile(atPath: sceneFile(fixture).path, contents: nil))
         let handle = try FileHandle(forWritingTo: sceneFile(fixture))
-        try handle.truncate(atOffset: 64 << 20)
+        try handle.truncate(atOffset: 4 << 30)
         try handle.close()
         let store = try await fixture.registry.store(for: "main")
         let recovery = try #require(store.lastQuarantined)
@@ -91,8 +89,8 @@ import Testing
     @Test(arguments: [
         ("empty key", ["": SceneValue.int(1)]),
         ("NUL in a key", ["a\u{0}b": SceneValue.int(1)]),
-        ("300-byte key", [String(repeating: "k", count: 300): SceneValue.int(1)]),
-        ("2 MiB value", ["big": SceneValue.data(Data(count: 2 << 20))]),
+        ("5000-byte key", [String(repeating: "k", count: 5000): SceneValue.int(1)]),
+        ("65 MiB value", ["big": SceneValue.data(Data(count: 65 << 20))]),
     ])
     func aFileBreakingTheLimitsIsQuarantined(name: String, values: [String: SceneValue]) async throws {
         let fixture = try SceneStoreFixture()
@@ -101,6 +99,24 @@ import Testing
         let store = try await fixture.registry.store(for: "main")
         #expect(store.snapshot.isEmpty, "\(name)")
         #expect(store.lastQuarantined != nil, "\(name)")
+        await fixture.tearDown()
+    }
+
+    /// Limits bound writes: a key, value or scene above this process's
+    /// limits but within `Limits.largest` is another process's data, read
+    /// as it is (before, it was quarantined as damage).
+    @Test(arguments: [
+        ("300-byte key", [String(repeating: "k", count: 300): SceneValue.int(1)]),
+        ("2 MiB value", ["big": SceneValue.data(Data(count: 2 << 20))]),
+        ("9 MiB scene", ["a": SceneValue.data(Data(count: 1 << 20 - 1))].merging((0..<9).map { ("k\($0)", SceneValue.data(Data(count: 1 << 20 - 2))) }) { $1 }),
+    ])
+    func aFileAboveThisProcesssLimitsIsRead(name: String, values: [String: SceneValue]) async throws {
+        let fixture = try SceneStoreFixture()
+        _ = fixture.registry
+        try plant(fixture, values: values)
+        let store = try await fixture.registry.store(for: "main")
+        #expect(store.snapshot == values, "\(name)")
+        #expect(store.lastQuarantined == nil, "\(name)")
         await fixture.tearDown()
     }
 

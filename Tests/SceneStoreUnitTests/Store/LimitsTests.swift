@@ -40,6 +40,15 @@ import Testing
         try store.set(String(repeating: "b", count: 10), forKey: "b")
     }
 
+    @Test func limitsAboveTheLargestAnyProcessReadsAreLoweredToIt() {
+        var limits = SceneRegistry.Limits()
+        limits.maxKeyBytes = 1 << 20
+        limits.maxValueBytes = 1 << 30
+        limits.maxSceneBytes = 1 << 30
+        #expect(limits == .largest)
+        #expect(SceneRegistry.Limits.largest.maxValueBytes == 64 << 20)
+    }
+
     @Test func errorsNameTheKeyAndTheLimit() {
         let error = SceneStoreError.valueTooLarge(key: "photo", size: 2_000_000, limit: 1_048_576)
         #expect(error.description.contains("photo"))

@@ -30,7 +30,7 @@ struct StoreStateRecordsTests {
             record(6, set: [("a", .int(10)), ("b", .int(20))]),
             record(7, set: [("c", .int(3))], removed: ["a"]),
         ]
-        let applied = state.adoptRecords(records, limits: .init())
+        let applied = state.adoptRecords(records, limits: .largest)
         #expect(applied)
         #expect(state.values == ["b": .string("mine"), "c": .int(3), "untouched": .string("u")])
         #expect(state.diskFile?.values == ["b": .int(20), "c": .int(3), "untouched": .string("u")])
@@ -39,7 +39,7 @@ struct StoreStateRecordsTests {
         #expect(state.byteCount == StoreState.cost(key: "b", value: .string("mine")) + StoreState.cost(key: "c", value: .int(3))
             + StoreState.cost(key: "untouched", value: .string("u")))
         // Nothing new: nothing changes.
-        let again = state.adoptRecords(Array(records.prefix(2)), limits: .init())
+        let again = state.adoptRecords(Array(records.prefix(2)), limits: .largest)
         #expect(again)
         #expect(state.disk.generation == 7)
     }
