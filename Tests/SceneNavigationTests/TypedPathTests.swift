@@ -62,6 +62,20 @@ import Testing
         }
     }
 
+    /// An element nested past 512 levels (a tree of an app's own type)
+    /// is refused with its position; 10,000 deep it used to overflow the
+    /// stack inside `JSONEncoder` and kill the process.
+    @Test(arguments: [513, 10_000])
+    func anElementTooDeepToEncodeNamesPosition(depth: Int) {
+        let error = #expect(throws: ScenePathError.self) {
+            try [Nested(depth: 1), Nested(depth: depth)].encodedPath()
+        }
+        guard case .unencodableElement(nil, 1, _) = error else {
+            Issue.record("unexpected \(String(describing: error))")
+            return
+        }
+    }
+
     @Test func unencodableElementNamesPosition() {
         let error = #expect(throws: ScenePathError.self) {
             try [1.0, 2.0, .infinity].encodedPath()
@@ -70,5 +84,22 @@ import Testing
             Issue.record("unexpected \(String(describing: error))")
             return
         }
+    }
+}
+
+/// An element whose encoding nests `depth` arrays.
+private struct Nested: Codable, Hashable, Sendable {
+    var depth: Int
+
+    init(depth: Int) { self.depth = depth }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.unkeyedContainer()
+        if depth > 0 { try container.encode(Nested(depth: depth - 1)) }
+    }
+
+    init(from decoder: any Decoder) throws {
+        var container = try decoder.unkeyedContainer()
+        depth = container.isAtEnd ? 0 : try container.decode(Nested.self).depth + 1
     }
 }
