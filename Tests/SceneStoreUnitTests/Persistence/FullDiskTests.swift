@@ -21,11 +21,7 @@ struct FullDiskTests {
         let durable = try Data(contentsOf: root.appendingPathComponent("main.json"))
 
         // Fill the disk.
-        let filler = mountPoint.appendingPathComponent("filler")
-        _ = FileManager.default.createFile(atPath: filler.path, contents: nil)
-        let handle = try FileHandle(forWritingTo: filler)
-        while (try? handle.write(contentsOf: Data(count: 4096))) != nil {}
-        try? handle.close()
+        let filler = try fillDisk(at: mountPoint)
 
         try store.set(String(repeating: "x", count: 64 * 1024), forKey: "big")
         await #expect(throws: SceneStoreError.self) { try await store.flush() }
@@ -75,11 +71,7 @@ extension FullDiskTests {
         let watching = try SceneRegistry(root: root, configuration: .testing)
         let saved = try await watching.store(for: "main").changes()
 
-        let filler = disk.path.appendingPathComponent("filler")
-        _ = FileManager.default.createFile(atPath: filler.path, contents: nil)
-        let handle = try FileHandle(forWritingTo: filler)
-        while (try? handle.write(contentsOf: Data(count: 4096))) != nil {}
-        try? handle.close()
+        let filler = try fillDisk(at: disk.path)
 
         let big = String(repeating: "x", count: 64 * 1024)
         await #expect(throws: SceneStoreError.self) { try await store.update(forKey: "big", default: "") { _ in big } }
@@ -107,11 +99,7 @@ extension FullDiskTests {
         _ = try await registry.newScene(title: "first")
         let before = Set(try FileManager.default.contentsOfDirectory(atPath: root.path))
 
-        let filler = disk.path.appendingPathComponent("filler")
-        _ = FileManager.default.createFile(atPath: filler.path, contents: nil)
-        let handle = try FileHandle(forWritingTo: filler)
-        while (try? handle.write(contentsOf: Data(count: 4096))) != nil {}
-        try? handle.close()
+        let filler = try fillDisk(at: disk.path)
 
         for round in 0..<10 {
             await #expect(throws: SceneStoreError.self, "round \(round)") {
@@ -127,4 +115,15 @@ extension FullDiskTests {
         try await registry.close()
         await fixture.tearDown()
     }
+}
+
+/// Fills the file system at `directory` with one file, written until a
+/// write fails (the disk is full); remove it to make space again.
+private func fillDisk(at directory: URL) throws -> URL {
+    let filler = directory.appendingPathComponent("filler")
+    _ = FileManager.default.createFile(atPath: filler.path, contents: nil)
+    let handle = try FileHandle(forWritingTo: filler)
+    while (try? handle.write(contentsOf: Data(count: 4096))) != nil {}
+    try? handle.close()
+    return filler
 }
