@@ -38,17 +38,24 @@ import Logging
 /// kernel already dropped. Each directory gets
 /// `IN_MOVED_TO | IN_CLOSE_WRITE | IN_DELETE | IN_MOVED_FROM` (reported as
 /// ``FileWatchEvent/changed(name:)``) plus `IN_DELETE_SELF | IN_MOVE_SELF`,
-/// always with `IN_MASK_ADD | IN_ONLYDIR`. Several interests in one directory
-/// share one kernel watch.
+/// always with `IN_MASK_ADD | IN_ONLYDIR`; its parent gets
+/// `IN_CREATE | IN_MOVED_TO | IN_DELETE | IN_MOVED_FROM` (for the
+/// directory's name) plus `IN_DELETE_SELF | IN_MOVE_SELF`. Several interests
+/// in one directory share one kernel watch.
 ///
 /// ## A watched directory that disappears
-/// When a watched directory is deleted or moved away, its handlers get
-/// ``FileWatchEvent/rescan`` at once and the interest stays registered: the
-/// watcher then watches the nearest existing ancestor for the missing path
-/// component (`IN_CREATE | IN_MOVED_TO`, no polling). When the directory
-/// exists again it is watched again and its handlers get one more
-/// ``FileWatchEvent/rescan``. `IN_Q_OVERFLOW` delivers
-/// ``FileWatchEvent/rescan`` to every handler.
+/// When a watched directory is deleted, moved away or replaced, its handlers
+/// get ``FileWatchEvent/rescan`` at once and the interest stays registered:
+/// the watcher then watches the nearest existing ancestor for the missing
+/// path component (`IN_CREATE | IN_MOVED_TO`, no polling). When the
+/// directory exists again it is watched again and its handlers get one more
+/// ``FileWatchEvent/rescan``. The parent's events tell it even while a
+/// descriptor holds the deleted directory (a registry holds its root open),
+/// when the kernel sends no `IN_DELETE_SELF`. A directory that cannot be
+/// watched again, nor any ancestor (the watch limit reached, no
+/// permission), is handed back with ``FileWatchEvent/unavailable(reason:)``
+/// and its interest dropped (``FallbackWatcher`` then polls it).
+/// `IN_Q_OVERFLOW` delivers ``FileWatchEvent/rescan`` to every handler.
 ///
 /// ## Threads
 /// One lock guards the session and the wd table; the library is opened and
@@ -169,6 +176,7 @@ final class LibrarySession: Sendable {
         | UInt32(IN_DELETE_SELF | IN_MOVE_SELF)
     private static let ancestorMask = UInt32(IN_CREATE | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF)
     private static let entryMask = UInt32(IN_MOVED_TO | IN_CLOSE_WRITE | IN_DELETE | IN_MOVED_FROM)
+    private static let parentMask = ancestorMask | UInt32(IN_DELETE | IN_MOVED_FROM)
 
     /// Initialises the library and the wake file.
     /// - Throws: ``SceneStoreError/watcherUnavailable(reason:)``.
@@ -243,8 +251,12 @@ final class LibrarySession: Sendable {
     }
 
     func addWatch(path: String, role: InotifyWatchRole) -> Result<Int32, SceneStoreError> {
-        let mask = (role == .directory ? Self.directoryMask : Self.ancestorMask)
-            | UInt32(IN_MASK_ADD) | UInt32(IN_ONLYDIR)
+        let roleMask = switch role {
+        case .directory: Self.directoryMask
+        case .ancestor: Self.ancestorMask
+        case .parent: Self.parentMask
+        }
+        let mask = roleMask | UInt32(IN_MASK_ADD) | UInt32(IN_ONLYDIR)
         return Result { () throws(SceneStoreError) in
             try syscall("inotify_add_watch", path: path) { inotify_add_watch(inotifyFD, path, mask) }
         }.mapError { error in
@@ -309,3 +321,5 @@ final class LibrarySession: Sendable {
     }
 }
 #endif
+        record.removesSubdirectory = name != nil && mask & UInt32(IN_ISDIR) != 0
+            && mask & UInt32(IN_DELETE | IN_MOVED_FROM) != 0
