@@ -17,9 +17,10 @@ package enum ScenesProgram: Sendable {
     case scenes
     /// Benchmarks, probes and load writers.
     case lab
-    /// `/bin/sh`, with `$SCENES` naming the `scenes` executable: for
-    /// arguments no Swift string can hold (bytes that are not UTF-8,
-    /// made with `printf '\377'`).
+    /// `/bin/sh`, with `$SCENES` naming the `scenes` executable and
+    /// `$SCENES_LAB` `scenes-lab`: for arguments no Swift string can hold
+    /// (bytes that are not UTF-8, made with `printf '\377'`), loops of
+    /// commands, and a process in a namespace of its own (`unshare`).
     case shell
 
     package var url: URL {
@@ -43,7 +44,10 @@ package struct ScenesResult: Sendable {
 package func scenesEnvironment(root: URL, program: ScenesProgram, extra: [String: String]) -> [String: String] {
     var environment = ProcessInfo.processInfo.environment.merging(extra) { _, new in new }
     environment["SCENES_ROOT"] = root.path
-    if program == .shell { environment["SCENES"] = scenesExecutable.path }
+    if program == .shell {
+        environment["SCENES"] = scenesExecutable.path
+        environment["SCENES_LAB"] = scenesLabExecutable.path
+    }
     return environment
 }
 

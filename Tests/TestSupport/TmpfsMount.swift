@@ -11,9 +11,20 @@ public struct TmpfsMount: Sendable {
 
     /// Mounts a tmpfs of `size` (as mount's `size=` option takes it) at `path`.
     public init(at path: URL, size: String) throws {
+        try self.init(at: path, type: "tmpfs", options: "size=\(size)")
+    }
+
+    /// Mounts a ramfs at `path`: no size limit, and timestamps of the
+    /// kernel's coarse clock (a tick, 4 ms at HZ=250), as ext4's were
+    /// before Linux 6.13; tmpfs has fine-grained ones now.
+    public static func ramfs(at path: URL) throws -> TmpfsMount {
+        try TmpfsMount(at: path, type: "ramfs", options: "")
+    }
+
+    private init(at path: URL, type: String, options: String) throws {
         self.path = path
         try FileManager.default.createDirectory(at: path, withIntermediateDirectories: true)
-        let mounted = "size=\(size)".withCString { Glibc.mount("tmpfs", path.path, "tmpfs", 0, $0) }
+        let mounted = options.withCString { Glibc.mount(type, path.path, type, 0, $0) }
         guard mounted == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
     }
 

@@ -8,7 +8,7 @@ extension Probe {
     /// changes, until stdin closes: what a test compares with the disk.
     struct Follow: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Print {scene, generation, values} as JSON whenever an open scene changes, until stdin closes.")
+            abstract: "Print {scene, generation, values, watcher} as JSON whenever an open scene changes (and for each, on a line \"dump\"), until stdin closes.")
 
         @OptionGroup var rootOptions: RootOptions
         @OptionGroup var watcherOption: WatcherOption
@@ -25,31 +25,41 @@ extension Probe {
             let stores = try scenes.map { try registry.blockingStore(for: $0) }
             // Subscribe before printing the first state: nothing falls between.
             let streams = stores.map { store in
-                defer { Self.report(store) }
+                defer { Self.report(store, watcher: registry.watcherKind) }
                 return store.updates()
             }
             emit("ready \(getpid()) \(registry.watcherKind?.description ?? "none")")
             await withTaskGroup(of: Void.self) { group in
                 for (store, first) in zip(stores, streams) {
                     group.addTask {
-                        for await _ in first { Self.report(store) }
+                        for await _ in first { Self.report(store, watcher: registry.watcherKind) }
                     }
                 }
-                group.addTask { await standardInputClosed() }
+                // "dump" prints every scene as it is now.
+                group.addTask {
+                    await standardInputLines { line in
+                        guard line == "dump" else { return }
+                        for store in stores { Self.report(store, watcher: registry.watcherKind) }
+                    }
+                }
                 await group.next()
                 group.cancelAll()
             }
             try await registry.close()
         }
 
-        private static func report(_ store: SceneStore) {
+        /// One line: the scene's state, and the watcher the registry says
+        /// it runs then.
+        private static func report(_ store: SceneStore, watcher: WatcherKind?) {
             struct SceneDump: Encodable {
                 let scene: String
                 let generation: UInt64
                 let values: [String: SceneValue]
+                let watcher: String
             }
             guard let line = try? jsonLine(SceneDump(
-                scene: store.id.rawValue, generation: store.generation, values: store.snapshot)) else { return }
+                scene: store.id.rawValue, generation: store.generation, values: store.snapshot,
+                watcher: watcher?.description ?? "none")) else { return }
             emit(line)
         }
     }

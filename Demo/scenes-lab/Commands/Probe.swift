@@ -6,6 +6,6 @@ import ArgumentParser
 struct Probe: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Measure descriptors, threads, watches and CPU of this process (for tests).",
-        subcommands: [Lifecycle.self, Idle.self, HighFD.self, Follow.self, FileLimit.self]
+        subcommands: [Lifecycle.self, Idle.self, HighFD.self, Follow.self, FileLimit.self, InotifyNeighbours.self]
     )
 }

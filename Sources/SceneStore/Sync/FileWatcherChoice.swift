@@ -125,7 +125,8 @@ package final class FallbackWatcher: FileWatcher {
     ) {
         let fallback = degrade(reason: reason)
         do {
-            let token = try fallback.watch(directory: directory, handler: handler)
+            // The directory may be missing for now (moved away, deleted).
+            let token = try fallback.watch(directory: directory, mayBeMissing: true, handler: handler)
             let cancelled = state.withLock { state -> Bool in
                 guard state.routes[id] != nil else { return true }
                 state.routes[id] = (fallback, token)

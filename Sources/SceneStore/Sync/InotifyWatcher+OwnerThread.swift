@@ -43,6 +43,14 @@ extension InotifyWatcher {
                     next = queued
                 }
             }
+            // An interest whose directory cannot be watched any more (the
+            // watch limit reached) is handed back, as after a failure.
+            handedBack = deliveries.filter { delivery in
+                if case .unavailable = delivery.event { true } else { false }
+            }
+            deliveries.removeAll { delivery in
+                if case .unavailable = delivery.event { true } else { false }
+            }
             if case .failed(let code) = next {
                 let reason = "inotifytools_next_event failed: \(String(cString: strerror(code))) (errno \(code))"
                 logger.error("inotify failed; its interests are handed back", metadata: ["reason": "\(reason)"])

@@ -15,6 +15,11 @@ enum InotifyWatchRole {
     /// Subdirectories appearing in the nearest existing ancestor of a watched
     /// directory that is missing, and the ancestor's own deletion or move.
     case ancestor
+    /// Subdirectories appearing, deleted or moved in the parent of a
+    /// watched directory, and the parent's own deletion or move: a watched
+    /// directory that some descriptor holds open gets no `IN_DELETE_SELF`
+    /// when it is deleted, but its parent reports the `IN_DELETE` at once.
+    case parent
 }
 
 /// One event from the kernel, already copied out of the library's buffer and
@@ -26,6 +31,8 @@ struct InotifyEventRecord {
     var changesEntry = false
     /// `IN_CREATE` or `IN_MOVED_TO` of a directory.
     var addsSubdirectory = false
+    /// `IN_DELETE` or `IN_MOVED_FROM` of a directory.
+    var removesSubdirectory = false
     /// `IN_DELETE_SELF`, `IN_MOVE_SELF` or `IN_UNMOUNT`: the watch no longer
     /// stands for its path.
     var losesTarget = false
@@ -54,13 +61,27 @@ struct InotifyWatchTable {
     typealias RemoveWatch = @Sendable (_ wd: Int32) -> Void
 
     private enum Arm: Equatable {
-        /// The directory itself is watched.
-        case watching(wd: Int32)
+        /// The directory itself is watched, and its parent (`nil` for `/`)
+        /// for its name.
+        case watching(wd: Int32, parent: Int32?)
         /// The directory is missing; `ancestor` (watched by `wd`) is the
         /// nearest part of its path that exists.
         case waiting(wd: Int32, ancestor: String)
-        /// Missing, and no ancestor could be watched either.
+        /// Not watched yet.
         case unarmed
+        /// Neither the directory nor an ancestor could be watched (the
+        /// watch limit reached, no permission): its interests are handed
+        /// back with this reason.
+        case failed(reason: String)
+
+        /// The kernel watches it uses, each with the role it is in.
+        var uses: [(role: InotifyWatchRole, wd: Int32)] {
+            switch self {
+            case .watching(let wd, let parent): [(.directory, wd)] + (parent.map { [(.parent, $0)] } ?? [])
+            case .waiting(let wd, _): [(.ancestor, wd)]
+            case .unarmed, .failed: []
+            }
+        }
     }
 
     private struct Directory {
@@ -74,6 +95,8 @@ struct InotifyWatchTable {
     private var watched: [Int32: Set<String>] = [:]
     /// wd -> missing directories waiting on it as their nearest ancestor.
     private var waiting: [Int32: Set<String>] = [:]
+    /// wd -> watched directories it is the parent of.
+    private var guarding: [Int32: Set<String>] = [:]
 
     private let addWatch: AddWatch
     private let removeWatch: RemoveWatch
@@ -95,10 +118,9 @@ struct InotifyWatchTable {
     mutating func add(token: UInt64, directory: String, handler: @escaping InotifyHandler) throws(SceneStoreError) {
         var entry = directories[directory] ?? Directory()
         if case .watching = entry.arm {} else {
-            let wd = try addWatch(directory, .directory).get()
-            watched[wd, default: []].insert(directory)
-            disarm(directory, &entry)
-            entry.arm = .watching(wd: wd)
+            let found = try watchWithParent(directory).get()
+            record(found, for: directory, replacing: entry.arm)
+            entry.arm = found
         }
         entry.tokens.append(token)
         directories[directory] = entry
@@ -111,7 +133,7 @@ struct InotifyWatchTable {
               var entry = directories[directory] else { return }
         entry.tokens.removeAll { $0 == token }
         if entry.tokens.isEmpty {
-            disarm(directory, &entry)
+            record(.unarmed, for: directory, replacing: entry.arm)
             directories[directory] = nil
         } else {
             directories[directory] = entry
@@ -141,25 +163,25 @@ struct InotifyWatchTable {
             for directory in waiting[event.wd] ?? [] {
                 guard case .waiting(_, let ancestor)? = directories[directory]?.arm,
                       Self.nextComponent(of: directory, below: ancestor) == name else { continue }
-                if rearm(directory) {
-                    result += deliveries(.rescan, to: [directory])
-                }
+                result += relook(directory)
+            }
+        }
+        if event.addsSubdirectory || event.removesSubdirectory, let name = event.name {
+            // A watched directory deleted (perhaps held open), moved away
+            // or replaced: watch what is at its path now.
+            for directory in guarding[event.wd] ?? [] where Self.lastComponent(of: directory) == name {
+                result += relook(directory)
             }
         }
         if event.losesTarget || event.dropsWatch {
-            let lostDirectories = watched.removeValue(forKey: event.wd) ?? []
-            let lostWaiters = waiting.removeValue(forKey: event.wd) ?? []
-            if event.losesTarget && !(lostDirectories.isEmpty && lostWaiters.isEmpty) {
-                // After IN_MOVE_SELF the watch would follow the inode elsewhere.
-                removeWatch(event.wd)
+            // The watch no longer stands for its path (after IN_MOVE_SELF
+            // it would follow the inode elsewhere): every directory that
+            // uses it watches what is at its path now, and the watch is
+            // removed once none does.
+            let users = (watched[event.wd] ?? []).union(waiting[event.wd] ?? []).union(guarding[event.wd] ?? [])
+            for directory in users {
+                result += relook(directory)
             }
-            var rescan = lostDirectories
-            for directory in lostDirectories.union(lostWaiters) {
-                directories[directory]?.arm = .unarmed
-                // A waiting directory may already exist again under a new ancestor.
-                if rearm(directory) { rescan.insert(directory) }
-            }
-            result += deliveries(.rescan, to: Array(rescan))
         }
         return result
     }
@@ -171,11 +193,33 @@ struct InotifyWatchTable {
         return false
     }
 
+    private func isWatching(_ arm: Arm) -> Bool {
+        if case .watching = arm { return true }
+        return false
+    }
+
+    /// Watches what is at `directory`'s path now (the directory, or else
+    /// its nearest existing ancestor) and returns what its interests are
+    /// told: `.rescan` when the directory went missing or is watched anew,
+    /// `.unavailable` when nothing could be watched. A watch that no longer stands for its path is never
+    /// found again by the walk (the path leads elsewhere, or the kernel
+    /// dropped it and hands out a new wd); it is let go once unused.
+    private mutating func relook(_ directory: String) -> [InotifyDelivery] {
+        guard let before = directories[directory]?.arm else { return [] }
+        switch rearm(directory) {
+        case .failed(let reason): return deliveries(.unavailable(reason: reason), to: [directory])
+        case before: return []
+        // Still missing, waiting on another ancestor: nothing to read anew.
+        case .waiting where !isWatching(before): return []
+        default: return deliveries(.rescan, to: [directory])
+        }
+    }
+
     /// Watches `directory` again, or else the nearest existing ancestor.
-    /// - Returns: whether the directory itself is watched now.
+    /// - Returns: how it is watched now.
     @discardableResult
-    private mutating func rearm(_ directory: String) -> Bool {
-        guard var entry = directories[directory] else { return false }
+    private mutating func rearm(_ directory: String) -> Arm {
+        guard var entry = directories[directory] else { return .unarmed }
         var found = walk(from: directory)
         // A path component created before its parent was watched raised no
         // event: walk again until two walks agree.
@@ -183,59 +227,82 @@ struct InotifyWatchTable {
             let again = walk(from: directory)
             if again == found { break }
             found = again
-            releaseIfUnused(wd)
+            if !again.uses.contains(where: { $0.wd == wd }) { releaseIfUnused(wd) }
         }
         if found != entry.arm {
-            switch found {
-            case .watching(let wd): watched[wd, default: []].insert(directory)
-            case .waiting(let wd, _): waiting[wd, default: []].insert(directory)
-            case .unarmed: break
-            }
-            disarm(directory, &entry)
+            record(found, for: directory, replacing: entry.arm)
             entry.arm = found
             directories[directory] = entry
         }
-        if case .watching = found { return true }
-        return false
+        return found
     }
 
-    /// Adds a kernel watch on `directory`, or else on its nearest ancestor
-    /// that exists. Records nothing.
+    /// Watches `directory`, which must exist, and its parent.
+    /// Records nothing.
+    private func watchWithParent(_ directory: String) -> Result<Arm, SceneStoreError> {
+        let wd: Int32
+        switch addWatch(directory, .directory) {
+        case .success(let added): wd = added
+        case .failure(let error): return .failure(error)
+        }
+        guard let parent = Self.parent(of: directory) else { return .success(.watching(wd: wd, parent: nil)) }
+        switch addWatch(parent, .parent) {
+        case .success(let parentWD):
+            return .success(.watching(wd: wd, parent: parentWD))
+        case .failure(let error):
+            releaseIfUnused(wd)
+            return .failure(error)
+        }
+    }
+
+    /// Adds kernel watches on `directory` and its parent, or else on its
+    /// nearest ancestor that exists. Records nothing.
     private func walk(from directory: String) -> Arm {
         var path = directory
         while true {
-            let role: InotifyWatchRole = path == directory ? .directory : .ancestor
-            switch addWatch(path, role) {
-            case .success(let wd):
-                return role == .directory ? .watching(wd: wd) : .waiting(wd: wd, ancestor: path)
+            let added = path == directory
+                ? watchWithParent(path)
+                : addWatch(path, .ancestor).map { Arm.waiting(wd: $0, ancestor: path) }
+            switch added {
+            case .success(let arm):
+                return arm
             case .failure(let error):
                 guard case .io(_, _, let code) = error, code == .noSuchFileOrDirectory || code == .notDirectory,
-                      let parent = Self.parent(of: path) else { return .unarmed }
+                      let parent = Self.parent(of: path) else {
+                    return .failed(reason: "cannot watch \(path) for \(directory): \(error)")
+                }
                 path = parent
             }
         }
     }
 
-    /// Forgets how `directory` is watched, releasing a kernel watch that no
-    /// other directory uses.
-    private mutating func disarm(_ directory: String, _ entry: inout Directory) {
-        switch entry.arm {
-        case .watching(let wd):
-            watched[wd]?.remove(directory)
-            if watched[wd]?.isEmpty == true { watched[wd] = nil }
-            releaseIfUnused(wd)
-        case .waiting(let wd, _):
-            waiting[wd]?.remove(directory)
-            if waiting[wd]?.isEmpty == true { waiting[wd] = nil }
-            releaseIfUnused(wd)
-        case .unarmed:
-            break
+    /// Records that `directory` is watched as `arm` says, no longer as
+    /// `previous`, releasing the kernel watches that nothing uses any more.
+    private mutating func record(_ arm: Arm, for directory: String, replacing previous: Arm) {
+        for use in arm.uses {
+            members(use.role) { $0[use.wd, default: []].insert(directory) }
         }
-        entry.arm = .unarmed
+        let kept = arm.uses
+        for use in previous.uses where !kept.contains(where: { $0.role == use.role && $0.wd == use.wd }) {
+            members(use.role) { map in
+                map[use.wd]?.remove(directory)
+                if map[use.wd]?.isEmpty == true { map[use.wd] = nil }
+            }
+            releaseIfUnused(use.wd)
+        }
+    }
+
+    /// Changes the map of the directories that use a wd in `role`.
+    private mutating func members(_ role: InotifyWatchRole, _ change: (inout [Int32: Set<String>]) -> Void) {
+        switch role {
+        case .directory: change(&watched)
+        case .ancestor: change(&waiting)
+        case .parent: change(&guarding)
+        }
     }
 
     private func releaseIfUnused(_ wd: Int32) {
-        if watched[wd] == nil && waiting[wd] == nil {
+        if watched[wd] == nil && waiting[wd] == nil && guarding[wd] == nil {
             removeWatch(wd)
         }
     }
@@ -254,6 +321,11 @@ struct InotifyWatchTable {
     static func parent(of path: String) -> String? {
         guard path != "/", let slash = path.lastIndex(of: "/") else { return nil }
         return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
+    /// `c` for `/a/b/c`.
+    static func lastComponent(of path: String) -> String? {
+        path.split(separator: "/").last.map(String.init)
     }
 
     /// `b` for `/a/b/c` below `/a`.

@@ -14,9 +14,10 @@ import Logging
 /// thread*, and closed by that thread under the lock.
 ///
 /// ## Lifecycle
-/// The first ``watch(directory:handler:)`` initialises the library, marks its
-/// inotify descriptor close-on-exec, watches a private *wake file* (an
-/// unlinked temporary file kept open, watched for `IN_ATTRIB`) and starts the
+/// The first ``watch(directory:handler:)`` initialises the library, watches a
+/// private *wake file* through it (an unlinked temporary file kept open,
+/// watched for `IN_ATTRIB`), finds the library's inotify descriptor by that
+/// watch (``LibrarySession/open(logger:)``), marks it close-on-exec and starts the
 /// owner thread, which waits in `inotifytools_next_event`: a blocking `select`
 /// with no timeout, so an idle watcher uses no CPU. Cancelling the last
 /// interest touches the wake file (`futimens`); the thread wakes, finds no
@@ -38,17 +39,24 @@ import Logging
 /// kernel already dropped. Each directory gets
 /// `IN_MOVED_TO | IN_CLOSE_WRITE | IN_DELETE | IN_MOVED_FROM` (reported as
 /// ``FileWatchEvent/changed(name:)``) plus `IN_DELETE_SELF | IN_MOVE_SELF`,
-/// always with `IN_MASK_ADD | IN_ONLYDIR`. Several interests in one directory
-/// share one kernel watch.
+/// always with `IN_MASK_ADD | IN_ONLYDIR`; its parent gets
+/// `IN_CREATE | IN_MOVED_TO | IN_DELETE | IN_MOVED_FROM` (for the
+/// directory's name) plus `IN_DELETE_SELF | IN_MOVE_SELF`. Several interests
+/// in one directory share one kernel watch.
 ///
 /// ## A watched directory that disappears
-/// When a watched directory is deleted or moved away, its handlers get
-/// ``FileWatchEvent/rescan`` at once and the interest stays registered: the
-/// watcher then watches the nearest existing ancestor for the missing path
-/// component (`IN_CREATE | IN_MOVED_TO`, no polling). When the directory
-/// exists again it is watched again and its handlers get one more
-/// ``FileWatchEvent/rescan``. `IN_Q_OVERFLOW` delivers
-/// ``FileWatchEvent/rescan`` to every handler.
+/// When a watched directory is deleted, moved away or replaced, its handlers
+/// get ``FileWatchEvent/rescan`` at once and the interest stays registered:
+/// the watcher then watches the nearest existing ancestor for the missing
+/// path component (`IN_CREATE | IN_MOVED_TO`, no polling). When the
+/// directory exists again it is watched again and its handlers get one more
+/// ``FileWatchEvent/rescan``. The parent's events tell it even while a
+/// descriptor holds the deleted directory (a registry holds its root open),
+/// when the kernel sends no `IN_DELETE_SELF`. A directory that cannot be
+/// watched again, nor any ancestor (the watch limit reached, no
+/// permission), is handed back with ``FileWatchEvent/unavailable(reason:)``
+/// and its interest dropped (``FallbackWatcher`` then polls it).
+/// `IN_Q_OVERFLOW` delivers ``FileWatchEvent/rescan`` to every handler.
 ///
 /// ## Threads
 /// One lock guards the session and the wd table; the library is opened and
@@ -168,27 +176,52 @@ final class LibrarySession: Sendable {
     private static let directoryMask = UInt32(IN_MOVED_TO | IN_CLOSE_WRITE | IN_DELETE | IN_MOVED_FROM)
         | UInt32(IN_DELETE_SELF | IN_MOVE_SELF)
     private static let ancestorMask = UInt32(IN_CREATE | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF)
+    private static let parentMask = ancestorMask | UInt32(IN_DELETE | IN_MOVED_FROM)
     private static let entryMask = UInt32(IN_MOVED_TO | IN_CLOSE_WRITE | IN_DELETE | IN_MOVED_FROM)
 
     /// Initialises the library and the wake file.
+    ///
+    /// The library's descriptor is found, not guessed: the wake file, a
+    /// private inode no other instance watches, is watched through the
+    /// library (`inotifytools_watch_file`), and the one inotify descriptor
+    /// of the process whose `/proc/self/fdinfo` lists a watch on that
+    /// inode is the library's, whatever other inotify instances the app
+    /// creates and closes meanwhile. A fresh instance lists that watch
+    /// alone, as wd 1; one that lists others was initialised by other code
+    /// of this process, which keeps it: the wake watch is taken off it
+    /// and nothing is closed.
     /// - Throws: ``SceneStoreError/watcherUnavailable(reason:)``.
     static func open(logger: Logger) throws(SceneStoreError) -> LibrarySession {
-        let before = inotifyDescriptors()
+        let wake: WakeFile
+        do {
+            wake = try WakeFile.create()
+        } catch {
+            throw .watcherUnavailable(reason: "cannot create the wake file: \(error)")
+        }
+        defer { unlink(wake.path) }
+        var wakeOpen = true
+        defer { if wakeOpen { _ = Glibc.close(wake.fd) } }
         guard inotifytools_initialize() != 0 else {
             let code = inotifytools_error()
             throw .watcherUnavailable(reason: "inotifytools_initialize failed: \(String(cString: strerror(code))) (errno \(code))")
         }
-        let created = inotifyDescriptors().subtracting(before)
-        guard !created.isEmpty else {
-            // Initialised before, by other code in this process: not ours to close.
-            throw .watcherUnavailable(reason: "libinotifytools is already initialised elsewhere in this process")
-        }
         // Until a watch is added there are no events: the failure paths below
         // close the library without draining (which would select() on the fd).
-        guard created.count == 1, let fd = created.first else {
+        guard inotifytools_watch_file(wake.path, IN_ATTRIB) != 0 else {
+            let code = inotifytools_error()
             inotifytools_cleanup()
-            throw .watcherUnavailable(reason: "cannot identify the inotify descriptor of libinotifytools")
+            throw .watcherUnavailable(reason: "cannot watch the wake file: \(String(cString: strerror(code))) (errno \(code))")
         }
+        guard let found = watcher(of: wake) else {
+            inotifytools_cleanup()
+            throw .watcherUnavailable(reason: "no inotify descriptor of this process watches the wake file")
+        }
+        guard found.watches == 1, found.wd == 1 else {
+            // Initialised before, by other code in this process: not ours to close.
+            _ = inotifytools_remove_watch_by_wd(found.wd)
+            throw .watcherUnavailable(reason: "libinotifytools is already initialised elsewhere in this process")
+        }
+        let fd = found.fd
         // The library opens it without close-on-exec.
         do throws(SceneStoreError) {
             let flags = try syscall("fcntl(F_GETFD)", path: "inotify") { fcntl(fd, F_GETFD) }
@@ -202,33 +235,42 @@ final class LibrarySession: Sendable {
             inotifytools_cleanup()
             throw .watcherUnavailable(reason: "inotify descriptor \(fd) is not below FD_SETSIZE (\(FD_SETSIZE)); libinotifytools' select() cannot wait on it")
         }
-        let wakeFD: Int32
-        let wakeWD: Int32
-        do {
-            (wakeFD, wakeWD) = try makeWakeFile(inotifyFD: fd)
-        } catch {
-            inotifytools_cleanup()
-            throw .watcherUnavailable(reason: "cannot create the wake file: \(error)")
-        }
+        wakeOpen = false
         logger.debug("inotify started", metadata: ["fd": "\(fd)"])
-        return LibrarySession(inotifyFD: fd, wakeFD: wakeFD, wakeWD: wakeWD)
+        return LibrarySession(inotifyFD: fd, wakeFD: wake.fd, wakeWD: found.wd)
     }
 
-    /// A temporary file, watched for `IN_ATTRIB`, then unlinked: its open
-    /// descriptor keeps it alive and `futimens` on it wakes the reader.
-    private static func makeWakeFile(inotifyFD: Int32) throws(SceneStoreError) -> (fd: Int32, wd: Int32) {
-        let directory = FileManager.default.temporaryDirectory.standardizedFileURL.path
-        let path = "\(directory)/scenestore-wake-\(getpid())-\(UUID().uuidString)"
-        let file = try Descriptor(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode: 0o600)
-        defer { unlink(path) }
-        let wd = try syscall("inotify_add_watch", path: path) { inotify_add_watch(inotifyFD, path, UInt32(IN_ATTRIB)) }
-        return (file.release(), wd)
+    /// A temporary file, unlinked once watched: its open descriptor keeps
+    /// it alive and `futimens` on it wakes the reader.
+    private struct WakeFile {
+        let fd: Int32
+        let path: String
+        let inode: UInt64
+        /// The device as the kernel prints it in fdinfo (`sdev`):
+        /// `major << 20 | minor`, not `st_dev`'s encoding.
+        let kernelDevice: UInt64
+
+        static func create() throws(SceneStoreError) -> WakeFile {
+            let directory = FileManager.default.temporaryDirectory.standardizedFileURL.path
+            let path = "\(directory)/scenestore-wake-\(getpid())-\(UUID().uuidString)"
+            let file = try Descriptor(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode: 0o600)
+            var info = stat()
+            guard fstat(file.raw, &info) == 0 else {
+                let code = errno
+                unlink(path)
+                throw .io(syscall: "fstat", path: path, errno: Errno(rawValue: code))
+            }
+            let device = UInt64(info.st_dev)
+            let major = ((device >> 8) & 0xfff) | ((device >> 32) & ~0xfff)
+            let minor = (device & 0xff) | ((device >> 12) & ~0xff)
+            return WakeFile(fd: file.release(), path: path, inode: UInt64(info.st_ino), kernelDevice: major << 20 | minor)
+        }
     }
 
-    /// The descriptors of this process that are inotify instances.
-    private static func inotifyDescriptors() -> Set<Int32> {
-        guard let names = try? directoryEntries("/proc/self/fd") else { return [] }
-        var result: Set<Int32> = []
+    /// The inotify descriptor of this process that watches `wake`'s inode:
+    /// its number, the wd of that watch, and how many watches it has.
+    private static func watcher(of wake: WakeFile) -> (fd: Int32, wd: Int32, watches: Int)? {
+        guard let names = try? directoryEntries("/proc/self/fd") else { return nil }
         var target = [CChar](repeating: 0, count: 64)
         for name in names {
             guard let fd = Int32(name) else { continue }
@@ -237,14 +279,47 @@ final class LibrarySession: Sendable {
             let link = target.prefix(length).withUnsafeBufferPointer { buffer in
                 String(decoding: UnsafeRawBufferPointer(buffer), as: UTF8.self)
             }
-            if link == "anon_inode:inotify" { result.insert(fd) }
+            // Another instance may close meanwhile: its fdinfo is gone, or
+            // belongs to what took its number, and lists no watch of ours.
+            guard link == "anon_inode:inotify",
+                  let info = try? String(contentsOfFile: "/proc/self/fdinfo/\(name)", encoding: .utf8) else { continue }
+            let watches = info.split(separator: "\n").compactMap(FDInfoWatch.init)
+            if let ours = watches.first(where: { $0.inode == wake.inode && $0.device == wake.kernelDevice }) {
+                return (fd, ours.wd, watches.count)
+            }
         }
-        return result
+        return nil
+    }
+
+    /// One `inotify wd:%x ino:%lx sdev:%x mask:%x …` line of an fdinfo.
+    private struct FDInfoWatch {
+        let wd: Int32
+        let inode: UInt64
+        let device: UInt64
+
+        init?(_ line: Substring) {
+            guard line.hasPrefix("inotify ") else { return nil }
+            var fields: [Substring: Substring] = [:]
+            for field in line.split(separator: " ") {
+                guard let colon = field.firstIndex(of: ":") else { continue }
+                fields[field[..<colon]] = field[field.index(after: colon)...]
+            }
+            guard let wd = fields["wd"].flatMap({ Int32($0, radix: 16) }),
+                  let inode = fields["ino"].flatMap({ UInt64($0, radix: 16) }),
+                  let device = fields["sdev"].flatMap({ UInt64($0, radix: 16) }) else { return nil }
+            self.wd = wd
+            self.inode = inode
+            self.device = device
+        }
     }
 
     func addWatch(path: String, role: InotifyWatchRole) -> Result<Int32, SceneStoreError> {
-        let mask = (role == .directory ? Self.directoryMask : Self.ancestorMask)
-            | UInt32(IN_MASK_ADD) | UInt32(IN_ONLYDIR)
+        let roleMask = switch role {
+        case .directory: Self.directoryMask
+        case .ancestor: Self.ancestorMask
+        case .parent: Self.parentMask
+        }
+        let mask = roleMask | UInt32(IN_MASK_ADD) | UInt32(IN_ONLYDIR)
         return Result { () throws(SceneStoreError) in
             try syscall("inotify_add_watch", path: path) { inotify_add_watch(inotifyFD, path, mask) }
         }.mapError { error in
@@ -291,6 +366,8 @@ final class LibrarySession: Sendable {
         record.changesEntry = name != nil && mask & Self.entryMask != 0
         record.addsSubdirectory = name != nil && mask & UInt32(IN_ISDIR) != 0
             && mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0
+        record.removesSubdirectory = name != nil && mask & UInt32(IN_ISDIR) != 0
+            && mask & UInt32(IN_DELETE | IN_MOVED_FROM) != 0
         return .event(record)
     }
 

@@ -1,3 +1,4 @@
+internal import CSceneSupport
 import Dispatch
 import Foundation
 #if canImport(Glibc)
@@ -16,13 +17,19 @@ import Darwin
 /// see writes made on other machines).
 ///
 /// Each interest keeps a snapshot of its directory — entry name -> inode,
-/// size, modification and status-change times in nanoseconds — taken when
+/// size, modification and status-change times in nanoseconds, and for a
+/// regular file a hash of its first 512 and last 4096 bytes — taken when
 /// `watch` is called. Every `interval` the directory is listed again and
 /// ``FileWatchEvent/changed(name:)`` is delivered, in name order, for each
 /// entry that appeared, vanished or whose stamp differs. When the directory
 /// itself vanishes or comes back, ``FileWatchEvent/rescan`` is delivered as
-/// well. Changes that undo themselves within one interval, or that keep
-/// inode, size and both times equal, are not seen.
+/// well. The bytes are compared because times do not tell every save: on a
+/// file system with coarse timestamps (a kernel tick of 4 ms: ext4 before
+/// Linux 6.13, ramfs) two saves of the same size within one tick keep size
+/// and both times equal. A save appends to a scene's log or writes it whole,
+/// which changes its end or its head. Changes that undo themselves within
+/// one interval, or that keep inode, size, both times and those bytes
+/// equal, are not seen.
 ///
 /// Handlers run on the watcher's private serial dispatch queue, one at a
 /// time. Timers use a leeway of a tenth of the interval.
@@ -67,8 +74,23 @@ package final class PollingWatcher: FileWatcher {
         directory: URL,
         handler: @escaping @Sendable (FileWatchEvent) -> Void
     ) throws -> FileWatchToken {
+        try watch(directory: directory, mayBeMissing: false, handler: handler)
+    }
+
+    /// ``watch(directory:handler:)``; with `mayBeMissing`, a directory
+    /// that does not exist yet is watched too (``FileWatchEvent/rescan``
+    /// once it exists), as for an interest another watcher hands over.
+    package func watch(
+        directory: URL, mayBeMissing: Bool,
+        handler: @escaping @Sendable (FileWatchEvent) -> Void
+    ) throws -> FileWatchToken {
         let path = directory.standardizedFileURL.path
-        let snapshot = try Self.scan(path).get()
+        let snapshot: [String: Stamp]?
+        switch Self.scan(path) {
+        case .success(let entries): snapshot = entries
+        case .failure(.io(_, _, .noSuchFileOrDirectory)) where mayBeMissing: snapshot = nil
+        case .failure(let error): throw error
+        }
         let poll = Poll(directory: path, handler: handler, snapshot: snapshot)
         let timer = DispatchSource.makeTimerSource(queue: queue)
         timer.setEventHandler { poll.tick() }
@@ -111,6 +133,34 @@ package final class PollingWatcher: FileWatcher {
         var size: Int64
         var modified: Int64
         var changed: Int64
+        /// FNV-1a of a regular file's first 512 and last 4096 bytes (0 for
+        /// other entries, or a file that cannot be read).
+        var ends: UInt64 = 0
+    }
+
+    /// FNV-1a, 64 bit, of the first 512 and the last 4096 bytes of the
+    /// regular file at `path` (the whole file when it is smaller); 0 when
+    /// it cannot be read. Opened without following a symbolic link, nor
+    /// blocking on a FIFO put in its place, nor touching its access time.
+    static func hashOfEnds(_ path: String, size: Int64) -> UInt64 {
+        let fd = scenestore_open_to_read(path)
+        guard fd >= 0 else { return 0 }
+        defer { close(fd) }
+        let headLength = Int(min(size, 512))
+        let tailLength = Int(min(max(size - Int64(headLength), 0), 4096))
+        var buffer = [UInt8](repeating: 0, count: headLength + tailLength)
+        let read = buffer.withUnsafeMutableBytes { bytes -> Int in
+            guard let base = bytes.baseAddress else { return 0 }
+            let head = pread(fd, base, headLength, 0)
+            let tail = pread(fd, base + headLength, tailLength, off_t(size - Int64(tailLength)))
+            return head == headLength && tail == tailLength ? head + tail : -1
+        }
+        guard read >= 0 else { return 0 }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in buffer {
+            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
+        }
+        return hash
     }
 
     /// The entries of `directory` with their stamps (not following symlinks).
@@ -120,11 +170,13 @@ package final class PollingWatcher: FileWatcher {
                 var info = stat()
                 // An entry removed between readdir and fstatat is simply absent.
                 guard fstatat(fd, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { return nil }
+                let size = Int64(info.st_size)
                 return (name, Stamp(
                     inode: UInt64(info.st_ino),
-                    size: Int64(info.st_size),
+                    size: size,
                     modified: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec),
-                    changed: Int64(info.st_ctim.tv_sec) * 1_000_000_000 + Int64(info.st_ctim.tv_nsec)))
+                    changed: Int64(info.st_ctim.tv_sec) * 1_000_000_000 + Int64(info.st_ctim.tv_nsec),
+                    ends: info.st_mode & S_IFMT == S_IFREG ? hashOfEnds("\(directory)/\(name)", size: size) : 0))
             }
             return Dictionary(stamped) { first, _ in first }
         }
@@ -139,7 +191,7 @@ package final class PollingWatcher: FileWatcher {
         private let snapshot: Locked<[String: Stamp]?>
         private let cancelled = Locked(false)
 
-        init(directory: String, handler: @escaping @Sendable (FileWatchEvent) -> Void, snapshot: [String: Stamp]) {
+        init(directory: String, handler: @escaping @Sendable (FileWatchEvent) -> Void, snapshot: [String: Stamp]?) {
             self.directory = directory
             self.handler = handler
             self.snapshot = Locked(snapshot)

@@ -59,8 +59,8 @@ extension MultiProcess {
             let before = report.anchoredBefore
             let after = report.anchoredAfter
             #expect(before.inotifyFDs == 1 && before.watcherThreads == 1)
-            #expect(before.inotifyWatches == 2, "the anchor's root and the wake file")
-            #expect(after.inotifyFDs == 1 && after.inotifyWatches == 2 && after.watcherThreads == 1)
+            #expect(before.inotifyWatches == 3, "the anchor's root, its parent (for the root's deletion) and the wake file")
+            #expect(after.inotifyFDs == 1 && after.inotifyWatches == 3 && after.watcherThreads == 1)
             #expect(after.fds == before.fds, "\(after.fdTargets) vs \(before.fdTargets)")
             #expect(after.threads <= before.threads + Self.dispatchSlack, "\(after.threadNames)")
             print("lifecycle: 2 x \(report.cycles) cycles in \(String(format: "%.1f", report.seconds)) s; baseline \(report.baseline), after \(report.afterCycles), anchored \(report.anchoredBefore) -> \(report.anchoredAfter), final \(report.final)")

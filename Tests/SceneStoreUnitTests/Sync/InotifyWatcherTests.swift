@@ -77,6 +77,35 @@ extension SyncWatcherTests {
             }
         }
 
+        /// A registry holds its root open (its mark): while any descriptor
+        /// holds a deleted directory, the kernel reports no `IN_DELETE_SELF`
+        /// for it, so the watch would stay on the dead inode. The parent's
+        /// `IN_DELETE` of its name says it, at once.
+        @Test func deletedDirectoryHeldOpenIsWatchedAgain() async throws {
+            let root = try TemporaryDirectory("root")
+            defer { root.remove() }
+            let scenes = root.url.appendingPathComponent("scenes")
+            try FileManager.default.createDirectory(at: scenes, withIntermediateDirectories: true)
+            let recorder = EventRecorder()
+            let token = try watcher.watch(directory: scenes, handler: recorder.handler)
+            defer { watcher.cancel(token) }
+
+            for cycle in 0..<10 {
+                let held = open(scenes.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+                #expect(held >= 0)
+                defer { close(held) }
+                let rescans = recorder.events.filter { $0 == .rescan }.count
+                try FileManager.default.removeItem(at: scenes)
+                let heard = await recorder.wait(for: .rescan, count: rescans + 1, timeout: .seconds(10))
+                #expect(heard, "cycle \(cycle): the deletion of a directory held open was not noticed")
+                guard heard else { return }
+                try FileManager.default.createDirectory(at: scenes, withIntermediateDirectories: true)
+                #expect(await recorder.wait(for: .rescan, count: rescans + 2))
+                try TemporaryDirectory(existing: scenes).write("back-\(cycle).json")
+                #expect(await recorder.wait(for: .changed(name: "back-\(cycle).json")))
+            }
+        }
+
         @Test func watchReturnsQuicklyWhileOwnerThreadWaits() async throws {
             let anchor = try TemporaryDirectory("anchor")
             defer { anchor.remove() }
