@@ -133,12 +133,12 @@ package final class PollingWatcher: FileWatcher {
         var size: Int64
         var modified: Int64
         var changed: Int64
-        /// FNV-1a of a regular file's first 512 and last 4096 bytes (0 for
+        /// A hash of a regular file's first 512 and last 4096 bytes (0 for
         /// other entries, or a file that cannot be read).
         var ends: UInt64 = 0
     }
 
-    /// FNV-1a, 64 bit, of the first 512 and the last 4096 bytes of the
+    /// A hash (`Hasher`) of the first 512 and the last 4096 bytes of the
     /// regular file at `path` (the whole file when it is smaller); 0 when
     /// it cannot be read. Opened without following a symbolic link, nor
     /// blocking on a FIFO put in its place, nor touching its access time.
@@ -156,11 +156,10 @@ package final class PollingWatcher: FileWatcher {
             return head == headLength && tail == tailLength ? head + tail : -1
         }
         guard read >= 0 else { return 0 }
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in buffer {
-            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
-        }
-        return hash
+        // Compared within this process only: its seeded hash will do.
+        var hasher = Hasher()
+        buffer.withUnsafeBytes { hasher.combine(bytes: $0) }
+        return UInt64(bitPattern: Int64(hasher.finalize()))
     }
 
     /// The entries of `directory` with their stamps (not following symlinks).
