@@ -118,8 +118,7 @@ final class PostgresSceneTransaction: SceneStorageTransaction {
 
     /// Upserts the document, with the version its header names (from a
     /// full decode if the header is not the usual one; none if neither
-    /// reads, or the generation does not fit a bigint), and deletes the
-    /// scene's tombstone: it exists again.
+    /// reads, or the generation does not fit a bigint).
     func write(_ document: Data) async throws(SceneStoreError) {
         let version = SceneFile.peekVersion(document) ?? (try? SceneFile.decode(document).get())?.version
         let generation = version.flatMap { Int64(exactly: $0.generation) }
@@ -133,9 +132,7 @@ final class PostgresSceneTransaction: SceneStorageTransaction {
                 VALUES (\(app), \(scene.rawValue), \(ByteBuffer(bytes: document)), \(generation), \(incarnation))
                 ON CONFLICT (app, scene) DO UPDATE
                 SET document = EXCLUDED.document, generation = EXCLUDED.generation, incarnation = EXCLUDED.incarnation
-                RETURNING 1),
-            revived AS (
-                DELETE FROM scenestore_tombstones WHERE app = \(app) AND scene = \(scene.rawValue))
+                RETURNING 1)
             SELECT pg_notify(\(storage.channel), \(scene.rawValue)) FROM written
             """
         )
@@ -145,25 +142,34 @@ final class PostgresSceneTransaction: SceneStorageTransaction {
 
     /// The row deleted and its incarnation (the column that repeats the
     /// document's header; `lastSeen` when there is no row or the header
-    /// did not read) recorded as discarded, in one statement.
+    /// did not read) recorded as discarded after the scene's last
+    /// discards, of which the newest 31 stay, in one statement (its
+    /// deletion sees the tombstones as they were before it).
     func discard(lastSeen: String?) async throws(SceneStoreError) {
+        let kept = Self.discardsRemembered - 1
         try await session.query(
             """
             WITH gone AS (
                 DELETE FROM scenestore_scenes WHERE app = \(app) AND scene = \(scene.rawValue) RETURNING incarnation),
             ended AS (
-                SELECT coalesce((SELECT incarnation FROM gone), \(lastSeen)) AS incarnation)
-            INSERT INTO scenestore_tombstones (app, scene, incarnation)
-            SELECT \(app), \(scene.rawValue), incarnation FROM ended WHERE incarnation IS NOT NULL
-            ON CONFLICT (app, scene) DO UPDATE SET incarnation = EXCLUDED.incarnation
+                SELECT coalesce((SELECT incarnation FROM gone), \(lastSeen)) AS incarnation),
+            recorded AS (
+                INSERT INTO scenestore_tombstones (app, scene, incarnation)
+                SELECT \(app), \(scene.rawValue), incarnation FROM ended WHERE incarnation IS NOT NULL)
+            DELETE FROM scenestore_tombstones WHERE app = \(app) AND scene = \(scene.rawValue) AND id NOT IN (
+                SELECT id FROM scenestore_tombstones WHERE app = \(app) AND scene = \(scene.rawValue)
+                ORDER BY id DESC LIMIT \(kept))
             """
         )
         changed = true
     }
 
-    func hasTombstone() async throws(SceneStoreError) -> Bool {
+    func discarded(_ incarnation: String) async throws(SceneStoreError) -> Bool {
         let rows = try await session.rows(
-            "SELECT 1::int4 FROM scenestore_tombstones WHERE app = \(app) AND scene = \(scene.rawValue)", as: Int32.self
+            """
+            SELECT 1::int4 FROM scenestore_tombstones
+            WHERE app = \(app) AND scene = \(scene.rawValue) AND incarnation = \(incarnation) LIMIT 1
+            """, as: Int32.self
         )
         return !rows.isEmpty
     }

@@ -12,9 +12,10 @@ import SceneStore
 ///                   generation bigint,           -- from its header; null when unreadable
 ///                   incarnation text,            -- idem
 ///                   primary key (app, scene))
-/// scenestore_tombstones(app text, scene text,
-///                       incarnation text not null, -- the discarded incarnation
-///                       primary key (app, scene))
+/// scenestore_tombstones(id bigserial primary key, -- the order of discards
+///                       app text, scene text,
+///                       incarnation text not null) -- a discarded incarnation,
+///                                                  -- the scene's newest 32 kept
 /// scenestore_quarantine(id bigserial primary key, app text, scene text,
 ///                       document bytea not null, reason text not null,
 ///                       at timestamptz not null default now())
@@ -63,8 +64,10 @@ enum PostgresSchema {
         """,
         """
         CREATE TABLE IF NOT EXISTS scenestore_tombstones (
-            app text NOT NULL, scene text NOT NULL, incarnation text NOT NULL,
-            PRIMARY KEY (app, scene))
+            id bigserial PRIMARY KEY, app text NOT NULL, scene text NOT NULL, incarnation text NOT NULL)
+        """,
+        """
+        CREATE INDEX IF NOT EXISTS scenestore_tombstones_scene ON scenestore_tombstones (app, scene)
         """,
         """
         CREATE TABLE IF NOT EXISTS scenestore_quarantine (

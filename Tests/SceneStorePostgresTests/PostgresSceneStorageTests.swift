@@ -161,25 +161,37 @@ struct PostgresSceneStorageTests {
         try await storage.put(TestDocuments.document("main"), as: id)
 
         try await storage.transaction(id) { (transaction) throws(SceneStoreError) in
-            await #expect(try !transaction.hasTombstone())
+            await #expect(try !transaction.discarded("inc-1"))
             try await transaction.discard(lastSeen: nil)
         }
         try await storage.transaction(id) { (transaction) throws(SceneStoreError) in
-            await #expect(try transaction.hasTombstone())
+            await #expect(try transaction.discarded("inc-1"))
             await #expect(try transaction.read(after: nil).isMissing)
             try await transaction.write(TestDocuments.document("main", incarnation: "inc-2"))
         }
         try await storage.transaction(id) { (transaction) throws(SceneStoreError) in
-            await #expect(try !transaction.hasTombstone(), "a new document forgets the discard")
+            await #expect(try transaction.discarded("inc-1"), "a new document does not forget the discard")
+            await #expect(try !transaction.discarded("inc-2"))
         }
 
         // No document: the incarnation the store last saw is recorded; none known, nothing is.
         let gone = SceneID("gone")
         try await storage.transaction(gone) { (transaction) throws(SceneStoreError) in
             try await transaction.discard(lastSeen: nil)
-            await #expect(try !transaction.hasTombstone())
+            await #expect(try !transaction.discarded("seen"))
             try await transaction.discard(lastSeen: "seen")
-            await #expect(try transaction.hasTombstone())
+            await #expect(try transaction.discarded("seen"))
+        }
+
+        // The newest discards are remembered, the oldest forgotten.
+        let many = SceneID("many")
+        try await storage.transaction(many) { (transaction) throws(SceneStoreError) in
+            for index in 0...PostgresSceneTransaction.discardsRemembered {
+                try await transaction.discard(lastSeen: "inc-\(index)")
+            }
+            await #expect(try !transaction.discarded("inc-0"))
+            await #expect(try transaction.discarded("inc-1"))
+            await #expect(try transaction.discarded("inc-\(PostgresSceneTransaction.discardsRemembered)"))
         }
     }
 

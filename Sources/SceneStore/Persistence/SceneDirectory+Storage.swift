@@ -76,11 +76,9 @@ private struct FileTransaction: SceneStorageTransaction {
         try directory.read(id, after: cursor, holdingLock: true)
     }
 
-    /// The whole document, exchanged atomically; a tombstone goes with
-    /// it (the scene exists again).
+    /// The whole document, exchanged atomically.
     func write(_ document: Data) throws(SceneStoreError) {
         SceneDirectory.discardPrevious(try directory.write(document, for: id))
-        directory.removeTombstone(id)
     }
 
     /// The record of `edited` appended over `base` when the log ends
@@ -103,13 +101,13 @@ private struct FileTransaction: SceneStorageTransaction {
         if case .bytes(let data) = try read(after: nil) {
             incarnation = SceneFile.peekVersion(data)?.incarnation ?? (try? SceneFile.decode(data).get())?.incarnation ?? lastSeen
         }
-        if let incarnation { try directory.writeTombstone(id, incarnation: incarnation) }
+        if let incarnation { try directory.writeTombstone(id, incarnation: incarnation, remembered: Self.discardsRemembered) }
         try directory.removeScene(id)
         directory.removeSideFilesIfAlone(id)
     }
 
-    func hasTombstone() -> Bool {
-        directory.hasTombstone(id)
+    func discarded(_ incarnation: String) -> Bool {
+        directory.discardedIncarnations(id).contains(incarnation)
     }
 
     func quarantine(reason: String) throws(SceneStoreError) -> String {

@@ -17,11 +17,12 @@ import Glibc
 ///   the scene file) the previous version, unlinked off the critical path;
 /// * `.<id>~prev-<token>` — the previous version, kept alive by a hard
 ///   link across a `rename` where the file system cannot exchange;
-/// * `.<id>~discarded` — the tombstone of the last discard (it holds the
-///   incarnation it ended), removed when a new incarnation is written: a
-///   missing scene file with a tombstone was discarded, without one it
-///   vanished. Kept while another read-write registry has the root open,
-///   whose stores may hold the incarnation that ended;
+/// * `.<id>~discarded` — the tombstone: the incarnations the scene's last
+///   discards ended, one per line. A store whose file ended (missing, or
+///   another incarnation) lets its values go only if it names the
+///   incarnation it held; after any other end it writes them back. Kept
+///   while another read-write registry has the root open, whose stores
+///   may hold an incarnation that ended;
 /// * `.<id>~claim` — a window's claim (SceneDirectory+Sessions.swift),
 ///   holding `quit` when its holder quit without changing the index;
 /// * `.scenestore-sessions`, its `.lock` and its `.tmp-<token>` files —
@@ -319,24 +320,24 @@ struct SceneDirectory: Sendable {
     // MARK: Tombstones
 
     /// Records that the scene's incarnation `incarnation` was discarded,
-    /// atomically and durably. Call with the scene lock held, before
-    /// removing the scene file.
-    func writeTombstone(_ id: SceneID, incarnation: String) throws(SceneStoreError) {
-        let previous = try write(Data((incarnation + "\n").utf8), to: tombstonePath(id), of: id)
+    /// atomically and durably, after the last `remembered - 1`. Call with
+    /// the scene lock held, before removing the scene file.
+    func writeTombstone(_ id: SceneID, incarnation: String, remembered: Int) throws(SceneStoreError) {
+        let kept = discardedIncarnations(id).filter { $0 != incarnation }.suffix(remembered - 1)
+        let lines = (kept + [incarnation]).map { $0 + "\n" }.joined()
+        let previous = try write(Data(lines.utf8), to: tombstonePath(id), of: id)
         Self.discardPrevious(previous)
     }
 
-    /// Whether the scene has a tombstone (anything at its name counts).
-    func hasTombstone(_ id: SceneID) -> Bool {
-        var status = stat()
-        return lstat(tombstonePath(id), &status) == 0
-    }
-
-    /// Removes the tombstone once a new incarnation is on disk. Call with
-    /// the scene lock held. Best effort: a tombstone left behind only makes
-    /// a later deletion of the file by hand read as a discard.
-    func removeTombstone(_ id: SceneID) {
-        unlink(tombstonePath(id))
+    /// The incarnations the scene's tombstone names, oldest first; none
+    /// when it is missing or not a regular file (never followed), and at
+    /// most what its first 4 KiB hold.
+    func discardedIncarnations(_ id: SceneID) -> [String] {
+        let path = tombstonePath(id)
+        guard let file = try? Descriptor(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC),
+              let data = try? PositionalIO.read(file.raw, at: 0, count: 4096, path: path)
+        else { return [] }
+        return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
     }
 
     /// Removes the tombstone and the lock file of a scene just discarded,

@@ -112,7 +112,7 @@ package protocol SceneStorageTransaction {
     /// what follows `cursor`, as ``SceneStorage/read(_:after:)``.
     func read(after cursor: LogPosition?) async throws(SceneStoreError) -> StoredDocument
     /// Replaces the scene's document (atomically: readers see the old one
-    /// or this one) and forgets a recorded discard.
+    /// or this one).
     func write(_ document: Data) async throws(SceneStoreError)
     /// Writes `file`, the next version over `base` (the document as read
     /// in this transaction; `nil`: none), which changed the keys `edited`.
@@ -133,9 +133,10 @@ package protocol SceneStorageTransaction {
     /// then deletes the document. Another process that finds the document
     /// missing tells this discard from a document that vanished.
     func discard(lastSeen: String?) async throws(SceneStoreError)
-    /// Whether a discard was recorded and not yet followed by a new
-    /// document (``write(_:)`` forgets it: the scene exists again).
-    func hasTombstone() async throws(SceneStoreError) -> Bool
+    /// Whether a discard of `incarnation` is recorded (among the scene's
+    /// last ``discardsRemembered``, which a new document does not forget): a store that held it lets its values go
+    /// only then, and writes them back after any other end.
+    func discarded(_ incarnation: String) async throws(SceneStoreError) -> Bool
     /// Moves the damaged document aside, never deleting it.
     /// - Returns: where it went, for the report.
     func quarantine(reason: String) async throws(SceneStoreError) -> String
@@ -219,6 +220,12 @@ extension SceneStorage {
 }
 
 extension SceneStorageTransaction {
+    /// How many of a scene's last discards a storage remembers
+    /// (``discarded(_:)``): a store that missed more discards of its scene
+    /// than this in a row (each a new scene written and discarded again)
+    /// writes its values back. In a file, 32 lines of 17 bytes.
+    package static var discardsRemembered: Int { 32 }
+
     /// The whole document, encoded by the store's encoder; returns where
     /// its log ends.
     package func write(

@@ -69,15 +69,16 @@ extension SceneStore {
         case .lookHoldingLock:
             // Only ever said without the lock.
             return .needsLock
-        case .checkTombstone:
+        case .checkDiscard(let replacement):
             guard let transaction else { return .needsLock }
-            let tombstone = try await transaction.hasTombstone()
-            if mutate({ $0.missing(tombstone: tombstone) }) == .vanished {
-                logger.warning("scene file vanished without a discard; writing it again from memory", metadata: [
-                    "scene": "\(id)",
+            let held = state.withLock { $0.disk.incarnation }
+            let discarded = if let held { try await transaction.discarded(held) } else { false }
+            if mutate({ $0.ended(discarded: discarded, replacement: replacement) }) == .vanished {
+                logger.warning("scene file ended without a discard; writing back from memory what the scene lacks", metadata: [
+                    "scene": "\(id)", "replaced": "\(replacement != nil)",
                 ])
             }
-            return .settled(base: nil)
+            return .settled(base: replacement)
         case .quarantine(let problem):
             guard let transaction else { return .needsLock }
             let recovery = try await quarantine(problem, in: transaction)

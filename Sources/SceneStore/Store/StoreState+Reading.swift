@@ -26,10 +26,11 @@ enum ReadVerdict: Sendable {
     /// through another process's quarantine or rewrite. Look again
     /// holding the lock.
     case lookHoldingLock
-    /// Missing under the lock, after this store had the file: whether a
-    /// tombstone is there tells another process's discard from a file
-    /// that vanished (``StoreState/missing(tombstone:)``).
-    case checkTombstone
+    /// Missing under the lock, or another incarnation (`replacement`),
+    /// after this store had the file: whether a discard of the incarnation
+    /// it held is recorded tells another process's discard from a file
+    /// that ended otherwise (``StoreState/ended(discarded:replacement:)``).
+    case checkDiscard(replacement: SceneFile?)
     /// Damaged under the lock: move it to quarantine, then
     /// ``StoreState/quarantined(_:)``.
     case quarantine(SceneFile.Problem)
@@ -57,11 +58,21 @@ extension StoreState {
     mutating func read(
         _ reading: SceneReadResult, logEnd: LogPosition? = nil, at site: ReadSite, writable: Bool
     ) -> ReadVerdict {
-        reader.read(to: logEnd)
+        let verdict = verdict(on: reading, at: site, writable: writable)
+        // A file not taken yet is no place to go on reading from.
+        if case .lookHoldingLock = verdict {} else { reader.read(to: logEnd) }
+        return verdict
+    }
+
+    private mutating func verdict(on reading: SceneReadResult, at site: ReadSite, writable: Bool) -> ReadVerdict {
         switch reading {
         case .file(let file):
             if site.opening {
                 load(file)
+            } else if writable, let held = disk.incarnation, held != file.incarnation {
+                // The file this store held ended: a discard, or a
+                // quarantine and another process's new scene.
+                return site.holdingLock ? .checkDiscard(replacement: file) : .lookHoldingLock
             } else if disk.isOlder(than: file.version) {
                 adopt(file, origin: .external(writerPID: file.writer.pid))
             }
@@ -72,34 +83,38 @@ extension StoreState {
             // A store that never had the file has nothing to reconcile.
             guard disk.incarnation != nil else { return .settled(base: nil) }
             guard writable else { return .settled(base: nil) }  // takes no lock; keeps what it holds
-            return site.holdingLock ? .checkTombstone : .lookHoldingLock
+            return site.holdingLock ? .checkDiscard(replacement: nil) : .lookHoldingLock
         case .damaged(let problem):
             guard writable else { return .leaveDamaged(problem) }
             return site.holdingLock ? .quarantine(problem) : .lookHoldingLock
         }
     }
 
-    /// What a missing scene file turned out to be.
-    enum MissingFile: Equatable {
-        /// Another process discarded the scene: memory is emptied but for
-        /// the edits not yet saved, which are saved as the new scene.
+    /// What the end of the file this store held turned out to be.
+    enum EndedFile: Equatable {
+        /// Another process discarded the scene: memory takes the scene as
+        /// it is now (empty, or a later incarnation) but for the edits not
+        /// yet saved, which are saved over it.
         case discarded
-        /// The file vanished without a discard (deleted by hand, or the
-        /// whole root): this store's values are the best copy left, and
-        /// all of them are written again.
+        /// The file ended without a discard of it (deleted by hand or
+        /// with the root, or quarantined by another process): this
+        /// store's values are the best copy left, and every one the scene
+        /// lacks now is written back.
         case vanished
     }
 
-    /// The answer to ``ReadVerdict/checkTombstone``: a tombstone means
-    /// another process discarded the scene (this store's incarnation, or a
-    /// later one it never saw); edits not yet saved are kept (see
-    /// ``discardedElsewhere()``).
-    mutating func missing(tombstone: Bool) -> MissingFile {
-        if tombstone {
+    /// The answer to ``ReadVerdict/checkDiscard(replacement:)``, with
+    /// `discarded` telling whether a discard of the incarnation this
+    /// store held is recorded; `replacement`, the scene's file now
+    /// (another incarnation), if there is one. Edits not yet saved are
+    /// kept either way (see ``discardedElsewhere()``).
+    mutating func ended(discarded: Bool, replacement: SceneFile?) -> EndedFile {
+        if discarded {
             discardedElsewhere()
+            if let replacement { adopt(replacement, origin: .external(writerPID: replacement.writer.pid)) }
             return .discarded
         }
-        markAllPending()
+        writeBack(over: replacement)
         return .vanished
     }
 
@@ -108,6 +123,6 @@ extension StoreState {
     mutating func quarantined(_ recovery: QuarantinedScene) {
         lastQuarantined = recovery
         broadcast.enqueue([.quarantined(recovery)])
-        markAllPending()
+        writeBack(over: nil)
     }
 }

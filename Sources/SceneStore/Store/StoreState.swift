@@ -100,7 +100,8 @@ struct StoreState: Sendable {
         let place = values.place(of: key)
         let old = values.value(at: place)
         if old == value {
-            guard pending[key] == nil else { return false }
+            // An edit on its way, unless it yields to a stored value and this one does not.
+            guard pending[key] == nil || (replaces == nil && pending[key]?.replaces != nil) else { return false }
         } else {
             let newCount = byteCount - Self.cost(key: key, value: old) + Self.cost(key: key, value: value)
             if value != nil && newCount > sceneLimit {
@@ -314,14 +315,20 @@ struct StoreState: Sendable {
         }
     }
 
-    /// Marks every value as unsaved, so the next save writes the whole
-    /// scene again (after its file was found damaged and moved aside).
-    mutating func markAllPending() {
-        for (key, value) in values where pending[key] == nil {
+    /// The file this store held ended without a discard of it (moved to
+    /// quarantine, deleted by hand or with the root, replaced by another
+    /// process that found it so): every value memory holds that
+    /// `replacement` (the scene's file now; `nil`: none) lacks is written
+    /// back, as an edit older than anything stored meanwhile
+    /// (``PendingEdit/writeBack(_:sequence:)``): a key another process
+    /// wrote since keeps that process's value.
+    mutating func writeBack(over replacement: SceneFile?) {
+        for (key, value) in values where pending[key] == nil && replacement?.values[key] == nil {
             nextSequence += 1
-            pending[key] = PendingEdit(value: value, sequence: nextSequence)
+            pending[key] = .writeBack(value, sequence: nextSequence)
         }
         diskFile = nil
+        if let replacement { adopt(replacement, origin: .external(writerPID: replacement.writer.pid)) }
     }
 
     /// The sequence number of the last local edit: a discard called now

@@ -127,8 +127,8 @@ struct StoreStateReadingTests {
     }
 
     /// A missing file means nothing to a store that never had one; after
-    /// one, it is looked at under the lock, where a tombstone tells a
-    /// discard from a file that vanished.
+    /// one, it is looked at under the lock, where a recorded discard of
+    /// the incarnation held tells a discard from a file that vanished.
     @Test func aMissingFileIsADiscardOnlyWithATombstone() throws {
         var fresh = StoreState(savePolicy: .onFlush)
         guard case .settled(nil) = fresh.read(.missing, at: .withoutLock, writable: true) else {
@@ -137,17 +137,17 @@ struct StoreStateReadingTests {
         }
         var state = Self.opened(Self.file(generation: 3, ["k": .int(1)]))
         guard case .lookHoldingLock = state.read(.missing, at: .withoutLock, writable: true),
-              case .checkTombstone = state.read(.missing, at: .holdingLock, writable: true) else {
+              case .checkDiscard(replacement: nil) = state.read(.missing, at: .holdingLock, writable: true) else {
             Issue.record("a missing file was not looked at under the lock")
             return
         }
         var vanished = state
-        #expect(vanished.missing(tombstone: false) == .vanished)
+        #expect(vanished.ended(discarded: false, replacement: nil) == .vanished)
         #expect(Set(vanished.pending.keys) == ["k"], "values of a vanished file are written again")
         #expect(vanished.disk == .none)
 
         _ = try state.applyLocal(key: "later", value: .int(2), sceneLimit: 1 << 20, scene: SceneID("main"))
-        #expect(state.missing(tombstone: true) == .discarded)
+        #expect(state.ended(discarded: true, replacement: nil) == .discarded)
         #expect(state.values == ["later": .int(2)], "a discard by another process drops what was saved, keeps what was not")
         #expect(state.disk == .none)
 
@@ -157,6 +157,51 @@ struct StoreStateReadingTests {
             return
         }
         #expect(readOnly.values == ["k": .int(1)])
+    }
+
+    /// Another incarnation in place of the one held is looked at under
+    /// the lock. Without a discard of the one held, every value the new
+    /// file lacks is written back, yielding to what another process
+    /// stored under its key meanwhile; after a discard, only what was not
+    /// saved yet is kept.
+    @Test func anotherIncarnationIsWrittenBackOverUnlessTheOneHeldWasDiscarded() throws {
+        let replacement = Self.file(generation: 1, incarnation: "b", ["k": .int(9), "new": .int(2)])
+        var state = Self.opened(Self.file(generation: 3, ["k": .int(1), "kept": .int(1)]))
+        guard case .lookHoldingLock = state.read(.file(replacement), at: .withoutLock, writable: true),
+              case .checkDiscard(replacement: replacement?) = state.read(.file(replacement), at: .holdingLock, writable: true) else {
+            Issue.record("another incarnation was not looked at under the lock")
+            return
+        }
+        // Seen without the lock, the new file is not where the next reading goes on from.
+        let before = state.cursor(.withoutLock)
+        let end = LogPosition(written: replacement.encoded(), version: replacement.version)
+        _ = state.read(.file(replacement), logEnd: end, at: .withoutLock, writable: true)
+        #expect(state.cursor(.withoutLock) == before)
+
+        var quarantined = state
+        #expect(quarantined.ended(discarded: false, replacement: replacement) == .vanished)
+        #expect(Set(quarantined.pending.keys) == ["kept"], "only what the new file lacks is written back")
+        #expect(quarantined.values == ["k": .int(9), "kept": .int(1), "new": .int(2)])
+
+        // A write-back marked while no file was there yields to a key stored since.
+        var vanished = state
+        _ = vanished.ended(discarded: false, replacement: nil)
+        #expect(vanished.dropEditsRefused(by: replacement) == ["k"])
+        #expect(vanished.values["k"] == .int(9))
+        // An explicit set of the value shown does not yield.
+        _ = try vanished.applyLocal(key: "kept", value: .int(1), sceneLimit: 1 << 20, scene: SceneID("main"))
+        #expect(vanished.dropEditsRefused(by: Self.file(generation: 1, incarnation: "b", ["kept": .int(5)])) == [])
+
+        #expect(state.ended(discarded: true, replacement: replacement) == .discarded)
+        #expect(state.values == ["k": .int(9), "new": .int(2)])
+        #expect(state.pending.isEmpty)
+
+        var readOnly = Self.opened(Self.file(generation: 3, ["k": .int(1)]))
+        guard case .settled = readOnly.read(.file(replacement), at: .withoutLock, writable: false) else {
+            Issue.record("a read-only store took the lock")
+            return
+        }
+        #expect(readOnly.values == ["k": .int(9), "new": .int(2)])
     }
 
     @Test func aDamagedFileIsQuarantinedUnderTheLockOnly() throws {
