@@ -41,29 +41,107 @@ extension SceneDirectory: SceneStorage {
         return try append(line, to: id, over: base.version, from: position, sizeLimit: sizeLimit) ? .appended : .refused
     }
 
+    /// inotify (libinotifytools, the process's one watcher thread) on the
+    /// root; with `.automatic`, where inotify cannot serve, at the start or
+    /// later (its limits, the root re-created where no watch can be
+    /// added), every open scene re-read every 250 ms instead, with a
+    /// warning (``RereadTimer``); with `.polling`, re-read at its interval.
     func watch(
         _ preference: WatcherPreference, logger: Logger,
         handler: @escaping @Sendable (SceneStorageEvent) -> Void
     ) -> (any SceneStorageWatch)? {
-        guard let watcher = makeFileWatcher(preference, logger: logger) else { return nil }
-        do {
-            let token = try watcher.watch(directory: root) { event in
-                switch event {
-                case .changed(let name):
-                    if let id = Self.sceneID(forEventOn: name) { handler(.changed(id)) }
-                case .rescan:
-                    handler(.rescan)
-                case .unavailable(let reason):
-                    handler(.unavailable(reason: reason))
-                }
-            }
-            return FileStorageWatch(watcher: watcher, token: token)
-        } catch {
-            logger.warning("no file watcher: changes by other processes are merged only when saving", metadata: [
-                "root": "\(root.path)", "error": "\(error)",
-            ])
+        let watch = FileStorageWatch(clock: clock, logger: logger) { handler(.rescan) }
+        switch preference {
+        case .none:
             return nil
+        case .polling(let interval):
+            watch.reread(every: interval)
+            return watch
+        case .automatic, .inotify:
+            #if os(Linux)
+            let automatic = preference == .automatic
+            do {
+                let token = try InotifyWatcher.shared.watch(directory: root) { event in
+                    switch event {
+                    case .changed(let name):
+                        if let id = Self.sceneID(forEventOn: name) { handler(.changed(id)) }
+                    case .rescan:
+                        handler(.rescan)
+                    case .unavailable(let reason) where automatic:
+                        watch.reread(every: defaultFallbackPollingInterval, because: reason)
+                        handler(.rescan)
+                    case .unavailable(let reason):
+                        handler(.unavailable(reason: reason))
+                    }
+                }
+                watch.watching(token)
+            } catch SceneStoreError.watcherUnavailable(let reason) where automatic {
+                watch.reread(every: defaultFallbackPollingInterval, because: reason)
+            } catch {
+                logger.warning("no file watcher: changes by other processes are merged only when saving", metadata: [
+                    "root": "\(root.path)", "error": "\(error)",
+                ])
+                return nil
+            }
+            #else
+            watch.reread(every: defaultFallbackPollingInterval)
+            #endif
+            return watch
         }
+    }
+}
+
+/// The root's interest in inotify, or the timer that stands in for it.
+private final class FileStorageWatch: SceneStorageWatch {
+    private let clock: SceneClock
+    private let logger: Logger
+    private let tick: @Sendable () -> Void
+    private let state = Locked<(token: FileWatchToken?, timer: RereadTimer?, cancelled: Bool)>((nil, nil, false))
+
+    init(clock: SceneClock, logger: Logger, tick: @escaping @Sendable () -> Void) {
+        self.clock = clock
+        self.logger = logger
+        self.tick = tick
+    }
+
+    var kind: WatcherKind {
+        state.withLock { $0.timer }.map { .polling(interval: $0.interval) } ?? .inotify
+    }
+
+    /// inotify serves the root through `token`.
+    func watching(_ token: FileWatchToken) {
+        let cancelled = state.withLock { state in
+            if !state.cancelled { state.token = token }
+            return state.cancelled
+        }
+        if cancelled { InotifyWatcher.shared.cancel(token) }
+    }
+
+    /// From now on, every open scene is re-read every `interval`; a
+    /// `reason` is logged (inotify stopped serving). Once only.
+    func reread(every interval: Duration, because reason: String? = nil) {
+        let started = state.withLock { state -> Bool in
+            guard state.timer == nil, !state.cancelled else { return false }
+            state.timer = RereadTimer(interval: interval, clock: clock, tick: tick)
+            return true
+        }
+        if started, let reason {
+            logger.warning("file watcher degraded to polling", metadata: [
+                "from": "inotify", "interval": "\(interval)", "reason": "\(reason)",
+            ])
+        }
+    }
+
+    func cancel() {
+        let (token, timer) = state.withLock { state in
+            state.cancelled = true
+            defer { (state.token, state.timer) = (nil, nil) }
+            return (state.token, state.timer)
+        }
+        timer?.cancel()
+        #if os(Linux)
+        if let token { InotifyWatcher.shared.cancel(token) }
+        #endif
     }
 }
 
@@ -112,17 +190,5 @@ private struct FileTransaction: SceneStorageTransaction {
 
     func quarantine(reason: String) throws(SceneStoreError) -> String {
         try directory.quarantine(id, reason: reason).path
-    }
-}
-
-/// A file watcher's interest in the root.
-private struct FileStorageWatch: SceneStorageWatch {
-    let watcher: any FileWatcher
-    let token: FileWatchToken
-
-    var kind: WatcherKind { watcher.kind }
-
-    func cancel() {
-        watcher.cancel(token)
     }
 }

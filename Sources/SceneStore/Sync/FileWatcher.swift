@@ -23,7 +23,7 @@ public enum WatcherKind: Sendable, Equatable, CustomStringConvertible {
 
     /// libinotifytools on the one process-wide watcher thread.
     case inotify
-    /// `stat` of the directory's entries at a fixed interval.
+    /// Every open scene read again at a fixed interval.
     case polling(interval: Duration)
     /// A database's change notifications (PostgreSQL `LISTEN`), for
     /// scenes kept in a database rather than in files.

@@ -25,7 +25,7 @@ import Logging
 /// the wake file under the lock, and exits; a later `watch` opens a new
 /// session. If `inotifytools_next_event` fails, every handler gets
 /// ``FileWatchEvent/unavailable(reason:)``, its interest is dropped and the
-/// thread stops the same way (``FallbackWatcher`` then polls those
+/// thread stops the same way (the file root then re-reads its scenes on a timer
 /// directories): the library is not reopened.
 ///
 /// ## Watches
@@ -55,7 +55,7 @@ import Logging
 /// when the kernel sends no `IN_DELETE_SELF`. A directory that cannot be
 /// watched again, nor any ancestor (the watch limit reached, no
 /// permission), is handed back with ``FileWatchEvent/unavailable(reason:)``
-/// and its interest dropped (``FallbackWatcher`` then polls it).
+/// and its interest dropped (the file root then re-reads its scenes on a timer).
 /// `IN_Q_OVERFLOW` delivers ``FileWatchEvent/rescan`` to every handler.
 ///
 /// ## Threads

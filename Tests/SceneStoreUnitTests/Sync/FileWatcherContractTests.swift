@@ -6,19 +6,17 @@ import Testing
 import Glibc
 #endif
 
-/// The watchers behind the `FileWatcher` seam.
+/// The watcher behind the `FileWatcher` seam.
 enum WatcherUnderTest: String, CaseIterable, CustomTestStringConvertible {
     #if os(Linux)
     case inotify
     #endif
-    case polling
 
     var watcher: any FileWatcher {
         switch self {
         #if os(Linux)
         case .inotify: InotifyWatcher.shared
         #endif
-        case .polling: PollingWatcher(interval: .milliseconds(20))
         }
     }
 
