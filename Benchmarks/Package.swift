@@ -1,10 +1,11 @@
 // swift-tools-version: 6.1
 // SceneStore's benchmarks in package-benchmark's form, in a package of
 // their own beside the library (as swift-nio keeps its Benchmarks/), so the
-// library's users never resolve package-benchmark. Run from this folder:
+// library's users never resolve package-benchmark. From this folder, as
+// root (the system-call counters need tracefs mounted):
 //
-//   swift package benchmark                      # run them all
-//   swift package benchmark thresholds check --path "$PWD/Thresholds/6.3" --no-progress
+//   swift package benchmark                      # run them all, the counts' percentiles
+//   bash ../.ci/bench-thresholds                 # CI's check against Thresholds/<toolchain>/
 //
 // BENCHMARKS.md says what each measures; CONTRIBUTING.md how to update a
 // threshold on purpose.
@@ -23,7 +24,10 @@ let package = Package(
     targets: [
         // The process's system calls, all threads, from one perf counter
         // (package-benchmark has no system-call count on Linux).
-        .target(name: "CSyscallCount", path: "Sources/CSyscallCount"),
+        .target(
+            name: "CSyscallCount", path: "Sources/CSyscallCount",
+            cSettings: [.unsafeFlags(["-Wall", "-Wextra", "-Werror"])]
+        ),
         .executableTarget(
             name: "SceneStoreBenchmarks",
             dependencies: [
@@ -32,7 +36,11 @@ let package = Package(
                 .product(name: "SceneStore", package: "SceneStore"),
             ],
             path: "Benchmarks/SceneStoreBenchmarks",
-            swiftSettings: [.swiftLanguageMode(.v6), .enableUpcomingFeature("ExistentialAny")],
+            // No warnings in our code: .ci/run's warnings check does not see
+            // the plugin's build log, so a warning fails the build here.
+            swiftSettings: [
+                .swiftLanguageMode(.v6), .enableUpcomingFeature("ExistentialAny"), .unsafeFlags(["-warnings-as-errors"]),
+            ],
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
     ]

@@ -39,7 +39,7 @@ func commitBenchmarks() {
                 "commit.\(name).\(keys)keys",
                 configuration: .init(
                     metrics: countMetrics, warmupIterations: 2, maxDuration: .seconds(600), maxIterations: 60,
-                    thresholds: tolerances(allocations: 2, futexCalls: 3))
+                    thresholds: tolerances(allocations: 2, systemCalls: 2))
             ) { benchmark in
                 let store = opened.value
                 let first = benchmark.currentIteration * operationsPerSample

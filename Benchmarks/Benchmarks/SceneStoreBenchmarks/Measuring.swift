@@ -8,24 +8,25 @@ extension BenchmarkMetric {
     /// this metric has a name of its own.
     static let systemCalls = BenchmarkMetric.custom("systemCalls")
     /// The futex calls in the measured region: threads handing work to one
-    /// another, more when the thread woken was asleep, so they vary a little
-    /// with what else the machine runs.
+    /// another, more when the thread woken was asleep, so they vary with
+    /// what else the machine runs (reported, not checked).
     static let futexCalls = BenchmarkMetric.custom("futexCalls")
 }
 
 /// What every benchmark here measures.
 let countMetrics: [BenchmarkMetric] = [.mallocCountTotal, .systemCalls, .futexCalls]
 
-/// The tolerances on the stored p90 thresholds, in counts: a benchmark
-/// fails the check when its p90 is more than this above (or below) the
-/// stored value. Allocations and system calls repeat exactly where a
-/// benchmark passes `0`, so one more per commit fails; futex calls vary,
-/// and `futexCalls` is the spread measured (BENCHMARKS.md).
-func tolerances(allocations: Int = 0, systemCalls: Int = 0, futexCalls: Int) -> [BenchmarkMetric: BenchmarkThresholds] {
+/// The tolerances on the stored p90 thresholds, in counts per sample: a
+/// benchmark fails the check when its p90 is more than this above (or
+/// below) the stored value. Set from the spread of 15 runs, 6 of them with
+/// the other core busy (BENCHMARKS.md): a commit's allocations and system
+/// calls repeated exactly (at 1 key, system calls within one), so one more
+/// per commit (five a sample) fails. Futex calls have no threshold: they
+/// went from 20 to 11 a sample when the other core was busy.
+func tolerances(allocations: Int, systemCalls: Int) -> [BenchmarkMetric: BenchmarkThresholds] {
     [
         .mallocCountTotal: .init(absolute: [.p90: allocations]),
         .systemCalls: .init(absolute: [.p90: systemCalls]),
-        .futexCalls: .init(absolute: [.p90: futexCalls]),
     ]
 }
 

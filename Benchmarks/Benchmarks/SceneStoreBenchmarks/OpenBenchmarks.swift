@@ -16,7 +16,7 @@ func openBenchmarks() {
             "open.\(keys)keys",
             configuration: .init(
                 metrics: countMetrics, warmupIterations: 3, maxDuration: .seconds(600), maxIterations: keys >= 10_000 ? 50 : 200,
-                thresholds: tolerances(futexCalls: 2))
+                thresholds: tolerances(allocations: 3, systemCalls: 2))
         ) { benchmark in
             let registry = try fixture.registry()
             let store = try await benchmark.measure {

@@ -17,7 +17,7 @@ func syncBenchmarks() {
         "sync.secondStore.100keys",
         configuration: .init(
             metrics: countMetrics, warmupIterations: 2, maxDuration: .seconds(600), maxIterations: 60,
-            thresholds: tolerances(futexCalls: 2))
+            thresholds: tolerances(allocations: 8, systemCalls: 2))
     ) { benchmark in
         let store = writer.value
         let first = benchmark.currentIteration * operationsPerSample
