@@ -1,0 +1,61 @@
+import Benchmark
+import CSyscallCount
+
+extension BenchmarkMetric {
+    /// The system calls other than futex that every thread of the process
+    /// entered in the measured region (CSyscallCount): the same from run to
+    /// run. package-benchmark's own `syscalls` reports nothing on Linux, so
+    /// this metric has a name of its own.
+    static let systemCalls = BenchmarkMetric.custom("systemCalls")
+    /// The futex calls in the measured region: threads handing work to one
+    /// another, more when the thread woken was asleep, so they vary with
+    /// what else the machine runs (reported, not checked).
+    static let futexCalls = BenchmarkMetric.custom("futexCalls")
+}
+
+/// What every benchmark here measures.
+let countMetrics: [BenchmarkMetric] = [.mallocCountTotal, .systemCalls, .futexCalls]
+
+/// The tolerances on the stored p90 thresholds, in counts per sample: a
+/// benchmark fails the check when its p90 is more than this above (or
+/// below) the stored value. Set from the spread of 15 runs, 6 of them with
+/// the other core busy (BENCHMARKS.md): a commit's allocations and system
+/// calls repeated exactly (at 1 key, system calls within one), so one more
+/// per commit (five a sample) fails. Futex calls have no threshold: they
+/// went from 20 to 11 a sample when the other core was busy.
+func tolerances(allocations: Int, systemCalls: Int) -> [BenchmarkMetric: BenchmarkThresholds] {
+    [
+        .mallocCountTotal: .init(absolute: [.p90: allocations]),
+        .systemCalls: .init(absolute: [.p90: systemCalls]),
+    ]
+}
+
+extension Benchmark {
+    /// Measures `work` alone: its allocations (between package-benchmark's
+    /// start and stop) and its system calls, less the counters' own reads
+    /// (two of the four fall between the readings of `systemCalls`, none
+    /// between those of `futexCalls`).
+    func measure<T>(_ work: () async throws -> T) async rethrows -> T {
+        startMeasurement()
+        let calls = scenestore_syscall_count()
+        let futexes = scenestore_futex_count()
+        let result = try await work()
+        let callsAfter = scenestore_syscall_count()
+        let futexesAfter = scenestore_futex_count()
+        stopMeasurement()
+        measurement(.systemCalls, Int(callsAfter - calls - 2))
+        measurement(.futexCalls, Int(futexesAfter - futexes))
+        return result
+    }
+}
+
+/// Fails the run at once when the system-call counters are not open, so
+/// that no benchmark reports a count it did not make.
+func requireSystemCallCounter() {
+    let status = scenestore_syscall_count_status()
+    guard status != 0 else { return }
+    fatalError("""
+        the system-call counters are not open (errno \(status)): they need tracefs, \
+        as root `mount -t tracefs tracefs /sys/kernel/tracing` (.ci/run does so)
+        """)
+}
