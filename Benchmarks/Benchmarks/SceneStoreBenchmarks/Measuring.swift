@@ -19,11 +19,9 @@ let countMetrics: [BenchmarkMetric] = [.mallocCountTotal, .systemCalls, .futexCa
 /// The tolerances on the stored p90 thresholds, in counts per sample: a
 /// benchmark fails the check when its p90 is more than this above (or
 /// below) the stored value. Set from the spread of the runs BENCHMARKS.md
-/// lists (idle, beside a busy core, at a load average of 7-13): a commit's
-/// allocations and system calls repeated exactly (at 1 key, system calls
-/// within one), so one more per commit (five a sample) fails. With the
-/// roots on tmpfs and both cores busy a commit made about one allocation
-/// more; on the disk, as here, none did. Futex calls have no threshold:
+/// lists: a commit's allocations and system calls repeat exactly, at any
+/// root path (BENCHMARKS.md), so one more per commit (five a sample)
+/// fails. Futex calls have no threshold:
 /// they went from 20 to 11 a sample when the other core was busy.
 func tolerances(allocations: Int, systemCalls: Int) -> [BenchmarkMetric: BenchmarkThresholds] {
     [

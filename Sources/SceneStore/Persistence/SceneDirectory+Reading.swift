@@ -54,7 +54,7 @@ extension SceneDirectory {
     /// blocking on a FIFO); the caller closes it.
     func openToRead(_ path: String) throws(SceneStoreError) -> OpenedToRead {
         do {
-            return .opened(Descriptor(adopting: try syscall("open", path: path) { scenestore_open_to_read(path) }))
+            return .opened(Descriptor(adopting: try syscall("open", path: path) { path.withCString { scenestore_open_to_read($0) } }))
         } catch .io(_, _, .noSuchFileOrDirectory) {
             return .missing
         } catch .io(_, _, .tooManySymbolicLinkLevels) {

@@ -310,21 +310,21 @@ package struct LogAppend {
 
     package init(record: [UInt8], first: Bool, end: Int, size: Int) {
         offset = end + 1
-        var bytes = (first ? [] : [UInt8(ascii: ",")]) + record
-        recordCount = bytes.count
-        bytes += SceneFile.logEnd
-        let logEnd = offset + bytes.count
+        recordCount = (first ? 0 : 1) + record.count
+        let logEnd = offset + recordCount + SceneFile.logEnd.count
         inPlace = logEnd <= size
-        if inPlace {
-            self.size = size
-        } else {
-            // A block's worth of room for the next records, the last byte a newline.
-            let padded = (logEnd + Self.block - 1) / Self.block * Self.block
-            if padded > logEnd {
-                bytes += repeatElement(UInt8(ascii: " "), count: padded - logEnd - 1)
-                bytes.append(UInt8(ascii: "\n"))
-            }
-            self.size = padded
+        // A block's worth of room for the next records, the last byte a newline.
+        self.size = inPlace ? size : (logEnd + Self.block - 1) / Self.block * Self.block
+        // One allocation of the final length: grown piece by piece, the
+        // count of reallocations depended on where the log ends.
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(inPlace ? logEnd - offset : self.size - offset)
+        if !first { bytes.append(UInt8(ascii: ",")) }
+        bytes += record
+        bytes += SceneFile.logEnd
+        if !inPlace, self.size > logEnd {
+            bytes += repeatElement(UInt8(ascii: " "), count: self.size - logEnd - 1)
+            bytes.append(UInt8(ascii: "\n"))
         }
         self.bytes = bytes
     }

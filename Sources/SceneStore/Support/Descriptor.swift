@@ -15,14 +15,16 @@ struct Descriptor: ~Copyable {
     /// Opens `path` (`open(2)`, `EINTR` retried).
     /// - Throws: ``SceneStoreError/io(syscall:path:errno:)``.
     init(_ path: String, _ flags: Int32, mode: mode_t = 0) throws(SceneStoreError) {
-        raw = try syscall("open", path: path) { Glibc.open(path, flags, mode) }
+        // `withCString`, not the implicit conversion: that copies the path
+        // (one allocation, two when its length fills the copy's capacity).
+        raw = try syscall("open", path: path) { path.withCString { Glibc.open($0, flags, mode) } }
     }
 
     /// Opens `name` in the directory open as `directory` (`openat(2)`);
     /// `path` names it in an error.
     init(_ name: String, in directory: borrowing Descriptor, path: String, _ flags: Int32) throws(SceneStoreError) {
         let fd = directory.raw
-        raw = try syscall("open", path: path) { openat(fd, name, flags) }
+        raw = try syscall("open", path: path) { name.withCString { openat(fd, $0, flags) } }
     }
 
     /// Opens `path` as ``init(_:_:mode:)`` does, the failure returned for

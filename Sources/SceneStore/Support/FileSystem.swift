@@ -20,11 +20,14 @@ package struct FileSystem: Sendable {
     var exchange: @Sendable (_ from: String, _ to: String) -> Int32
     var rename: @Sendable (_ from: String, _ to: String) -> Int32
 
+    /// The C calls, each path passed by `withCString`: the implicit
+    /// conversion would copy it (one allocation, two when its length fills
+    /// the copy's capacity, so a commit's count depended on the root's path).
     package static let live = FileSystem(
-        open: { path, flags, mode in Glibc.open(path, flags, mode) },
+        open: { path, flags, mode in path.withCString { Glibc.open($0, flags, mode) } },
         pwrite: { fd, bytes, offset in Glibc.pwrite(fd, bytes.baseAddress, bytes.count, off_t(offset)) },
         fsync: { Glibc.fsync($0) },
         fdatasync: { Glibc.fdatasync($0) },
-        exchange: { scenestore_exchange($0, $1) },
-        rename: { Glibc.rename($0, $1) })
+        exchange: { from, to in from.withCString { from in to.withCString { scenestore_exchange(from, $0) } } },
+        rename: { from, to in from.withCString { from in to.withCString { Glibc.rename(from, $0) } } })
 }
