@@ -9,8 +9,8 @@ struct Bench: AsyncParsableCommand {
         abstract: "Benchmarks (run a release build).",
         subcommands: [
             Propagation.self, PropagationPeer.self, Commit.self, Mirror.self, Compare.self, Scale.self, Codec.self, Backends.self,
-            Windows.self, Load.self, LoadPeer.self,
-            Memory.self, RestoreChild.self, MemoryChild.self, FormatProbe.self, FormatProbeChild.self,
+            Load.self, LoadPeer.self,
+            Memory.self, RestoreChild.self, MemoryChild.self,
         ]
     )
 }
