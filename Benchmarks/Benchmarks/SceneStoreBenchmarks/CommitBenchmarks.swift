@@ -37,9 +37,7 @@ func commitBenchmarks() {
             let opened = Opened<SceneStore>()
             Benchmark(
                 "commit.\(name).\(keys)keys",
-                configuration: .init(
-                    metrics: countMetrics, warmupIterations: 2, maxDuration: .seconds(600), maxIterations: 60,
-                    thresholds: tolerances(allocations: 2, systemCalls: 2))
+                configuration: .counts(allocations: 2, systemCalls: 2)
             ) { benchmark in
                 let store = opened.value
                 let first = benchmark.currentIteration * operationsPerSample

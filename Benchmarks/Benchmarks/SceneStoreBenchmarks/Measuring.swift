@@ -13,21 +13,25 @@ extension BenchmarkMetric {
     static let futexCalls = BenchmarkMetric.custom("futexCalls")
 }
 
-/// What every benchmark here measures.
-let countMetrics: [BenchmarkMetric] = [.mallocCountTotal, .systemCalls, .futexCalls]
-
-/// The tolerances on the stored p90 thresholds, in counts per sample: a
-/// benchmark fails the check when its p90 is more than this above (or
-/// below) the stored value. Set from the spread of the runs BENCHMARKS.md
-/// lists: a commit's allocations and system calls repeat exactly, at any
-/// root path (BENCHMARKS.md), so one more per commit (five a sample)
-/// fails. Futex calls have no threshold:
-/// they went from 20 to 11 a sample when the other core was busy.
-func tolerances(allocations: Int, systemCalls: Int) -> [BenchmarkMetric: BenchmarkThresholds] {
-    [
-        .mallocCountTotal: .init(absolute: [.p90: allocations]),
-        .systemCalls: .init(absolute: [.p90: systemCalls]),
-    ]
+extension Benchmark.Configuration {
+    /// What every benchmark here is: counts only (allocations, system calls
+    /// other than futex, futex calls), `iterations` samples after `warmup`,
+    /// and the tolerances on the stored p90 thresholds, in counts per
+    /// sample: a benchmark fails the check when its p90 is more than this
+    /// above (or below) the stored value. A commit's allocations and system
+    /// calls repeat exactly, at any root path (BENCHMARKS.md), so for the
+    /// commits 2 a sample, and one more per commit (five a sample) fails.
+    /// Futex calls have no threshold: they went from 20 to 11 a sample when
+    /// the other core was busy.
+    static func counts(allocations: Int, systemCalls: Int, iterations: Int = 60, warmup: Int = 2) -> Self {
+        .init(
+            metrics: [.mallocCountTotal, .systemCalls, .futexCalls], warmupIterations: warmup,
+            maxDuration: .seconds(600), maxIterations: iterations,
+            thresholds: [
+                .mallocCountTotal: .init(absolute: [.p90: allocations]),
+                .systemCalls: .init(absolute: [.p90: systemCalls]),
+            ])
+    }
 }
 
 extension Benchmark {

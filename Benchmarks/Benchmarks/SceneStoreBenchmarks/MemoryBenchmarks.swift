@@ -17,9 +17,7 @@ func memoryBenchmarks() {
     let readStore = Opened<SceneStore>()
     Benchmark(
         "read.100keys",
-        configuration: .init(
-            metrics: countMetrics, warmupIterations: 10, maxDuration: .seconds(600), maxIterations: 1_000,
-            thresholds: tolerances(allocations: 0, systemCalls: 0))
+        configuration: .counts(allocations: 0, systemCalls: 0, iterations: 1_000, warmup: 10)
     ) { benchmark in
         let store = readStore.value
         let value = await benchmark.measure { store[counterKey] }
@@ -34,9 +32,7 @@ func memoryBenchmarks() {
 
     Benchmark(
         "read.computedKey.100keys",
-        configuration: .init(
-            metrics: countMetrics, warmupIterations: 10, maxDuration: .seconds(600), maxIterations: 1_000,
-            thresholds: tolerances(allocations: 0, systemCalls: 0))
+        configuration: .counts(allocations: 0, systemCalls: 0, iterations: 1_000, warmup: 10)
     ) { benchmark in
         let store = readStore.value
         let value = await benchmark.measure { store[.counter] }
@@ -54,9 +50,7 @@ func memoryBenchmarks() {
     let updateClock = SteppedClock()
     Benchmark(
         "update.100keys",
-        configuration: .init(
-            metrics: countMetrics, warmupIterations: 2, maxDuration: .seconds(600), maxIterations: 60,
-            thresholds: tolerances(allocations: 4, systemCalls: 2))
+        configuration: .counts(allocations: 4, systemCalls: 2)
     ) { benchmark in
         let store = updateStore.value
         try await benchmark.measure {

@@ -14,9 +14,7 @@ func openBenchmarks() {
         let fixture = SceneFixture(keys: keys)
         Benchmark(
             "open.\(keys)keys",
-            configuration: .init(
-                metrics: countMetrics, warmupIterations: 3, maxDuration: .seconds(600), maxIterations: keys >= 10_000 ? 50 : 200,
-                thresholds: tolerances(allocations: 3, systemCalls: 2))
+            configuration: .counts(allocations: 3, systemCalls: 2, iterations: keys >= 10_000 ? 50 : 200, warmup: 3)
         ) { benchmark in
             let registry = try fixture.registry()
             let store = try await benchmark.measure {

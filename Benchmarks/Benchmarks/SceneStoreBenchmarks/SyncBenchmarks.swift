@@ -15,9 +15,7 @@ func syncBenchmarks() {
     let arrivals = Opened<AsyncStream<Int>.AsyncIterator>()
     Benchmark(
         "sync.secondStore.100keys",
-        configuration: .init(
-            metrics: countMetrics, warmupIterations: 2, maxDuration: .seconds(600), maxIterations: 60,
-            thresholds: tolerances(allocations: 8, systemCalls: 2))
+        configuration: .counts(allocations: 8, systemCalls: 2)
     ) { benchmark in
         let store = writer.value
         let first = benchmark.currentIteration * operationsPerSample
