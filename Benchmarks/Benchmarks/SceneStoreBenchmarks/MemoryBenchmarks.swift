@@ -15,34 +15,22 @@ import SceneStore
 func memoryBenchmarks() {
     let readFixture = SceneFixture(keys: 100)
     let readStore = Opened<SceneStore>()
-    Benchmark(
-        "read.100keys",
-        configuration: .counts(allocations: 0, systemCalls: 0, iterations: 1_000, warmup: 10)
-    ) { benchmark in
-        let store = readStore.value
-        let value = await benchmark.measure { store[counterKey] }
-        blackHole(value)
-    } setup: {
-        try await readFixture.prepare()
-        readStore.value = try await readFixture.registry().store(for: benchmarkScene)
-    } teardown: {
-        readStore.clear()
-        try await readFixture.remove()
-    }
-
-    Benchmark(
-        "read.computedKey.100keys",
-        configuration: .counts(allocations: 0, systemCalls: 0, iterations: 1_000, warmup: 10)
-    ) { benchmark in
-        let store = readStore.value
-        let value = await benchmark.measure { store[.counter] }
-        blackHole(value)
-    } setup: {
-        try await readFixture.prepare()
-        readStore.value = try await readFixture.registry().store(for: benchmarkScene)
-    } teardown: {
-        readStore.clear()
-        try await readFixture.remove()
+    let reads: [(name: String, read: @Sendable (SceneStore) -> Int)] = [
+        ("read.100keys", { $0[counterKey] }),
+        ("read.computedKey.100keys", { $0[.counter] }),
+    ]
+    for (name, read) in reads {
+        Benchmark(name, configuration: .counts(allocations: 0, systemCalls: 0, iterations: 1_000, warmup: 10)) { benchmark in
+            let store = readStore.value
+            let value = await benchmark.measure { read(store) }
+            blackHole(value)
+        } setup: {
+            try await readFixture.prepare()
+            readStore.value = try await readFixture.registry().store(for: benchmarkScene)
+        } teardown: {
+            readStore.clear()
+            try await readFixture.remove()
+        }
     }
 
     let updateFixture = SceneFixture(keys: 100)
