@@ -159,8 +159,9 @@ let package = Package(
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
-        // What the unit tests and SceneStoreTests share (a tmpfs to fill).
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        // What the test targets share: a tmpfs to fill, a root's lock held
+        // as another process would.
+        .target(name: "TestSupport", dependencies: ["SceneStore"], path: "Tests/TestSupport"),
         // What needs more: the multi-process checks (scenes-lab children),
         // the storage contract and history on files and PostgreSQL.
         .testTarget(
@@ -204,6 +205,7 @@ let package = Package(
             dependencies: [
                 "SceneNavigation",
                 "SceneStoreTesting",
+                "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
@@ -216,7 +218,7 @@ let package = Package(
             name: "ScenesCLITests",
             dependencies: [
                 "SceneStore", "SceneNavigation", "SceneStoreTesting", "scenes", "scenes-lab",
-                "SceneStorePostgres", "MultiProcessSupport", "ScenesCLIKit",
+                "SceneStorePostgres", "MultiProcessSupport", "ScenesCLIKit", "TestSupport",
             ]
         ),
 

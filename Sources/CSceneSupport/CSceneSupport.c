@@ -20,25 +20,21 @@ int scenestore_name_this_thread(const char *name) {
     return prctl(PR_SET_NAME, (unsigned long)name, 0, 0, 0);
 }
 
-static struct flock scenestore_whole_file_write_lock(void) {
-    struct flock lock = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0, .l_pid = 0 };
-    return lock;
-}
-
-int scenestore_ofd_mark(int fd) {
-    struct flock lock = scenestore_whole_file_write_lock();
-    lock.l_type = F_RDLCK;
+static int scenestore_ofd_byte(int fd, short type, int64_t offset) {
+    struct flock lock = { .l_type = type, .l_whence = SEEK_SET, .l_start = offset, .l_len = 1, .l_pid = 0 };
     return fcntl(fd, F_OFD_SETLK, &lock);
 }
 
-int scenestore_ofd_unlock(int fd) {
-    struct flock lock = scenestore_whole_file_write_lock();
-    lock.l_type = F_UNLCK;
-    return fcntl(fd, F_OFD_SETLK, &lock);
+int scenestore_ofd_lock_byte(int fd, int64_t offset, int exclusive) {
+    return scenestore_ofd_byte(fd, exclusive ? F_WRLCK : F_RDLCK, offset);
 }
 
-int scenestore_ofd_is_locked(int fd) {
-    struct flock lock = scenestore_whole_file_write_lock();
+int scenestore_ofd_unlock_byte(int fd, int64_t offset) {
+    return scenestore_ofd_byte(fd, F_UNLCK, offset);
+}
+
+int scenestore_ofd_byte_is_locked(int fd, int64_t offset) {
+    struct flock lock = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = offset, .l_len = 1, .l_pid = 0 };
     if (fcntl(fd, F_OFD_GETLK, &lock) != 0) return -1;
     return lock.l_type != F_UNLCK;
 }

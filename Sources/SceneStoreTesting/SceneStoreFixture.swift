@@ -84,8 +84,9 @@ public final class SceneStoreFixture: Sendable {
     }
 
     /// Another registry on the same root, in this process, with its own
-    /// writer identity, lock descriptors (`flock` excludes per open file,
-    /// so the two exclude each other) and watcher: it meets the current
+    /// writer identity, lock descriptor (open file description locks
+    /// exclude per open file, so the two exclude each other) and watcher:
+    /// it meets the current
     /// registry only through the disk, as another process's would. For a
     /// real second process, launch your app's executable on ``root``.
     public func otherRegistry(configuration: SceneRegistry.Configuration? = nil) throws -> SceneRegistry {

@@ -1,6 +1,8 @@
 #ifndef SCENESTORE_CSCENESUPPORT_H
 #define SCENESTORE_CSCENESUPPORT_H
 
+#include <stdint.h>
+
 // Linux calls that Swift's Glibc module does not import (they need
 // _GNU_SOURCE, or Swift cannot call them): one C target for them, so the
 // libinotifytools module stays the watcher's alone.
@@ -14,23 +16,23 @@ int scenestore_exchange(const char *a, const char *b);
 /// shows it.
 int scenestore_name_this_thread(const char *name);
 
-/// Takes a shared open file description lock (`F_OFD_SETLK`, `F_RDLCK`)
-/// on the whole file open as `fd`, without waiting: a mark that
-/// ``scenestore_ofd_is_locked`` sees from any other description. 0, or -1
-/// with errno EAGAIN when another description holds an exclusive one. The
+/// Takes one byte of the file open as `fd`, at `offset`, with an open file
+/// description lock (`F_OFD_SETLK`), without waiting: exclusive
+/// (`F_WRLCK`, `fd` open for writing) or shared (`F_RDLCK`). 0, or -1 with
+/// errno EAGAIN when another description holds a conflicting one. The
 /// kernel drops it when the last descriptor of that description closes,
 /// or its process dies.
-int scenestore_ofd_mark(int fd);
+int scenestore_ofd_lock_byte(int fd, int64_t offset, int exclusive);
 
-/// Lets go of the lock ``scenestore_ofd_mark`` took on `fd`'s open
-/// file description, whoever else shares it (a child between its fork and
-/// its exec does, until the exec closes its copy).
-int scenestore_ofd_unlock(int fd);
+/// Lets go of that byte on `fd`'s open file description, whoever else
+/// shares it (a child between its fork and its exec does, until the exec
+/// closes its copy).
+int scenestore_ofd_unlock_byte(int fd, int64_t offset);
 
-/// Whether another open file description holds a lock conflicting with an
-/// exclusive one on the whole file open as `fd` (`F_OFD_GETLK`), without
-/// taking it: 1 held, 0 free, -1 with errno.
-int scenestore_ofd_is_locked(int fd);
+/// Whether another open file description holds a lock on that byte that
+/// an exclusive one would conflict with (`F_OFD_GETLK`), without taking
+/// it: 1 held, 0 free, -1 with errno.
+int scenestore_ofd_byte_is_locked(int fd, int64_t offset);
 
 /// `fstat` without the file's times: type and mode, inode, device, links,
 /// owner and size; the times are left zero. Asking for a file's change

@@ -6,23 +6,16 @@ import Glibc
 #endif
 
 /// The file root's window lifecycle: the records in one index file
-/// (``SessionIndex``), written atomically under its own lock; a claim is
-/// the scenes' lock (``SceneLock``, an exclusive `flock` the kernel drops
-/// when the holder closes it or dies) on the scene's `.<id>~claim` file,
-/// taken without waiting: a claim file deleted under its holder (a
-/// cleaner's `rm .*~*`) lets nobody else claim the window, as a deleted
-/// lock file lets no second writer in. The holder also marks the file with
-/// a shared open file description lock (`F_OFD_SETLK`, `F_RDLCK`): whether
-/// a claim is held is asked of each claim file with `F_OFD_GETLK`, never
-/// by taking it (a launch that probed by taking could make another
-/// launch's claim fail), and never from `/proc/locks` alone, which is read
-/// a page at a time and skips entries when other processes' locks come and
-/// go between the pages.
+/// (``SessionIndex``), written atomically under the windows' lock; a claim
+/// is the window's byte of the root's lock file (``RootLock``), taken
+/// without waiting and held for the window's life. Whether a claim is held
+/// is asked with `F_OFD_GETLK`, never by taking it (a launch that probed by
+/// taking could make another launch's claim fail).
 ///
 /// Every call runs on the root's own queue (``onOwnThread(_:)``), never on
 /// the caller's thread; the windows' lock is waited for on the clock,
 /// holding no thread (``sessionLock()``). A quit that cannot change the
-/// index writes `quit` into each claim file it holds
+/// index writes `quit` into the window's `.<id>~claim` file
 /// (``FileClaim/markQuit()``), read as a quit while nobody holds the
 /// window and emptied by the next claim.
 extension SceneDirectory: SceneSessionStorage {
@@ -42,35 +35,14 @@ extension SceneDirectory: SceneSessionStorage {
     }
 
     private func claimNow(_ id: SceneID) throws(SceneStoreError) -> (any SceneClaim)? {
-        var prepared = false
-        while true {
-            let lock: SceneLock
-            do {
-                lock = try SceneLock(path: claimPath(id), scene: id, timeout: nil, clock: clock)
-            } catch .lockTimeout {
-                return nil
-            } catch .io(_, _, let code) where code == .noSuchFileOrDirectory && !prepared {
-                try Self.prepare(root: root)
-                prepared = true
-                continue
-            } catch {
-                throw error
-            }
-            // EAGAIN: an older SceneStore holds the claim with an OFD write lock.
-            guard try syscall("fcntl(F_OFD_SETLK)", path: lock.path, unless: .resourceTemporarilyUnavailable, .permissionDenied, call: { scenestore_ofd_mark(lock.fd) }) != nil
-            else {
-                lock.unlock()
-                return nil
-            }
-            do {
-                try Self.clearQuitMark(of: lock)
-            } catch {
-                scenestore_ofd_unlock(lock.fd)
-                lock.unlock()
-                throw error
-            }
-            return FileClaim(lock, executor: executor)
+        guard let held = try lockIfFree(id, .claim(id)) else { return nil }
+        do {
+            try clearQuitMark(id)
+        } catch {
+            held.unlock()
+            throw error
         }
+        return FileClaim(held, directory: self, id: id)
     }
 
     func sessionRecords() async throws(SceneStoreError) -> [(record: SessionRecord, held: Bool)] {
@@ -121,8 +93,8 @@ extension SceneDirectory: SceneSessionStorage {
         try writeSessionIndex(SessionIndex.encode(records))
     }
 
-    /// Removes the claim file of a scene closed for good (the caller holds
-    /// the claim or nobody does): whoever waits to claim it starts over.
+    /// Removes the quit mark of a scene closed for good (the caller holds
+    /// the claim or nobody does).
     func removeClaim(_ id: SceneID) async {
         await onOwnThread { _ = unlink(claimPath(id)) }
     }
@@ -132,21 +104,18 @@ extension SceneDirectory: SceneSessionStorage {
     /// slept on the registry's clock (50 µs, doubling up to 2 ms), so that
     /// window calls waiting for another process occupy none of the
     /// library's threads either. A cancelled task stops waiting.
-    private func sessionLock() async throws(SceneStoreError) -> SceneLock {
+    private func sessionLock() async throws(SceneStoreError) -> RootLock.Held {
         let start = clock.now
         var pause = Duration.microseconds(50)
         while true {
-            do {
-                return try SceneLock(path: sessionLockPath, scene: Self.sessionsLockName, timeout: nil, clock: clock)
-            } catch .lockTimeout {
-                guard clock.now - start < lockTimeout else { break }
-            }
+            if let held = try lockIfFree(Self.sessionsLockName, .windows) { return held }
+            guard clock.now - start < lockTimeout else { break }
             do { try await clock.sleep(until: clock.now + pause) } catch { break }
             pause = min(pause * 2, .milliseconds(2))
         }
         // A last try, which names the holder when it fails too.
         do {
-            return try SceneLock(path: sessionLockPath, scene: Self.sessionsLockName, timeout: .zero, clock: clock)
+            return try lock(Self.sessionsLockName, .windows, timeout: .zero)
         } catch .lockTimeout(let scene, let holder, _) {
             throw .lockTimeout(scene: scene, holderPID: holder, waited: clock.now - start)
         }
@@ -212,96 +181,70 @@ extension SceneDirectory: SceneSessionStorage {
     }
 
     /// Whether some open file description, in this process or another,
-    /// holds the claim on scene `id`: one open and one `F_OFD_GETLK`.
-    /// A window the index says is open whose claim file is missing or not
-    /// marked is held still when a process holds a deleted claim file
-    /// (a cleaner deleted it): one read of `/proc/locks`, only for windows
-    /// whose process died or lost its claim file.
+    /// holds the claim on scene `id` (one `F_OFD_GETLK`), and if not,
+    /// whether its holder marked its quit.
     private func claimState(_ id: SceneID) -> ClaimState {
+        // Not knowing counts as held: a window is never offered twice.
+        guard locks.isHeld(.claim(id)) == false else { return .held }
+        var info = stat()
         let path = claimPath(id)
-        switch Descriptor.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) {
+        let marked = path.withCString { lstat($0, &info) } == 0 && info.st_mode & S_IFMT == S_IFREG && info.st_size > 0
+        return marked ? .quit : .free
+    }
+
+    /// Empties the window's quit mark (``FileClaim/markQuit()``): it is
+    /// open again, and a crash from now on reads as one.
+    private func clearQuitMark(_ id: SceneID) throws(SceneStoreError) {
+        let path = claimPath(id)
+        switch Descriptor.open(path, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) {
         case .success(let file):
-            var current = stat()
-            // Not knowing counts as held: a window is never offered twice.
-            guard (try? syscall("fcntl(F_OFD_GETLK)", path: path) { scenestore_ofd_is_locked(file.raw) }) == 0,
-                  fstat(file.raw, &current) == 0, !hasDeletedHolder(path, current.st_ino)
-            else { return .held }
-            return current.st_size > 0 ? .quit : .free
-        case .failure(.io(_, _, .noSuchFileOrDirectory)):
-            return hasDeletedHolder(path, nil) ? .held : .free
-        case .failure:
-            return .held
+            var info = stat()
+            try syscall("fstat", path: path) { fstat(file.raw, &info) }
+            guard info.st_size > 0 else { return }
+            try syscall("ftruncate", path: path) { ftruncate(file.raw, 0) }
+            try syscall("fdatasync", path: path) { fdatasync(file.raw) }
+        case .failure(.io(_, _, .noSuchFileOrDirectory)): return
+        case .failure(let error): throw error
         }
-    }
-
-    /// Empties the claim file `lock` holds of a quit recorded on it
-    /// (``FileClaim/markQuit()``): the window is open again, and a crash
-    /// from now on reads as one.
-    private static func clearQuitMark(of lock: SceneLock) throws(SceneStoreError) {
-        var held = stat()
-        try syscall("fstat", path: lock.path) { fstat(lock.fd, &held) }
-        guard held.st_size > 0 else { return }
-        // The lock's descriptor is read-only: the file opened once more to write.
-        let file = try Descriptor(lock.path, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-        var opened = stat()
-        try syscall("fstat", path: lock.path) { fstat(file.raw, &opened) }
-        guard opened.st_dev == held.st_dev, opened.st_ino == held.st_ino else { return }
-        try syscall("ftruncate", path: lock.path) { ftruncate(file.raw, 0) }
-        try syscall("fdatasync", path: lock.path) { fdatasync(file.raw) }
-    }
-
-    private func hasDeletedHolder(_ path: String, _ current: ino_t?) -> Bool {
-        var directory = stat()
-        guard stat(rootPath, &directory) == 0 else { return true }
-        return SceneLock.holderOfDeletedVersion(of: path, device: UInt64(directory.st_dev), except: current.map(UInt64.init)) != nil
     }
 }
 
-/// A scene's claim: its ``SceneLock`` on the claim file, marked for probes,
-/// held until ``release()``.
-private final class FileClaim: SceneClaim, @unchecked Sendable {
-    /// Guards `lock`, which only release and abandon touch.
-    private let lock: Locked<SceneLock?>
+/// A scene's claim: its byte of the root's lock file, held until
+/// ``release()``.
+private final class FileClaim: SceneClaim, Sendable {
+    private let held: Locked<RootLock.Held?>
+    private let directory: SceneDirectory
+    private let id: SceneID
 
-    /// Where ``markQuit()`` writes: the root's queue.
-    private let executor: QueueExecutor
-
-    init(_ lock: SceneLock, executor: QueueExecutor) {
-        self.lock = Locked(lock)
-        self.executor = executor
+    init(_ held: RootLock.Held, directory: SceneDirectory, id: SceneID) {
+        self.held = Locked(held)
+        self.directory = directory
+        self.id = id
     }
 
     func release() {
         abandon()
     }
 
-    /// Writes `quit` into the claim file, through a descriptor of its own
-    /// (the lock's is read-only), once it is sure to be the file held, and
-    /// makes it durable.
+    /// Writes `quit` into the window's `.<id>~claim` file (never through a
+    /// symbolic link) and makes it durable, on the root's queue.
     func markQuit() async -> Bool {
-        await withTaskExecutorPreference(executor) {
-            lock.withLock { held -> Bool in
-                guard let held else { return false }
-                var locked = stat()
-                guard fstat(held.fd, &locked) == 0,
-                      case .success(let file) = Descriptor.open(held.path, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-                else { return false }
-                var opened = stat()
-                let mark = Array("quit\n".utf8)
-                return fstat(file.raw, &opened) == 0 && opened.st_dev == locked.st_dev && opened.st_ino == locked.st_ino
-                    && pwrite(file.raw, mark, mark.count, 0) == mark.count && fdatasync(file.raw) == 0
-            }
+        await directory.onOwnThread {
+            guard held.withLock({ $0 != nil }) else { return false }
+            let path = directory.claimPath(id)
+            guard case .success(let file) = Descriptor.open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, mode: 0o600)
+            else { return false }
+            let mark = Array("quit\n".utf8)
+            return pwrite(file.raw, mark, mark.count, 0) == mark.count && fdatasync(file.raw) == 0
+                && (try? directory.syncDirectory()) != nil
         }
     }
 
     func abandon() {
-        guard let held = lock.withLock({ lock in defer { lock = nil }; return lock }) else { return }
-        // The mark off before the close, so the claim is free when this
-        // returns even while a child this process is spawning still shares
-        // the descriptor (until its exec closes it); ``SceneLock/unlock()``
-        // does the same for the flock.
-        scenestore_ofd_unlock(held.fd)
-        held.unlock()
+        held.withLock { held in
+            held?.unlock()
+            held = nil
+        }
     }
 
     deinit { abandon() }

@@ -1,7 +1,8 @@
 import Foundation
 import Logging
 
-/// The file root as a ``SceneStorage``: the scene's `flock` is the
+/// The file root as a ``SceneStorage``: the scene's byte of the root's
+/// lock file (``RootLock``) is the
 /// transaction's lock; a save appends a record to the scene's log, and a
 /// whole document is written by an atomic, durable exchange.
 extension SceneDirectory: SceneStorage {
@@ -10,11 +11,11 @@ extension SceneDirectory: SceneStorage {
     func location(of id: SceneID) -> String { scenePath(id) }
 
     /// Waits for the previous versions still to unlink (a closed registry
-    /// leaves no side file but lock files and tombstones), and drops the
-    /// registry's mark on the root.
+    /// leaves no side file but tombstones), and lets go of the registry's
+    /// locks, its mark on the root among them.
     func release() {
         Self.finishCleanup()
-        mark?.release()
+        locks.close()
     }
 
     func read(_ id: SceneID, after cursor: LogPosition?) throws(SceneStoreError) -> StoredDocument {
@@ -181,7 +182,7 @@ private struct FileTransaction: SceneStorageTransaction {
         }
         if let incarnation { try directory.writeTombstone(id, incarnation: incarnation, remembered: Self.discardsRemembered) }
         try directory.removeScene(id)
-        directory.removeSideFilesIfAlone(id)
+        directory.removeTombstoneIfAlone(id)
     }
 
     func discarded(_ incarnation: String) -> Bool {

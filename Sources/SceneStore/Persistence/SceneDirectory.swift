@@ -10,9 +10,8 @@ import Glibc
 ///
 /// * `<id>.json` — the scene file (0600), replaced only by an atomic
 ///   exchange or `rename`;
-/// * `.<id>~lock` — the scene's lock file for `flock`, removed with the
-///   tombstone by a discard no other registry can see
-///   (``removeSideFilesIfAlone(_:)``);
+/// * `.scenestore.lock` — every lock of the root, a byte each
+///   (``RootLock``); never deleted;
 /// * `.<id>~tmp-<token>` — a save in progress, then (once exchanged with
 ///   the scene file) the previous version, unlinked off the critical path;
 /// * `.<id>~prev-<token>` — the previous version, kept alive by a hard
@@ -47,9 +46,8 @@ struct SceneDirectory: Sendable {
     let clock: SceneClock
     /// The calls of the saves (a test's may fail).
     let system: FileSystem
-    /// This registry's mark on the root (a read-write one's), released
-    /// with it.
-    let mark: RootMark?
+    /// The root's locks as this registry holds them.
+    let locks: RootLock
     /// What crashed writers left in the root, listed once for a
     /// read-write registry (`nil` until then, and for a read-only one):
     /// at the first reading of a scene or the first change of the windows'
@@ -64,7 +62,7 @@ struct SceneDirectory: Sendable {
 
     init(
         root: URL, lockTimeout: Duration = .seconds(10),
-        clock: SceneClock = .continuous, system: FileSystem = .live, mark: RootMark? = nil,
+        clock: SceneClock = .continuous, system: FileSystem = .live,
         cleansLeftovers: Bool = false
     ) {
         self.root = root
@@ -72,7 +70,7 @@ struct SceneDirectory: Sendable {
         self.lockTimeout = lockTimeout
         self.clock = clock
         self.system = system
-        self.mark = mark
+        self.locks = RootLock(root: root.path)
         self.leftovers = Locked(nil)
         self.cleansLeftovers = cleansLeftovers
         self.executor = QueueExecutor(DispatchQueue(label: "SceneStore.root"))
@@ -98,12 +96,12 @@ struct SceneDirectory: Sendable {
         return path
     }
 
-    func lockPath(_ id: SceneID) -> String { sidePath(id, "lock") }
     func tempPath(_ id: SceneID, token: String) -> String { sidePath(id, "tmp-" + token) }
     func previousPath(_ id: SceneID, token: String) -> String { sidePath(id, "prev-" + token) }
     func tombstonePath(_ id: SceneID) -> String { sidePath(id, "discarded") }
-    /// The file a process `flock`s while it holds the scene as a window
-    /// (``SceneRegistry/newScene(title:)``); never renamed.
+    /// The window's quit mark (``FileClaim/markQuit()``), written when a
+    /// quit could not change the windows' records; the claim itself is a
+    /// byte of the root's lock file.
     func claimPath(_ id: SceneID) -> String { sidePath(id, Self.claimSuffix) }
     static let claimSuffix = "claim"
 
@@ -154,35 +152,40 @@ struct SceneDirectory: Sendable {
         return mode & 0o077 == 0 ? nil : mode
     }
 
-    /// Takes the scene's lock, creating the root again (mode 0700) if it
-    /// was deleted while the registry was open.
-    /// - Throws: ``SceneStoreError/lockTimeout(scene:holderPID:waited:)``
-    ///   after `timeout` (the directory's ``lockTimeout`` by default).
-    func lock(_ id: SceneID, timeout: Duration? = nil) throws(SceneStoreError) -> SceneLock {
-        try lock(id, waiting: timeout ?? lockTimeout)
+    /// Marks the root as open by this registry, before it reads any scene
+    /// (the shared byte ``RootLock/Range/open``): a discard elsewhere then
+    /// keeps the scene's tombstone. `false` where the lock file cannot be
+    /// opened or locked.
+    func markOpen() -> Bool {
+        (try? locks.tryLock(.open, exclusive: false)) == true
     }
 
-    /// Scene `id`'s lock if nobody holds it now; `nil` without waiting
-    /// when another process does.
-    func lockIfFree(_ id: SceneID) throws(SceneStoreError) -> SceneLock? {
+    /// Takes `range` (scene `id`'s lock by default), creating the root
+    /// again (mode 0700) if it was deleted while the registry was open.
+    /// - Throws: ``SceneStoreError/lockTimeout(scene:holderPID:waited:)``
+    ///   after `timeout` (the directory's ``lockTimeout`` by default).
+    func lock(_ id: SceneID, _ range: RootLock.Range? = nil, timeout: Duration? = nil) throws(SceneStoreError) -> RootLock.Held {
+        try lock(id, range ?? .scene(id), waiting: timeout ?? lockTimeout)
+    }
+
+    /// `range` (scene `id`'s lock by default) if nobody holds it now; `nil`
+    /// without waiting when another holder does.
+    func lockIfFree(_ id: SceneID, _ range: RootLock.Range? = nil) throws(SceneStoreError) -> RootLock.Held? {
         do {
-            return try lock(id, waiting: nil)
+            return try lock(id, range ?? .scene(id), waiting: nil)
         } catch .lockTimeout {
             return nil
         }
     }
 
-    private func lock(_ id: SceneID, waiting timeout: Duration?) throws(SceneStoreError) -> SceneLock {
-        let path = lockPath(id)
-        let lock = { () throws(SceneStoreError) in
-            try SceneLock(path: path, scene: id, timeout: timeout, clock: clock)
-        }
+    private func lock(_ id: SceneID, _ range: RootLock.Range, waiting timeout: Duration?) throws(SceneStoreError) -> RootLock.Held {
         do {
-            return try lock()
+            try locks.lock(range, scene: id, timeout: timeout, clock: clock)
         } catch .io("open", _, .noSuchFileOrDirectory) {
             try Self.prepare(root: root)
-            return try lock()
+            try locks.lock(range, scene: id, timeout: timeout, clock: clock)
         }
+        return RootLock.Held(lock: locks, range: range)
     }
 
     /// The scenes that have a file in the root, listed on a thread of the
@@ -340,22 +343,17 @@ struct SceneDirectory: Sendable {
         return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
     }
 
-    /// Removes the tombstone and the lock file of a scene just discarded,
-    /// when no other read-write registry has the root open. Call holding
-    /// the scene lock, after the scene file is gone.
+    /// Removes the tombstone of a scene just discarded, when no other
+    /// read-write registry has the root open. Call holding the scene lock,
+    /// after the scene file is gone.
     ///
     /// The tombstone is for a store of another registry that read the
     /// incarnation that ended: every read-write registry marks the root
-    /// before its first reading and until it closes, and none does now, so
-    /// any that opens later reads after the discard and holds no
-    /// incarnation (a read-only store never looks at tombstones). The lock
-    /// file goes while its lock is held, as a cleaner's `rm` would take it:
-    /// whoever opened it meanwhile finds it gone from the path once it has
-    /// the lock, and a writer creating it anew waits for this holder of
-    /// the deleted one (``SceneLock``).
-    func removeSideFilesIfAlone(_ id: SceneID) {
-        guard mark?.isAlone == true else { return }
+    /// before its first reading and until it closes (``markOpen()``), and
+    /// none does now, so any that opens later reads after the discard and
+    /// holds no incarnation (a read-only store never looks at tombstones).
+    func removeTombstoneIfAlone(_ id: SceneID) {
+        guard locks.isAlone else { return }
         unlink(tombstonePath(id))
-        unlink(lockPath(id))
     }
 }

@@ -19,7 +19,8 @@ import Logging
 /// ```
 ///
 /// A window scene is *open* while a live process holds it: on the file
-/// root, a `flock` the kernel lets go of when the process ends, however
+/// root, a lock on the window's byte of the root's lock file, which the
+/// kernel lets go of when the process ends, however
 /// it ends; never a pid that may be reused. It is *restorable* once nobody
 /// holds it: for ``SceneRestoreReason/relaunch`` when its process quit (closed
 /// the registry), ``SceneRestoreReason/recover`` when it died holding it.

@@ -2,8 +2,9 @@ import Foundation
 
 /// Where a registry keeps its scenes' window lifecycle: a record per
 /// window scene, and claims that say a live process holds one. The file
-/// root keeps the records in one index file and a claim as a `flock` on a
-/// file per scene; the kernel drops a dead process's claims.
+/// root keeps the records in one index file and a claim as a lock on the
+/// window's byte of the root's lock file; the kernel drops a dead
+/// process's claims.
 package protocol SceneSessionStorage: Sendable {
     /// Claims `id` for this process unless a live process holds it.
     /// - Returns: the claim, or `nil` when someone holds it.

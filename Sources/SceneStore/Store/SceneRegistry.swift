@@ -48,16 +48,14 @@ public final class SceneRegistry: Sendable {
             ])
         }
         let clock = SceneClock(configuration.clock)
-        // Marked before any scene is read (see RootMark).
-        let mark = writable ? RootMark(root: root.path) : nil
-        if writable, mark == nil {
+        let directory = SceneDirectory(
+            root: root, lockTimeout: configuration.lockTimeout, clock: clock, cleansLeftovers: writable)
+        // Marked before any scene is read (see SceneDirectory.markOpen).
+        if writable, !directory.markOpen() {
             configuration.logger.warning("cannot mark the scene root as open; another process's discard may take a scene's tombstone from this one", metadata: [
                 "root": "\(root.path)",
             ])
         }
-        let directory = SceneDirectory(
-            root: root, lockTimeout: configuration.lockTimeout, clock: clock, mark: mark,
-            cleansLeftovers: writable)
         self.init(storage: directory, configuration: configuration, clock: clock)
     }
 

@@ -9,8 +9,8 @@ extension SceneStore {
     /// Under the scene lock: a tombstone recording the incarnation that
     /// ends is written first, then the scene file is removed, so another
     /// process tells this discard from a file that vanished; on the file
-    /// root both side files go when no other registry can need them
-    /// (``SceneDirectory/removeSideFilesIfAlone(_:)``).
+    /// root the tombstone goes when no other registry can need it
+    /// (``SceneDirectory/removeTombstoneIfAlone(_:)``).
     func discard() async throws {
         guard !configuration.readOnly else { throw SceneStoreError.readOnly(scene: id.rawValue) }
         let editsUpTo = state.withLock { $0.lastEdit }

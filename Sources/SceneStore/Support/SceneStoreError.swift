@@ -40,7 +40,7 @@ public enum SceneStoreError: Error, Sendable, Hashable, CustomStringConvertible 
     case storageUnavailable(location: String, reason: String)
     /// A storage location (`postgres://...`) that cannot be used as given.
     case invalidStorageLocation(String, reason: String)
-    /// A file SceneStore keeps (a scene's lock file) is something else at
+    /// A file SceneStore keeps (the root's lock file) is something else at
     /// its path (a FIFO, a directory, a device); nothing was written.
     case notARegularFile(path: String, found: String)
     /// Window scene `scene` is held by another live process: it was not

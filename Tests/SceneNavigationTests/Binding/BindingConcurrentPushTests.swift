@@ -3,6 +3,7 @@ import SceneNavigation
 import SceneStore
 import SceneStoreTesting
 import Testing
+import TestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -36,7 +37,7 @@ struct BindingConcurrentPushTests {
 
         var expected: [Int] = []
         for round in 0..<3 {
-            let lock = try SceneLockHolder(scene: "main", root: fixture.root)
+            let lock = try HeldLock(scene: "main", root: fixture.root)
             left.path.append(round * 10 + 1)
             right.path.append(round * 10 + 2)
             #expect(await Self.failure(of: leftBound), "round \(round): the left push never met the lock")
@@ -53,12 +54,11 @@ struct BindingConcurrentPushTests {
             // zero timeout fails the one that comes second), and each
             // failure retries a second later. No real time passes: the
             // bound on advances only guards against a hang.
-            let lockPath = fixture.root.appendingPathComponent(".main~lock").path
             var advances = 0
             while !(both(left.path) && both(right.path)), advances < 1_000 {
                 let settled = await Self.until {
                     if both(left.path) && both(right.path) { return true }
-                    return await Self.sleepsPending(on: clock) && Self.lockIsFree(lockPath)
+                    return await Self.sleepsPending(on: clock) && !HeldLock.isHeld(.scene("main"), root: fixture.root)
                 }
                 guard settled, !(both(left.path) && both(right.path)) else { break }
                 await clock.advance(by: .seconds(1))
@@ -93,7 +93,7 @@ extension BindingConcurrentPushTests {
         let model = RecordingModel()
         let bound = PathBinding(store: store, key: key, codec: .scenePath(types: testTypes)).bind(\.path, on: model)
 
-        let lock = try SceneLockHolder(scene: "main", root: fixture.root)
+        let lock = try HeldLock(scene: "main", root: fixture.root)
         model.path.append(7)
         #expect(await Self.failure(of: bound), "the push should have met the held lock")
         lock.release()
@@ -137,38 +137,4 @@ extension BindingConcurrentPushTests {
     static func sleepsPending(on clock: ManualClock) async -> Bool {
         (try? await clock.checkSuspension()) == nil
     }
-
-    /// Whether nobody holds the scene lock at `path` now (taken and let go
-    /// at once when free).
-    static func lockIsFree(_ path: String) -> Bool {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return true }
-        defer { close(fd) }
-        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else { return false }
-        flock(fd, LOCK_UN)
-        return true
-    }
-}
-
-/// Holds a scene's lock the way another process would: an exclusive
-/// `flock` on `<root>/.<scene>~lock` through a descriptor of its own.
-private final class SceneLockHolder {
-    private var fd: Int32
-
-    init(scene: String, root: URL) throws {
-        fd = open(root.appendingPathComponent(".\(scene)~lock").path, O_RDONLY | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0, flock(fd, LOCK_EX) == 0 else { throw SceneLockHolderFailure(errno: errno) }
-    }
-
-    func release() {
-        guard fd >= 0 else { return }
-        close(fd)
-        fd = -1
-    }
-
-    deinit { release() }
-}
-
-private struct SceneLockHolderFailure: Error {
-    let errno: Int32
 }

@@ -21,37 +21,22 @@ import Glibc
         let file = fixture.root.appendingPathComponent("main.json")
         let saved = try Data(contentsOf: file)
 
-        // util-linux flock, started in the background by a shell that exits
-        // at once, takes the scene's lock and (-o: without it) starts a
-        // shell that prints the holder's pid and its own, then sleeps. The
-        // holder is not our child, so nothing here waits for it while it is
-        // stopped. Started by `spawnChild`: the holder left behind inherits
-        // no descriptor of another test's child.
-        let output = try cloexecPipe()
-        let shell = try spawnChild(
-            "/bin/sh", ["-c", #"flock -o "$0" sh -c 'echo $PPID $$; exec sleep 600' &"#,
-                        fixture.root.appendingPathComponent(".main~lock").path],
-            environment: ProcessInfo.processInfo.environment, descriptors: (nil, output.write.fileDescriptor, nil))
-        try output.write.close()
-        _ = waitForExit(shell)
-        let pids = try #require(firstLine(of: output)).split(separator: " ").compactMap { Int32($0) }
-        try #require(pids.count == 2)
-        let (holder, sleeper) = (pids[0], pids[1])
-        defer { kill(sleeper, SIGKILL) }
-        kill(holder, SIGSTOP)
-        defer { kill(holder, SIGKILL) }
+        // Another process holds the scene's lock, stopped.
+        let holder = try LockHolder(scene: "main", root: fixture.root)
+        defer { holder.release() }
+        holder.stop()
 
         try store.set(2, forKey: "k")
         await #expect {
             try await store.flush()
         } throws: { error in
             guard case .lockTimeout(let scene, let pid, _)? = error as? SceneStoreError else { return false }
-            return scene == "main" && pid == holder
+            return scene == "main" && pid == holder.pid
         }
         #expect(try Data(contentsOf: file) == saved, "nothing written while the lock was held")
         #expect(store.value(forKey: "k", default: 0) == 2)
 
-        kill(holder, SIGKILL)
+        holder.release()
         try await store.flush()
         let relaunched = try await fixture.relaunch()
         await #expect(try relaunched.store(for: "main").value(forKey: "k", default: 0) == 2)
@@ -94,16 +79,5 @@ import Glibc
         await #expect(try reopened.store(for: "main").snapshot == ["kept": .string("before"), "new": .string("during")])
         try await reopened.close()
         await fixture.tearDown()
-    }
-
-    private func firstLine(of output: (read: FileHandle, write: FileHandle)) -> String? {
-        var bytes: [UInt8] = []
-        while true {
-            let chunk = output.read.readData(ofLength: 1)
-            guard let byte = chunk.first else { break }
-            if byte == UInt8(ascii: "\n") { break }
-            bytes.append(byte)
-        }
-        return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self)
     }
 }

@@ -11,7 +11,7 @@ import Testing
         try await store.flush()
         #expect(try permissions(of: fixture.root) == 0o700)
         #expect(try permissions(of: fixture.root.appendingPathComponent("main.json")) == 0o600)
-        #expect(try permissions(of: fixture.root.appendingPathComponent(".main~lock")) == 0o600)
+        #expect(try permissions(of: fixture.root.appendingPathComponent(".scenestore.lock")) == 0o600)
         await fixture.tearDown()
     }
 

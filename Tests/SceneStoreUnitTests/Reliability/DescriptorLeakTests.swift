@@ -8,7 +8,7 @@ import Testing
 /// looks in /proc/self/fd for a descriptor of that path.
 @Suite struct DescriptorLeakTests {
     enum Case: String, CaseIterable, Sendable {
-        /// The scene's lock file is a FIFO: refused after the open.
+        /// The root's lock file is a FIFO: refused after the open.
         case lockFileIsAFIFO
         /// The scene file is a directory: opened, refused after the fstat.
         case sceneFileIsADirectory
@@ -29,7 +29,7 @@ import Testing
         let planted: String
         switch hostile {
         case .lockFileIsAFIFO:
-            planted = directory.lockPath(id)
+            planted = directory.locks.path
             #expect(mkfifo(planted, 0o600) == 0)
             #expect(throws: SceneStoreError.self) { _ = try directory.lock(id) }
         case .sceneFileIsADirectory:

@@ -4,8 +4,9 @@ import SceneStoreTesting
 import Testing
 @testable import SceneStore
 
-/// The lock, temp, previous-version and tombstone files of one scene can
-/// never be taken for another scene's, whatever the two ids are.
+/// The temp, previous-version and tombstone files of one scene can never
+/// be taken for another scene's, whatever the two ids are, and the root's
+/// lock file for nobody's.
 @Suite struct FileNamingTests {
     /// Ids built to look like other scenes' side files.
     static let trickyIDs = [
@@ -18,7 +19,7 @@ import Testing
         for id in try Self.trickyIDs.map({ try SceneID($0) }) {
             let token = randomToken()
             let names = [
-                directory.lockPath(id), directory.tempPath(id, token: token),
+                directory.tempPath(id, token: token),
                 directory.previousPath(id, token: token), directory.tombstonePath(id),
             ].map { URL(fileURLWithPath: $0).lastPathComponent }
             for name in names {
@@ -27,21 +28,24 @@ import Testing
                     #expect(SceneDirectory.leftoverOwner(name) != other, "\(name) of \(id) taken for \(other)'s")
                 }
             }
-            #expect(SceneDirectory.leftoverOwner(names[0]) == nil, "a lock is never a leftover")
+            #expect(SceneDirectory.leftoverOwner(names[0]) == id)
             #expect(SceneDirectory.leftoverOwner(names[1]) == id)
-            #expect(SceneDirectory.leftoverOwner(names[2]) == id)
-            #expect(SceneDirectory.leftoverOwner(names[3]) == nil, "a tombstone is never a leftover")
+            #expect(SceneDirectory.leftoverOwner(names[2]) == nil, "a tombstone is never a leftover")
             #expect(SceneDirectory.sceneID(forFileNamed: URL(fileURLWithPath: directory.scenePath(id)).lastPathComponent) == id)
             // Events on the scene file and on its tombstone (a discard) reach the scene; nothing else does.
             #expect(SceneDirectory.sceneID(forEventOn: URL(fileURLWithPath: directory.scenePath(id)).lastPathComponent) == id)
-            #expect(SceneDirectory.sceneID(forEventOn: names[3]) == id)
-            for name in names[0...2] {
+            #expect(SceneDirectory.sceneID(forEventOn: names[2]) == id)
+            for name in names[0...1] {
                 #expect(SceneDirectory.sceneID(forEventOn: name) == nil, "\(name)")
             }
         }
+        let lockFile = RootLock.fileName
+        #expect(SceneDirectory.sceneID(forFileNamed: lockFile) == nil)
+        #expect(SceneDirectory.leftoverOwner(lockFile) == nil, "the lock file is never a leftover")
+        #expect(SceneDirectory.sceneID(forEventOn: lockFile) == nil)
     }
 
-    @Test func openingASceneNeverUnlinksAnotherScenesHeldLock() async throws {
+    @Test func openingASceneNeverUnlinksTheLockFileAHolderHas() async throws {
         let fixture = try SceneStoreFixture()
         let registry = fixture.registry
         let directory = SceneDirectory(root: fixture.root)
@@ -53,14 +57,14 @@ import Testing
         }
         let held = try directory.lock(SceneID("a.json.tmp-x"), timeout: .seconds(5))
         defer { held.unlock() }
-        let heldInode = try inode(of: URL(fileURLWithPath: directory.lockPath(SceneID("a.json.tmp-x"))))
+        let heldInode = try inode(of: URL(fileURLWithPath: directory.locks.path))
         let leftover = URL(fileURLWithPath: directory.tempPath(SceneID("a"), token: randomToken()))
         try Data("half".utf8).write(to: leftover)
 
         let other = try SceneRegistry(root: fixture.root, configuration: .testing)
         _ = try await other.store(for: "a")
         #expect(!FileManager.default.fileExists(atPath: leftover.path))
-        #expect(try inode(of: URL(fileURLWithPath: directory.lockPath(SceneID("a.json.tmp-x")))) == heldInode)
+        #expect(try inode(of: URL(fileURLWithPath: directory.locks.path)) == heldInode)
         for id in Self.trickyIDs {
             await #expect(try other.store(for: id).value(forKey: "k", default: 0) == 1, "\(id)")
         }

@@ -4,7 +4,7 @@ import SceneStoreTesting
 import Testing
 
 /// What a discard leaves in the root: nothing of the scene when no other
-/// read-write registry has the root open; its tombstone (and lock file)
+/// read-write registry has the root open; its tombstone
 /// while one has, whose stores may hold the incarnation that ended.
 // Hang guard: each test takes well under a second here (2 cores); 2 minutes.
 @Suite(.timeLimit(.minutes(2))) struct DiscardSideFileTests {

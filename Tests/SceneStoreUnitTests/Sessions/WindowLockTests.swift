@@ -2,31 +2,15 @@ import Foundation
 @testable import SceneStore
 import SceneStoreTesting
 import Testing
+import TestSupport
 
-/// The windows' lock (the `flock` on `.scenestore-sessions.lock`) held by
-/// someone else: window calls wait for it without occupying a thread of
-/// Swift's cooperative pool, and a quit that cannot take it in time is
-/// still a quit. The lock is held from another open file description of
-/// this process, which `flock` excludes as it would another process.
+/// The windows' lock (its byte of the root's lock file) held by someone
+/// else: window calls wait for it without occupying a thread of Swift's
+/// cooperative pool, and a quit that cannot take it in time is still a
+/// quit. The lock is held from another open file description of this
+/// process, which the kernel excludes as it would another process.
 // Hang guard: each test takes well under a second here; 2 minutes.
 @Suite(.timeLimit(.minutes(2))) struct WindowLockTests {
-    /// The windows' lock, taken by another open file description.
-    final class HeldWindowsLock: Sendable {
-        private let fd: Int32
-
-        init(root: URL) throws {
-            fd = open(root.appendingPathComponent(".scenestore-sessions.lock").path, O_RDONLY | O_CREAT | O_CLOEXEC, 0o600)
-            guard fd >= 0, flock(fd, LOCK_EX | LOCK_NB) == 0 else { throw POSIXError(.EAGAIN) }
-        }
-
-        /// Unlocked before the close: a child another test is spawning
-        /// shares the descriptor until its exec.
-        func release() {
-            flock(fd, LOCK_UN)
-            close(fd)
-        }
-    }
-
     static func configuration(lockTimeout: Duration) -> SceneRegistry.Configuration {
         SceneRegistry.Configuration(savePolicy: .onFlush, watcher: .none, lockTimeout: lockTimeout)
     }
@@ -41,7 +25,7 @@ import Testing
         let window = try await fixture.registry.newScene()
         let quitting = try fixture.otherRegistry()
         let quitWindow = try await quitting.newScene()
-        let held = try HeldWindowsLock(root: fixture.root)
+        let held = try HeldLock(.windows, root: fixture.root)
 
         let clock = ContinuousClock()
         let before = clock.now
@@ -96,7 +80,7 @@ import Testing
         var quitting = try fixture.otherRegistry(configuration: impatient)
         let window = try await quitting.newScene().id
         for round in 0..<10 {
-            let held = try HeldWindowsLock(root: fixture.root)
+            let held = try HeldLock(.windows, root: fixture.root)
             do {
                 try await quitting.close()
             } catch {

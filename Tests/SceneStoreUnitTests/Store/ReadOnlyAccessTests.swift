@@ -37,7 +37,7 @@ import Testing
         let writer = try await fixture.registry.store(for: "main")
         try writer.set(7, forKey: "k")
         try await fixture.registry.close()
-        try FileManager.default.removeItem(at: fixture.root.appendingPathComponent(".main~lock"))
+        try FileManager.default.removeItem(at: fixture.root.appendingPathComponent(".scenestore.lock"))
         try Data("damaged".utf8).write(to: fixture.root.appendingPathComponent("broken.json"))
         let before = Self.listing(fixture.root)
 

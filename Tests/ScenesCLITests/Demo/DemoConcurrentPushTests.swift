@@ -7,7 +7,7 @@ import Testing
 /// instant both keep their screen: each push is applied under the scene
 /// lock to the stack as it is on disk, never to a stale copy in memory.
 // Hang guard: its slowest test took 4 s in its layer here, ran into its old limit in the whole suite (298 s, every test at once on 2 cores); 8 minutes.
-@Suite(.timeLimit(.minutes(8)), .enabled(if: LockHolder.isAvailable, "needs util-linux flock"))
+@Suite(.timeLimit(.minutes(8)), .enabled(if: LockHolder.isAvailable, "needs perl"))
 struct DemoConcurrentPushTests {
     @Test func twoWindowsPushingWhileTheSceneIsLockedKeepBothElements() async throws {
         let fixture = try SceneStoreFixture()

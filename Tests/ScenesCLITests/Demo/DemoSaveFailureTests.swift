@@ -2,7 +2,7 @@ import Foundation
 import SceneStoreTesting
 import Testing
 
-/// A push the store cannot save (here: a directory where the scene's lock
+/// A push the store cannot save (here: a directory where the root's lock
 /// file belongs, so the push's read-modify-write cannot run) still prints
 /// a state line, and it shows what the store holds: an edit the store
 /// keeps pending (as when descriptors ran out) is on it, one it refused is
@@ -13,7 +13,8 @@ import Testing
 struct DemoSaveFailureTests {
     @Test func aPushThatCannotBeSavedShowsWhatTheStoreHolds() async throws {
         let fixture = try SceneStoreFixture()
-        let lock = fixture.root.appendingPathComponent(".main~lock")
+        let lock = fixture.root.appendingPathComponent(".scenestore.lock")
+        try? FileManager.default.removeItem(at: lock)
         try FileManager.default.createDirectory(at: lock, withIntermediateDirectories: true)
         let blocked = try await headless(["push 5", "push 6"], root: fixture.root)
         #expect(blocked.stderr.contains("cannot save: "), "\(blocked.stderr)")

@@ -68,9 +68,13 @@ final class HeldScenes {
         }
     }
 
-    /// Whether the process has a file open whose path ends with `suffix`.
-    func hasOpen(suffix: String) -> Bool {
-        fdTargets.contains { $0.hasSuffix(suffix) }
+    /// Whether a thread of the process sleeps in clock_nanosleep(2): the
+    /// pause between two tries of a lock another process holds.
+    var isWaitingForALock: Bool {
+        entries("/proc/\(pid)/task").contains { task in
+            ((try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/syscall", encoding: .utf8)) ?? "")
+                .hasPrefix("\(nanosleepSyscallNumber) ")
+        }
     }
 
     var fdTargets: [String] {
@@ -139,64 +143,14 @@ final class HeldScenes {
     }
 }
 
-/// write(2) in /proc/<pid>/syscall.
+/// write(2) and clock_nanosleep(2) in /proc/<pid>/syscall.
 #if arch(arm64)
 private let writeSyscallNumber = 64
+private let nanosleepSyscallNumber = 115
 #else
 private let writeSyscallNumber = 1
+private let nanosleepSyscallNumber = 230
 #endif
-
-/// util-linux `flock` holding `<root>/.<scene>~lock` while it runs
-/// `sleep`: another process holding the scene's lock, for as long as a
-/// test wants. Both are ended by pid (nothing waits for an end of file
-/// that a descriptor inherited by a parallel test's child could delay).
-final class LockHolder {
-    /// flock's pid.
-    let pid: Int32
-    /// The `sleep` that flock runs (it holds the lock too).
-    private let sleeperPID: Int32
-    private var running = true
-
-    /// Returns once the lock is held.
-    init(scene: String, root: URL) throws {
-        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-        let output = try cloexecPipe()
-        // Started by `spawnChild`, not `Foundation.Process` (see ``ChildReaper``).
-        pid = try spawnChild(
-            "/usr/bin/flock", [root.appendingPathComponent(".\(scene)~lock").path, "sh", "-c", "echo $$; exec sleep 3600"],
-            environment: ProcessInfo.processInfo.environment, descriptors: (nil, output.write.fileDescriptor, nil))
-        try output.write.close()
-        var line = Data()
-        while let byte = try output.read.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) {
-            line.append(byte)
-        }
-        guard let sleeper = Int32(String(decoding: line, as: UTF8.self)) else {
-            kill(pid, SIGKILL)
-            _ = waitForExit(pid)
-            throw LockHolderFailure(description: "flock printed \(String(decoding: line, as: UTF8.self).debugDescription)")
-        }
-        sleeperPID = sleeper
-    }
-
-    static var isAvailable: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/flock") }
-
-    func stop() { kill(pid, SIGSTOP) }
-
-    /// Lets go of the lock: `sleep` is killed, flock resumes and exits.
-    func release() {
-        guard running else { return }
-        running = false
-        kill(sleeperPID, SIGKILL)
-        kill(pid, SIGCONT)
-        _ = waitForExit(pid)
-    }
-
-    deinit { release() }
-}
-
-struct LockHolderFailure: Error, CustomStringConvertible {
-    let description: String
-}
 
 /// Every path under `directory`, relative, sorted (empty if it is missing).
 func treeListing(_ directory: URL) -> [String] {

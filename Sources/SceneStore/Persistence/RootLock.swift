@@ -1,0 +1,256 @@
+internal import CSceneSupport
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Every lock of a scene root: one byte each of the root's one lock file,
+/// `.scenestore.lock`, held with an open file description lock
+/// (`F_OFD_SETLK`, which the kernel drops when the holder's process dies).
+/// The file is created once, never written, never renamed and never
+/// deleted, so no holder can ever find it replaced under its lock.
+///
+/// A registry opens the file once and keeps the descriptor: a lock costs
+/// one `fcntl` and one `fstat` and its release one `fcntl`, and no `open`
+/// or `close` wakes the root's watchers. The kernel excludes other open
+/// file descriptions (other processes, other registries of this process);
+/// ``held`` excludes the callers that share this one.
+///
+/// Deleting the file by hand while processes run is misuse, as deleting
+/// SQLite's hot journal is: a process that opens it afresh locks another
+/// file than the holders. The registry's own descriptor notices its file
+/// deleted (`st_nlink` 0, as after the whole root is deleted and
+/// re-created) at its next lock and opens the new one.
+///
+/// ```text
+///  byte 0 ..< 2^61        a scene's lock      (FNV-1a of its id)
+///  byte 2^61 ..< 2^62     a window's claim    (the same hash)
+///  byte 2^62              the windows' lock
+///  byte 2^62 + 1          "a registry has the root open" (shared)
+/// ```
+///
+/// Two ids whose 61-bit hashes meet only wait for each other: for 10^6
+/// scenes the chance that any two meet is about 2 x 10^-7.
+package final class RootLock: Sendable {
+    package static let fileName = ".scenestore.lock"
+
+    /// What a byte of the file stands for.
+    package enum Range: Hashable, Sendable {
+        case scene(SceneID)
+        case claim(SceneID)
+        case windows
+        case open
+
+        package var offset: Int64 {
+            switch self {
+            case .scene(let id): Int64(bitPattern: Self.hash(id) & Self.mask)
+            case .claim(let id): Int64(bitPattern: (Self.hash(id) & Self.mask) | (Self.mask + 1))
+            case .windows: 1 << 62
+            case .open: (1 << 62) + 1
+            }
+        }
+
+        private static let mask: UInt64 = (1 << 61) - 1
+
+        /// FNV-1a, 64 bits: the same in every process (`Hasher` is seeded
+        /// per process).
+        private static func hash(_ id: SceneID) -> UInt64 {
+            id.rawValue.utf8.reduce(0xcbf2_9ce4_8422_2325) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }
+        }
+    }
+
+    let path: String
+    private let state = Locked(State())
+
+    fileprivate struct State {
+        /// The open lock file, -1 until the first lock.
+        var fd: Int32 = -1
+        /// The bytes this registry holds, and the descriptor of each.
+        var held: [Int64: Int32] = [:]
+        /// Descriptors of a deleted lock file, closed with their last byte.
+        var retired: Set<Int32> = []
+        /// Whether `fd` is open for writing. A read-only one (a read-only
+        /// file system, another user's root) takes shared locks only: they
+        /// still exclude every writer, and its holder cannot write either.
+        var writable = true
+    }
+
+    init(root: String) {
+        path = root + "/" + Self.fileName
+    }
+
+    /// A byte this registry holds, until ``unlock()``.
+    struct Held: Sendable {
+        let lock: RootLock
+        let range: Range
+
+        func unlock() { lock.unlock(range) }
+    }
+
+    /// Takes `range` if nobody holds it now: `false` when another holder
+    /// does, in this registry or elsewhere.
+    /// - Throws: ``SceneStoreError/notARegularFile(path:found:)`` for
+    ///   anything but a regular file at the path (never followed), or an
+    ///   I/O error (`ENOENT`: a root without the file that cannot make it).
+    func tryLock(_ range: Range, exclusive: Bool = true) throws(SceneStoreError) -> Bool {
+        let offset = range.offset
+        return try state.withLock { state throws(SceneStoreError) -> Bool in
+            guard state.held[offset] == nil else { return false }
+            while true {
+                let fd = try state.descriptor(path)
+                guard try syscall("fcntl(F_OFD_SETLK)", path: path, unless: .resourceTemporarilyUnavailable, call: {
+                    scenestore_ofd_lock_byte(fd, offset, exclusive && state.writable ? 1 : 0)
+                }) != nil else { return false }
+                var info = stat()
+                try syscall("fstat", path: path) { fstat(fd, &info) }
+                if info.st_nlink > 0 {
+                    state.held[offset] = fd
+                    return true
+                }
+                // Deleted (the root with it): the file at the path now.
+                scenestore_ofd_unlock_byte(fd, offset)
+                state.retire()
+            }
+        }
+    }
+
+    /// Waits until this registry holds `range`, at most `timeout`, trying
+    /// again after a pause that grows from 50 µs to 2 ms.
+    /// - Throws: ``SceneStoreError/lockTimeout(scene:holderPID:waited:)``
+    ///   naming the holder when `/proc` tells it; with `timeout` `nil`, at
+    ///   once without looking for it.
+    func lock(_ range: Range, scene: SceneID, timeout: Duration?, clock: SceneClock) throws(SceneStoreError) {
+        var start: Duration?
+        var pause = 50
+        while try !tryLock(range) {
+            guard let timeout else { throw .lockTimeout(scene: scene.rawValue, holderPID: nil, waited: .zero) }
+            let now = clock.now
+            if start == nil { start = now }
+            guard let start, now - start < timeout else {
+                throw .lockTimeout(scene: scene.rawValue, holderPID: holder(of: range), waited: timeout)
+            }
+            clock.blockingSleep(for: .microseconds(pause))
+            pause = min(pause * 2, 2000)
+        }
+    }
+
+    /// Lets go of `range` (before any close: a child this process is
+    /// spawning shares the descriptor until its exec).
+    func unlock(_ range: Range) {
+        let offset = range.offset
+        state.withLock { state in
+            guard let fd = state.held.removeValue(forKey: offset) else { return }
+            scenestore_ofd_unlock_byte(fd, offset)
+            if state.retired.contains(fd), !state.held.values.contains(fd) {
+                state.retired.remove(fd)
+                Glibc.close(fd)
+            }
+        }
+    }
+
+    /// Whether anyone holds `range`, this registry included, without
+    /// taking it; `nil` when the file cannot tell.
+    func isHeld(_ range: Range) -> Bool? {
+        let offset = range.offset
+        return state.withLock { state -> Bool? in
+            if state.held[offset] != nil { return true }
+            guard let fd = try? state.descriptor(path) else { return nil }
+            switch scenestore_ofd_byte_is_locked(fd, offset) {
+            case 0: return false
+            case 1: return true
+            default: return nil
+            }
+        }
+    }
+
+    /// Whether this registry holds `range`'s byte shared and no other
+    /// open file description holds it: no other registry has the root open.
+    var isAlone: Bool {
+        state.withLock { state in
+            guard let fd = state.held[Range.open.offset] else { return false }
+            return scenestore_ofd_byte_is_locked(fd, Range.open.offset) == 0
+        }
+    }
+
+    /// Lets go of everything (the registry closed).
+    func close() {
+        state.withLock { state in
+            for (offset, fd) in state.held { scenestore_ofd_unlock_byte(fd, offset) }
+            for fd in Set(state.held.values).union(state.retired).union(state.fd >= 0 ? [state.fd] : []) { Glibc.close(fd) }
+            state = State()
+        }
+    }
+
+    deinit { close() }
+
+    /// A process holding `range`, from the `lock:` lines of
+    /// `/proc/<pid>/fdinfo/<fd>` (`1: OFDLCK ADVISORY WRITE -1 MAJ:MIN:INODE
+    /// START END`): an OFD lock names no pid in `/proc/locks` or to
+    /// `F_OFD_GETLK`. Read only after a timeout; only the processes of this
+    /// user are seen, who are the ones that write its root.
+    private func holder(of range: Range) -> Int32? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        let device = UInt64(info.st_dev)
+        let major = ((device >> 8) & 0xfff) | ((device >> 32) & ~0xfff)
+        let minor = (device & 0xff) | ((device >> 12) & ~0xff)
+        let hex = { (value: UInt64) in value < 16 ? "0" + String(value, radix: 16) : String(value, radix: 16) }
+        let line = " \(hex(major)):\(hex(minor)):\(info.st_ino) \(range.offset) \(range.offset)"
+        for pid in (try? directoryEntries("/proc")) ?? [] {
+            guard let number = Int32(pid), let fds = try? directoryEntries("/proc/\(pid)/fdinfo") else { continue }
+            for fd in fds {
+                guard let bytes = try? FileHandle(forReadingFrom: URL(fileURLWithPath: "/proc/\(pid)/fdinfo/\(fd)")).readToEnd()
+                else { continue }
+                if String(decoding: bytes, as: UTF8.self).split(separator: "\n").contains(where: { $0.hasPrefix("lock:") && $0.hasSuffix(line) }) {
+                    return number
+                }
+            }
+        }
+        return nil
+    }
+}
+
+extension RootLock.State {
+    /// The open lock file, opened (and created, 0600) at the first call:
+    /// read-write, which an exclusive lock needs, or read-only where the
+    /// file system or the file's owner allows no more; never through a
+    /// symbolic link; never blocking (a FIFO at the path).
+    mutating func descriptor(_ path: String) throws(SceneStoreError) -> Int32 {
+        guard fd < 0 else { return fd }
+        do {
+            fd = try Self.open(path, O_RDWR | O_CREAT).release()
+        } catch .io(_, _, let errno) where errno == .readOnlyFileSystem || errno == .permissionDenied {
+            fd = try Self.open(path, O_RDONLY).release()
+            writable = false
+        }
+        return fd
+    }
+
+    private static func open(_ path: String, _ flags: Int32) throws(SceneStoreError) -> Descriptor {
+        let raw: Int32
+        do {
+            raw = try syscall("open", path: path) {
+                path.withCString { Glibc.open($0, flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o600) }
+            }
+        } catch .io(_, _, .tooManySymbolicLinkLevels) {
+            throw .notARegularFile(path: path, found: FileKind(mode: S_IFLNK).description)
+        } catch .io(_, _, .isDirectory) {
+            throw .notARegularFile(path: path, found: FileKind(mode: S_IFDIR).description)
+        }
+        let file = Descriptor(adopting: raw)
+        var info = stat()
+        try syscall("fstat", path: path) { fstat(file.raw, &info) }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            throw .notARegularFile(path: path, found: FileKind(mode: info.st_mode).description)
+        }
+        return file
+    }
+
+    /// Keeps the current descriptor for the bytes still held on it, closed
+    /// with the last of them; the next lock opens the path again.
+    mutating func retire() {
+        if held.values.contains(fd) { retired.insert(fd) } else { close(fd) }
+        fd = -1
+        writable = true
+    }
+}
