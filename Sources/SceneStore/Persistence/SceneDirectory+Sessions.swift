@@ -1,4 +1,3 @@
-internal import CSceneSupport
 import Foundation
 import SystemPackage
 #if canImport(Glibc)
@@ -51,8 +50,8 @@ extension SceneDirectory: SceneSessionStorage {
         // a moment: one that quit let go of its claim after the index said
         // so, and a reopen claims before it says so again (a launch that
         // lists it meanwhile finds the claim taken when it reopens; the
-        // claim decides, the list only offers). A probe costs an open, 4 µs:
-        // 40 ms for 10 000 quit windows otherwise.
+        // claim decides, the list only offers). A probe costs an
+        // `F_OFD_GETLK` and an `lstat` of the quit mark.
         return await onOwnThread {
             records.values.map { record in
                 guard record.open else { return (record, false) }

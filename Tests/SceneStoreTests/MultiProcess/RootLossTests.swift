@@ -24,11 +24,15 @@ extension MultiProcess {
             let fixture = try SceneStoreFixture()
             let (follower, log) = try await Self.follow(root: fixture.root, program: .lab, Self.followArguments)
             let heard = await Self.rounds(10, follower: follower, log: log, root: fixture.root, expecting: "inotify") {
-                // The follower may create a lock file while rm runs (it
-                // looks at a vanished scene under its lock): again until gone.
+                // Stopped while rm runs: each scene file rm unlinks is an
+                // event the follower answers by writing the scene back
+                // from memory (it never saw a discard), into the root rm is
+                // emptying, and rm's rmdir would then fail. It hears the
+                // whole deletion once it runs on.
+                kill(follower.pid, SIGSTOP)
+                defer { kill(follower.pid, SIGCONT) }
                 let removed = try await MultiProcessSupport.scenes(
-                    ["-c", "for i in $(seq 100); do rm -rf \"$SCENES_ROOT\" 2>/dev/null; [ -e \"$SCENES_ROOT\" ] || exit 0; done; exit 1"],
-                    root: fixture.root, program: .shell)
+                    ["-c", "rm -rf \"$SCENES_ROOT\" && [ ! -e \"$SCENES_ROOT\" ]"], root: fixture.root, program: .shell)
                 if removed.status != 0 { Issue.record("rm -rf: \(removed.stderr)") }
             }
             #expect(heard)
