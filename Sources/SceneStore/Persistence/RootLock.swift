@@ -11,16 +11,16 @@ import Glibc
 /// deleted, so no holder can ever find it replaced under its lock.
 ///
 /// A registry opens the file once and keeps the descriptor: a lock costs
-/// one `fcntl` and one `fstat` and its release one `fcntl`, and no `open`
+/// one `fcntl` and one `lstat` and its release one `fcntl`, and no `open`
 /// or `close` wakes the root's watchers. The kernel excludes other open
 /// file descriptions (other processes, other registries of this process);
 /// ``held`` excludes the callers that share this one.
 ///
 /// Deleting the file by hand while processes run is misuse, as deleting
 /// SQLite's hot journal is: a process that opens it afresh locks another
-/// file than the holders. The registry's own descriptor notices its file
-/// deleted (`st_nlink` 0, as after the whole root is deleted and
-/// re-created) at its next lock and opens the new one.
+/// file than the holders. A registry whose file is no longer the one at the
+/// path (the root moved away, or deleted and made again) notices it at its
+/// next lock, by the path's device and inode, and locks the one there.
 ///
 /// ```text
 ///  byte 0 ..< 2^61        a scene's lock      (FNV-1a of its id)
@@ -63,8 +63,10 @@ package final class RootLock: Sendable {
     private let state = Locked(State())
 
     fileprivate struct State {
-        /// The open lock file, -1 until the first lock.
+        /// The open lock file, -1 until the first lock, and its identity.
         var fd: Int32 = -1
+        var device: dev_t = 0
+        var inode: ino_t = 0
         /// The bytes this registry holds, and the descriptor of each.
         var held: [Int64: Int32] = [:]
         /// Descriptors of a deleted lock file, closed with their last byte.
@@ -101,13 +103,13 @@ package final class RootLock: Sendable {
                 guard try syscall("fcntl(F_OFD_SETLK)", path: path, unless: .resourceTemporarilyUnavailable, call: {
                     scenestore_ofd_lock_byte(fd, offset, exclusive && state.writable ? 1 : 0)
                 }) != nil else { return false }
+                // Still the file at the path? Not once the root was moved
+                // away, or deleted and made again: then the one there now.
                 var info = stat()
-                try syscall("fstat", path: path) { fstat(fd, &info) }
-                if info.st_nlink > 0 {
+                if path.withCString({ lstat($0, &info) }) == 0, info.st_dev == state.device, info.st_ino == state.inode {
                     state.held[offset] = fd
                     return true
                 }
-                // Deleted (the root with it): the file at the path now.
                 scenestore_ofd_unlock_byte(fd, offset)
                 state.retire()
             }
@@ -217,16 +219,18 @@ extension RootLock.State {
     /// symbolic link; never blocking (a FIFO at the path).
     mutating func descriptor(_ path: String) throws(SceneStoreError) -> Int32 {
         guard fd < 0 else { return fd }
+        var info = stat()
         do {
-            fd = try Self.open(path, O_RDWR | O_CREAT).release()
+            fd = try Self.open(path, O_RDWR | O_CREAT, &info).release()
         } catch .io(_, _, let errno) where errno == .readOnlyFileSystem || errno == .permissionDenied {
-            fd = try Self.open(path, O_RDONLY).release()
+            fd = try Self.open(path, O_RDONLY, &info).release()
             writable = false
         }
+        (device, inode) = (info.st_dev, info.st_ino)
         return fd
     }
 
-    private static func open(_ path: String, _ flags: Int32) throws(SceneStoreError) -> Descriptor {
+    private static func open(_ path: String, _ flags: Int32, _ info: inout stat) throws(SceneStoreError) -> Descriptor {
         let raw: Int32
         do {
             raw = try syscall("open", path: path) {
@@ -238,7 +242,6 @@ extension RootLock.State {
             throw .notARegularFile(path: path, found: FileKind(mode: S_IFDIR).description)
         }
         let file = Descriptor(adopting: raw)
-        var info = stat()
         try syscall("fstat", path: path) { fstat(file.raw, &info) }
         guard info.st_mode & S_IFMT == S_IFREG else {
             throw .notARegularFile(path: path, found: FileKind(mode: info.st_mode).description)
