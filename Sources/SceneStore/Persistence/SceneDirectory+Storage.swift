@@ -10,11 +10,14 @@ extension SceneDirectory: SceneStorage {
 
     func location(of id: SceneID) -> String { scenePath(id) }
 
-    /// Waits for the previous versions still to unlink (a closed registry
-    /// leaves no side file but tombstones), and lets go of the registry's
-    /// locks, its mark on the root among them.
+    /// Waits for the previous versions still to unlink: a closed registry
+    /// leaves no side file but tombstones.
+    func settle() async {
+        await withCheckedContinuation { done in Self.cleanupQueue.async { done.resume() } }
+    }
+
+    /// Lets go of the registry's locks, its mark on the root among them.
     func release() {
-        Self.finishCleanup()
         locks.close()
     }
 

@@ -271,12 +271,8 @@ struct SceneDirectory: Sendable {
         cleanupQueue.async { unlink(previous) }
     }
 
-    private static let cleanupQueue = DispatchQueue(label: "SceneStore.cleanup", qos: .utility)
-
-    /// Returns once every unlink ``discardPrevious(_:)`` queued is done.
-    static func finishCleanup() {
-        cleanupQueue.sync {}
-    }
+    /// Where ``settle()`` waits for them.
+    static let cleanupQueue = DispatchQueue(label: "SceneStore.cleanup", qos: .utility)
 
     func syncDirectory() throws(SceneStoreError) {
         let root = try Descriptor(rootPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC)

@@ -100,8 +100,14 @@ package protocol SceneStorage: Sendable {
         handler: @escaping @Sendable (SceneStorageEvent) -> Void
     ) -> (any SceneStorageWatch)?
 
-    /// Lets go of what the storage holds open (connections), once the
-    /// registry has closed its stores; nothing is called afterwards.
+    /// Waits, holding no thread, for the work the storage finishes off the
+    /// save path (a previous version's unlink), once the registry has
+    /// closed its stores.
+    func settle() async
+
+    /// Lets go of what the storage holds open (connections, locks), after
+    /// ``settle()`` or at once (a registry abandoned as if its process
+    /// died); nothing is called afterwards.
     func release()
 }
 
@@ -208,6 +214,8 @@ package protocol SceneStorageWatch: Sendable {
 
 extension SceneStorage {
     package func location(of id: SceneID) -> String { "\(location), scene \(id.rawValue)" }
+
+    package func settle() async {}
 
     package func release() {}
 

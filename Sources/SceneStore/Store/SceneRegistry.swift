@@ -227,7 +227,10 @@ public final class SceneRegistry: Sendable {
         // Quitting keeps every window this process holds to be reopened
         // (after its edits were saved above).
         await letGoOfWindows(quitting: true)
-        if !alreadyClosed { storage.release() }
+        if !alreadyClosed {
+            await storage.settle()
+            storage.release()
+        }
         if let firstError { throw firstError }
     }
 
