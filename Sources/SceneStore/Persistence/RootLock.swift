@@ -41,6 +41,15 @@ package final class RootLock: Sendable {
         case windows
         case open
 
+        /// What a lock timeout names.
+        var name: String {
+            switch self {
+            case .scene(let id), .claim(let id): id.rawValue
+            case .windows: "scenestore-sessions"
+            case .open: "scenestore-root"
+            }
+        }
+
         package var offset: Int64 {
             switch self {
             case .scene(let id): Int64(bitPattern: Self.hash(id) & Self.mask)
@@ -119,17 +128,15 @@ package final class RootLock: Sendable {
     /// Waits until this registry holds `range`, at most `timeout`, trying
     /// again after a pause that grows from 50 µs to 2 ms.
     /// - Throws: ``SceneStoreError/lockTimeout(scene:holderPID:waited:)``
-    ///   naming the holder when `/proc` tells it; with `timeout` `nil`, at
-    ///   once without looking for it.
-    func lock(_ range: Range, scene: SceneID, timeout: Duration?, clock: SceneClock) throws(SceneStoreError) {
+    ///   naming the holder when `/proc` tells it.
+    func lock(_ range: Range, timeout: Duration, clock: SceneClock) throws(SceneStoreError) {
         var start: Duration?
         var pause = 50
         while try !tryLock(range) {
-            guard let timeout else { throw .lockTimeout(scene: scene.rawValue, holderPID: nil, waited: .zero) }
             let now = clock.now
             if start == nil { start = now }
             guard let start, now - start < timeout else {
-                throw .lockTimeout(scene: scene.rawValue, holderPID: holder(of: range), waited: timeout)
+                throw .lockTimeout(scene: range.name, holderPID: holder(of: range), waited: timeout)
             }
             clock.blockingSleep(for: .microseconds(pause))
             pause = min(pause * 2, 2000)

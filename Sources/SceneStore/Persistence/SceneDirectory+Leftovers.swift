@@ -22,7 +22,7 @@ extension SceneDirectory {
     /// live writer only has a temp file while it holds it.
     func removeLeftoversOnce(of id: SceneID, holdingLock: Bool) throws(SceneStoreError) {
         guard withLeftovers({ $0.scenes.remove(id) != nil }) == true else { return }
-        let lock = holdingLock ? nil : try lock(id)
+        let lock = holdingLock ? nil : try lock(.scene(id))
         defer { lock?.unlock() }
         guard let names = try? directoryEntries(rootPath) else { return }
         for name in names where Self.leftoverOwner(name) == id {

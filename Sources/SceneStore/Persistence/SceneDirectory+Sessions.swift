@@ -34,7 +34,7 @@ extension SceneDirectory: SceneSessionStorage {
     }
 
     private func claimNow(_ id: SceneID) throws(SceneStoreError) -> (any SceneClaim)? {
-        guard let held = try lockIfFree(id, .claim(id)) else { return nil }
+        guard let held = try lockIfFree(.claim(id)) else { return nil }
         do {
             try clearQuitMark(id)
         } catch {
@@ -107,20 +107,19 @@ extension SceneDirectory: SceneSessionStorage {
         let start = clock.now
         var pause = Duration.microseconds(50)
         while true {
-            if let held = try lockIfFree(Self.sessionsLockName, .windows) { return held }
+            if let held = try lockIfFree(.windows) { return held }
             guard clock.now - start < lockTimeout else { break }
             do { try await clock.sleep(until: clock.now + pause) } catch { break }
             pause = min(pause * 2, .milliseconds(2))
         }
         // A last try, which names the holder when it fails too.
         do {
-            return try lock(Self.sessionsLockName, .windows, timeout: .zero)
+            return try lock(.windows, timeout: .zero)
         } catch .lockTimeout(let scene, let holder, _) {
             throw .lockTimeout(scene: scene, holderPID: holder, waited: clock.now - start)
         }
     }
 
-    private static let sessionsLockName: SceneID = "scenestore-sessions"
 
     /// The records of the index, read as a scene file is
     /// (``openToRead(_:)``): never through a symbolic link, never blocking

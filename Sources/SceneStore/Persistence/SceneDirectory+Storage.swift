@@ -28,7 +28,7 @@ extension SceneDirectory: SceneStorage {
     func transaction<Result>(
         _ id: SceneID, _ body: (any SceneStorageTransaction) async throws(SceneStoreError) -> Result
     ) async throws(SceneStoreError) -> Result {
-        let lock = try lock(id)
+        let lock = try lock(.scene(id))
         defer { lock.unlock() }
         return try await body(FileTransaction(directory: self, id: id))
     }
@@ -38,7 +38,7 @@ extension SceneDirectory: SceneStorage {
     func commit(
         _ id: SceneID, _ record: SceneFileRecord, over base: SceneFile, using writing: SaveWriting
     ) throws(SceneStoreError) -> Commit {
-        guard let lock = try lockIfFree(id) else { return .refused }
+        guard let lock = try lockIfFree(.scene(id)) else { return .refused }
         defer { lock.unlock() }
         let (line, sizeLimit) = writing.encoder.withLock { $0.line(of: record, over: base) }
         let position = writing.appending(line.count, generation: record.generation, over: base.version)

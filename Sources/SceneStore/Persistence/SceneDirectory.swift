@@ -160,32 +160,28 @@ struct SceneDirectory: Sendable {
         (try? locks.tryLock(.open, exclusive: false)) == true
     }
 
-    /// Takes `range` (scene `id`'s lock by default), creating the root
-    /// again (mode 0700) if it was deleted while the registry was open.
+    /// Takes `range`, creating the root again (mode 0700) if it was
+    /// deleted while the registry was open.
     /// - Throws: ``SceneStoreError/lockTimeout(scene:holderPID:waited:)``
     ///   after `timeout` (the directory's ``lockTimeout`` by default).
-    func lock(_ id: SceneID, _ range: RootLock.Range? = nil, timeout: Duration? = nil) throws(SceneStoreError) -> RootLock.Held {
-        try lock(id, range ?? .scene(id), waiting: timeout ?? lockTimeout)
+    func lock(_ range: RootLock.Range, timeout: Duration? = nil) throws(SceneStoreError) -> RootLock.Held {
+        try recreatingRoot { () throws(SceneStoreError) in try locks.lock(range, timeout: timeout ?? lockTimeout, clock: clock) }
+        return RootLock.Held(lock: locks, range: range)
     }
 
-    /// `range` (scene `id`'s lock by default) if nobody holds it now; `nil`
-    /// without waiting when another holder does.
-    func lockIfFree(_ id: SceneID, _ range: RootLock.Range? = nil) throws(SceneStoreError) -> RootLock.Held? {
-        do {
-            return try lock(id, range ?? .scene(id), waiting: nil)
-        } catch .lockTimeout {
-            return nil
-        }
+    /// `range` if nobody holds it now; `nil` without waiting when another
+    /// holder does.
+    func lockIfFree(_ range: RootLock.Range) throws(SceneStoreError) -> RootLock.Held? {
+        try recreatingRoot { () throws(SceneStoreError) in try locks.tryLock(range) } ? RootLock.Held(lock: locks, range: range) : nil
     }
 
-    private func lock(_ id: SceneID, _ range: RootLock.Range, waiting timeout: Duration?) throws(SceneStoreError) -> RootLock.Held {
+    private func recreatingRoot<Result>(_ body: () throws(SceneStoreError) -> Result) throws(SceneStoreError) -> Result {
         do {
-            try locks.lock(range, scene: id, timeout: timeout, clock: clock)
+            return try body()
         } catch .io("open", _, .noSuchFileOrDirectory) {
             try Self.prepare(root: root)
-            try locks.lock(range, scene: id, timeout: timeout, clock: clock)
+            return try body()
         }
-        return RootLock.Held(lock: locks, range: range)
     }
 
     /// The scenes that have a file in the root, listed on a thread of the

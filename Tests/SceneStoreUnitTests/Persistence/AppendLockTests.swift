@@ -32,7 +32,7 @@ import Testing
         let path = URL(fileURLWithPath: directory.scenePath(id))
         try document.write(to: path)
 
-        let held = try SceneDirectory(root: fixture.root).lock(id)
+        let held = try SceneDirectory(root: fixture.root).lock(.scene(id))
         #expect(try directory.commit(id, record, over: v1, using: writing) == .refused)
         #expect(try Data(contentsOf: path) == document, "written under another's lock")
         held.unlock()
@@ -55,7 +55,7 @@ import Testing
         let path = fixture.root.appendingPathComponent("main.json")
         let before = try Data(contentsOf: path)
 
-        let held = try SceneDirectory(root: fixture.root).lock(SceneID("main"))
+        let held = try SceneDirectory(root: fixture.root).lock(.scene("main"))
         try store.set(2, forKey: "a")
         await #expect(throws: SceneStoreError.self) { try await store.flush() }
         #expect(try Data(contentsOf: path) == before, "written under another's lock")

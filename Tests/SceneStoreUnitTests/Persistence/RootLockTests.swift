@@ -19,7 +19,7 @@ import Testing
         try SceneDirectory.prepare(root: root)
         let kept = SceneDirectory(root: root)
         for round in 0..<10 {
-            try kept.lock("s", timeout: .zero).unlock()  // its descriptor is open
+            try kept.lock(.scene("s"), timeout: .zero).unlock()  // its descriptor is open
             switch loss {
             case .movedAway:
                 try FileManager.default.moveItem(at: root, to: fixture.directory.appendingPathComponent("moved-\(round)"))
@@ -28,10 +28,10 @@ import Testing
             }
             try SceneDirectory.prepare(root: root)
             let newcomer = SceneDirectory(root: root)
-            let held = try newcomer.lock("s", timeout: .zero)
-            #expect(try kept.lockIfFree("s") == nil, "round \(round): two holders of scene s's lock")
+            let held = try newcomer.lock(.scene("s"), timeout: .zero)
+            #expect(try kept.lockIfFree(.scene("s")) == nil, "round \(round): two holders of scene s's lock")
             held.unlock()
-            let free = try kept.lockIfFree("s")
+            let free = try kept.lockIfFree(.scene("s"))
             #expect(free != nil, "round \(round): the lock stayed taken")
             free?.unlock()
             newcomer.locks.close()

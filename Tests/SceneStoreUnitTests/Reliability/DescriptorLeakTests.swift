@@ -31,7 +31,7 @@ import Testing
         case .lockFileIsAFIFO:
             planted = directory.locks.path
             #expect(mkfifo(planted, 0o600) == 0)
-            #expect(throws: SceneStoreError.self) { _ = try directory.lock(id) }
+            #expect(throws: SceneStoreError.self) { _ = try directory.lock(.scene(id)) }
         case .sceneFileIsADirectory:
             planted = directory.scenePath(id)
             #expect(mkdir(planted, 0o700) == 0)

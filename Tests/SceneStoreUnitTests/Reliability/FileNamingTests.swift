@@ -55,7 +55,7 @@ import Testing
             try await registry.store(for: id).set(1, forKey: "k")
             try await registry.store(for: id).flush()
         }
-        let held = try directory.lock(SceneID("a.json.tmp-x"), timeout: .seconds(5))
+        let held = try directory.lock(.scene("a.json.tmp-x"), timeout: .seconds(5))
         defer { held.unlock() }
         let heldInode = try inode(of: URL(fileURLWithPath: directory.locks.path))
         let leftover = URL(fileURLWithPath: directory.tempPath(SceneID("a"), token: randomToken()))

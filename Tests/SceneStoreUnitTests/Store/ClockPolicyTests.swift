@@ -50,7 +50,7 @@ import Testing
         let updates = store.updates()
         let saved = try Self.observer(of: fixture).changes()
 
-        let held = try SceneDirectory(root: fixture.root).lock(SceneID("main"))
+        let held = try SceneDirectory(root: fixture.root).lock(.scene("main"))
         try store.set(1, forKey: "a")
         let failure = await updates.first { if case .saveFailed = $0 { true } else { false } }
         guard case .saveFailed(.lockTimeout)? = failure else {
@@ -69,7 +69,7 @@ import Testing
         let clock = ManualClock()
         let fixture = try Self.fixture(.onFlush, lockTimeout: .seconds(10), clock: clock)
         let store = try await fixture.registry.store(for: "main")
-        let held = try SceneDirectory(root: fixture.root).lock(SceneID("main"))
+        let held = try SceneDirectory(root: fixture.root).lock(.scene("main"))
         try store.set(1, forKey: "a")
         let outcome = Locked<(any Error)??>(nil)
         let flushing = Task {
