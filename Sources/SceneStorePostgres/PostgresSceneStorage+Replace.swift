@@ -24,11 +24,11 @@ extension PostgresSceneStorage {
     package func commit(
         _ id: SceneID, _ record: SceneFileRecord, over base: SceneFile, using writing: SaveWriting
     ) async throws(SceneStoreError) -> Commit {
-        let (line, sizeLimit) = writing.encoder.withLock { $0.line(of: record, over: base) }
+        let (frame, sizeLimit) = writing.encoder.withLock { $0.frame(of: record, over: base) }
         if let end = writing.position, end.version == base.version,
-           end.offset + 1 + end.appended(line).count <= sizeLimit - SceneFile.compactionSlack,
-           let from = writing.appending(line.count, generation: record.generation, over: base.version) {
-            return try await append(id, from.appended(line), at: from, generation: record.generation) ? .appended : .refused
+           end.offset + frame.count <= sizeLimit - SceneFile.compactionSlack,
+           let from = writing.appending(frame.count, generation: record.generation, over: base.version) {
+            return try await append(id, frame, at: from, generation: record.generation) ? .appended : .refused
         }
         var file = base
         guard file.apply([record]) == nil else { return .refused }
@@ -37,7 +37,7 @@ extension PostgresSceneStorage {
         return .written(end: LogPosition(written: document, version: file.version))
     }
 
-    /// Appends `bytes` after the newline at `position.offset`, in one
+    /// Appends `bytes` at the log's end, `position.offset`, in one
     /// autocommitted statement that also announces it, only if the row
     /// still holds `position`'s version (whose document is the one the
     /// position was read in: one version names one content) and no
@@ -46,7 +46,7 @@ extension PostgresSceneStorage {
     private func append(
         _ id: SceneID, _ bytes: [UInt8], at position: LogPosition, generation: UInt64
     ) async throws(SceneStoreError) -> Bool {
-        guard let kept = Int32(exactly: position.offset + 1) else { return false }
+        guard let kept = Int32(exactly: position.offset) else { return false }
         return try await save(id, ByteBuffer(bytes: bytes), keeping: kept, as: generation, over: position.version)
     }
 
@@ -93,8 +93,8 @@ extension PostgresSceneStorage {
 }
 
 /// The one-statement save of ``PostgresSceneStorage/commit(_:_:over:using:)``:
-/// the document's first `kept` bytes (up to the newline before its log's
-/// end) followed by `bytes`, a record, or `bytes` alone when `kept` is
+/// the document's first `kept` bytes (up to its log's end) followed by
+/// `bytes`, a record, or `bytes` alone when `kept` is
 /// `nil` (the document whole), only over the version given and when no
 /// transaction holds the row; and the scene id announced on the app's
 /// channel. Prepared once per connection, so the server plans it once,

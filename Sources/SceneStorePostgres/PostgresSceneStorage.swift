@@ -111,7 +111,7 @@ package final class PostgresSceneStorage: SceneStorage {
 
     /// The scene's document as `session` sees it (inside a transaction or
     /// not), or, when it still goes on from `cursor` (its head is the one
-    /// read then: no whole write since, and it reaches past it), the bytes
+    /// read then: no whole write since, and it reaches as far), the bytes
     /// after it: one statement fetches the head and the tail, not the
     /// scene.
     /// - Parameter locking: lock the row until the transaction ends
@@ -130,7 +130,7 @@ package final class PostgresSceneStorage: SceneStorage {
                 as: (Data, Data, Int32).self)
             guard let (head, tail, size) = rows.first else { return .missing }
             if let tooLarge = StoredDocument.tooLarge(size: Int(size)) { return tooLarge }
-            if cursor.isHead(head), Int(size) > cursor.offset { return .continued(tail) }
+            if cursor.isHead(head), Int(size) >= cursor.offset { return .continued(tail) }
         }
         let rows = try await session.rows(
             """

@@ -22,7 +22,7 @@ import Testing
         try await registry.close()
         let get = try await scenes(["get", "--app-id", "com.example.editor", "--scene", "main", "k"], root: fixture.root, environment: environment)
         #expect(get.stdout == "7\n")
-        #expect(!FileManager.default.fileExists(atPath: fixture.root.appendingPathComponent("main.json").path))
+        #expect(!FileManager.default.fileExists(atPath: fixture.root.appendingPathComponent("main.scene").path))
     }
 
     @Test(arguments: [["--app-id", "../etc"], ["--app-id", ""], ["--root", "/tmp/x", "--app-id", "a"]])
@@ -42,10 +42,10 @@ import Testing
         let stored = try await fixture.registry.store(for: "v")
         try stored.set(1, forKey: "k")
         try await stored.flush()
-        let header = try String(contentsOf: fixture.root.appendingPathComponent("v.json"), encoding: .utf8)
-        let written = header.split(separator: "\n").first { $0.contains("\"version\":") }?
-            .filter(\.isNumber)
-        #expect(written != nil && version.stdout.contains("scene file format \(written ?? "")"), "\(version.stdout)")
+        let header = try Data(contentsOf: fixture.root.appendingPathComponent("v.scene")).prefix(12)
+        #expect(header.prefix(8) == Data("SCNSTORE".utf8))
+        let written = header.count == 12 ? Int(header[8]) : nil
+        #expect(written != nil && version.stdout.contains("scene file format \(written ?? 0)"), "\(version.stdout)")
         for shell in ["bash", "zsh", "fish"] {
             let script = try await scenes(["--generate-completion-script", shell], root: fixture.root)
             #expect(script.status == 0, "\(shell): \(script.stderr)")

@@ -67,12 +67,12 @@ import Testing
     @Test func tooLongKeyIsRefusedAndNothingIsWritten() async throws {
         let fixture = try SceneStoreFixture()
         try await scenes(["set", "--scene", "a", "keep", "--int", "1"], root: fixture.root)
-        let before = try Data(contentsOf: fixture.root.appendingPathComponent("a.json"))
+        let before = try Data(contentsOf: fixture.root.appendingPathComponent("a.scene"))
         let long = String(repeating: "k", count: 257)
         let result = try await scenes(["set", "--scene", "a", long, "--int", "2"], root: fixture.root)
         #expect(result.status == 64)
         #expect(result.stderr.contains("256"))
-        #expect(try Data(contentsOf: fixture.root.appendingPathComponent("a.json")) == before)
+        #expect(try Data(contentsOf: fixture.root.appendingPathComponent("a.scene")) == before)
     }
 
     @Test func showJSONHasSceneGenerationAndTypedValues() async throws {

@@ -73,7 +73,7 @@ struct SceneStoreAlternative: CommitAlternative {
         for key in 0..<keys { try store.set("value number \(key)", forKey: "key\(key)") }
         try await store.flush()
         (self.registry, self.store, preparedGeneration) = (registry, store, store.generation)
-        file = directory.appendingPathComponent("\(AlternativeFiles.sceneStoreScene).json").path
+        file = directory.appendingPathComponent("\(AlternativeFiles.sceneStoreScene).scene").path
         _ = committedWhole()
     }
 

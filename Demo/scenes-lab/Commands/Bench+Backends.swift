@@ -66,9 +66,9 @@ extension Bench {
                 samples["postgres", default: ([], [])].propagation += postgres.propagation
                 // The scene whole (format 1), from the file root's log of the
                 // same saves: what the floor's one statement writes each time.
-                let file = try SceneFile.decode(Data(contentsOf: root.appendingPathComponent("\(Bench.sceneName).json"))).get()
-                let stored = fillerFloor ? nil : file.encoded(.document)
-                let size = file.encoded(.document).count
+                let file = try SceneFile.decode(Data(contentsOf: root.appendingPathComponent("\(Bench.sceneName).scene"))).get()
+                let stored = fillerFloor ? nil : file.encoded()
+                let size = file.encoded().count
                 let raw = try await measureRaw(url: url, commits: commits, documentSize: size, document: stored)
                 samples["postgres-raw", default: ([], [])].commit += raw.commit
                 samples["postgres-raw", default: ([], [])].propagation += raw.propagation

@@ -53,15 +53,15 @@ struct BlockFloorAlternative: CommitAlternative {
 }
 
 /// The floor of a commit to a log: the bytes SceneStore appends for the
-/// change (the record of one value set, the log's end after it) written
-/// where SceneStore writes them, then `fdatasync`: over the padding after
+/// change (the record of one value set) written where SceneStore writes
+/// them, then `fdatasync`: over the padding after
 /// the log's end when they fit there (the file's size unchanged), else
 /// growing the file, padded to the next 4 KiB (``LogAppend``, the store's
 /// own rule). Nothing encoded, no lock, no read of the file's end, never
 /// written whole again.
 ///
-/// `growing`: the same record and a newline written at the file's end,
-/// no padding (a JSON-lines log after a header line): every append grows
+/// `growing`: the same record written at the file's end, no padding:
+/// every append grows
 /// the file, so its `fdatasync` also writes the new size. Next to the
 /// padded one, what the padding buys.
 struct AppendFloorAlternative: CommitAlternative {
@@ -70,7 +70,7 @@ struct AppendFloorAlternative: CommitAlternative {
     let durable = true
     private var fd: Int32 = -1
     private var size = 0
-    /// Where the log's end (`\n]}\n`) starts (padded only).
+    /// Where the log ends (padded only).
     private var end = 0
     private(set) var writes = 0
 
@@ -82,17 +82,18 @@ struct AppendFloorAlternative: CommitAlternative {
         guard fd >= 0 else { throw failure("append floor: open failed: errno \(errno)") }
         var values: [String: String] = [:]
         for key in 0..<keys { values["key\(key)"] = "value number \(key)" }
-        let document = try JSONEncoder().encode(values) + Data((growing ? "\n" : "\n]}\n").utf8)
+        let document = try JSONEncoder().encode(values)
         let written = document.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
         guard written == document.count, fsync(fd) == 0 else { throw failure("append floor: write failed: errno \(errno)") }
-        (size, end) = (document.count, document.count - 4)
+        (size, end) = (document.count, document.count)
         writes = 0
     }
 
     mutating func commit(_ index: Int) async throws {
-        let record = "{\"generation\": \(index + 2), \"writer\": {\"pid\": \(getpid()), \"token\": \"0123456789abcdef\"}, "
-            + "\"set\": {\"key0\": {\"type\": \"string\", \"value\": \"value \(index)\"}}, \"checksum\": \"fnv1a64:0123456789abcdef\"}"
-        try append(Array(record.utf8))
+        let record = SceneFileRecord(
+            generation: UInt64(index + 2), writer: WriterIdentity(pid: getpid(), token: "0123456789abcdef"),
+            set: [("key0", .string("value \(index)"))], removed: [])
+        try append(record.frame())
     }
 
     /// The value's bytes as a record (only `bench compare`'s commits measure this floor).
@@ -103,10 +104,10 @@ struct AppendFloorAlternative: CommitAlternative {
     private mutating func append(_ record: [UInt8]) throws {
         let bytes: [UInt8], offset: Int
         if growing {
-            (bytes, offset) = (record + [UInt8(ascii: "\n")], size)
+            (bytes, offset) = (record, size)
             size += bytes.count
         } else {
-            let append = LogAppend(record: record, first: false, end: end, size: size)
+            let append = LogAppend(record: record, end: end, size: size)
             (bytes, offset) = (append.bytes, append.offset)
             (size, end) = (append.size, append.offset + append.recordCount)
         }

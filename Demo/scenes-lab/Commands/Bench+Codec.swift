@@ -63,7 +63,7 @@ extension Bench {
                     let saving = monotonicNanoseconds()
                     _ = encoder.record(next, over: current, edited: [key])
                     let reloading = monotonicNanoseconds()
-                    let reread = SceneFile.decode(written, expectedKeys: keys)
+                    let reread = SceneFile.decode(written)
                     reloads.append(monotonicNanoseconds() - reloading)
                     saves.append(reloading - saving)
                     guard case .success(next) = reread else { throw failure("a save does not read back as itself") }

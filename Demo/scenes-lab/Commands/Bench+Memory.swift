@@ -68,7 +68,7 @@ extension Bench {
             try await registry.close()
             func fileSize(_ scene: String) -> Int {
                 var info = stat()
-                return stat(root.appendingPathComponent("\(scene).json").path, &info) == 0 ? Int(info.st_size) : 0
+                return stat(root.appendingPathComponent("\(scene).scene").path, &info) == 0 ? Int(info.st_size) : 0
             }
             var rss: [Double] = []
             var hwm: [Double] = []

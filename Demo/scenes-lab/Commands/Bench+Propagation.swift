@@ -172,7 +172,7 @@ extension Bench {
             try expectReady(storePeer)
 
             var info = stat()
-            let scenePath = root.appendingPathComponent("\(Bench.sceneName).json").path
+            let scenePath = root.appendingPathComponent("\(Bench.sceneName).scene").path
             let fileSize = stat(scenePath, &info) == 0 ? Int(info.st_size) : 4096
             let floor = try RawFloor(directory: directory.appendingPathComponent("raw"), fileSize: fileSize)
             let floorPeer = try PeerProcess(["bench", "propagation-peer", "--mode", "raw", "--directory", floor.directory])

@@ -1,122 +1,27 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 
-/// FNV-1a, 64 bit, over a canonical binary form of a scene's values: tells
-/// a damaged file from a good one (not a defence against tampering).
-///
-/// The canonical form, for each key in the order of its UTF-8 bytes: the key,
-/// the kind's name, then the value — Bool as one byte, Int and Double as
-/// their 8-byte little-endian bit pattern (every NaN as the canonical
-/// quiet NaN, the one the file can spell), String and URL as UTF-8, Data as
-/// is; every variable-length field is preceded by its length as 8 bytes.
-/// Computing it needs no JSON encoding and no buffer: the bytes are hashed
-/// as they are produced, in one pass over the values.
-package struct Checksum {
-    static let prefix = "fnv1a64:"
-
-    private var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-
-    package static func of(_ values: SceneValues) -> String {
-        var checksum = Checksum()
-        for (key, value) in values.inUTF8Order { checksum.add(key: key, value: value) }
-        return checksum.text
-    }
-
-    package static func of(_ values: [String: SceneValue]) -> String {
-        of(SceneValues(values))
-    }
-
-    /// The keys in the order of their UTF-8 bytes: a total order, unlike
-    /// Swift's `String <`, under which a decomposed `"e\u{301}"` and a
-    /// precomposed `"\u{E9}:"` are unequal yet neither comes first (so
-    /// their order would follow the dictionary's per-process hash seed).
-    static func sortedKeys(of values: SceneValues) -> [String] {
-        values.keys.sorted(by: utf8Precedes)
-    }
-
-    /// Whether `checksum` is right for `values`: in today's key order, or
-    /// in `String` order, which files written before the byte order used
-    /// (the same for ASCII keys; only checked when the first one fails).
-    ///
-    /// `String` order is sorted from the byte order, not from the
-    /// dictionary's: for keys that `<` cannot order (see
-    /// ``sortedKeys(of:)``) the outcome of a sort follows the order it
-    /// starts from, and two dictionaries of the same values, one read
-    /// whole and one by difference, judged one file differently (the
-    /// fuzzer found it: 16 of 60 processes, each with its own hash seed).
-    static func matches(_ checksum: String, _ values: SceneValues) -> Bool {
-        let byBytes = sortedKeys(of: values)
-        return checksum == of(values, sortedKeys: byBytes)
-            || checksum == of(values, sortedKeys: byBytes.sorted())
-    }
-
-    /// The checksum when the caller has the keys sorted already.
-    static func of(_ values: SceneValues, sortedKeys: [String]) -> String {
-        var checksum = Checksum()
-        for key in sortedKeys {
-            guard let value = values[key] else { continue }
-            checksum.add(key: key, value: value)
+/// FNV-1a's step taken over little-endian 8-byte words, the bytes left
+/// over one at a time: what each frame of a scene file ends with, over its
+/// length and payload. It tells a torn or damaged frame from a whole one
+/// (not a defence against tampering): each step is a bijection of the
+/// state for a given word, so two inputs of one length that differ in one
+/// word never hash the same; a word at a time it is several times faster
+/// than FNV-1a's byte steps, which a 100,000-key scene's open pays over
+/// every byte.
+package enum Checksum {
+    package static func of(_ raw: UnsafeRawBufferPointer) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        let prime: UInt64 = 0x0000_0100_0000_01B3
+        var offset = 0
+        while offset + 8 <= raw.count {
+            hash = (hash ^ UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self))) &* prime
+            offset += 8
         }
-        return checksum.text
-    }
-
-    /// Adds one key and its value, the next in key order: the one
-    /// definition of what the checksum covers.
-    mutating func add(key: String, value: SceneValue) {
-        add(field: key)
-        add(field: value.kind.rawValue)
-        switch value {
-        case .bool(let bool): withUnsafeBytes(of: UInt8(bool ? 1 : 0)) { add(bytes: $0) }
-        case .int(let int): add(word: UInt64(bitPattern: Int64(int)))
-        case .double(let double): add(word: double.isNaN ? Double.nan.bitPattern : double.bitPattern)
-        case .string(let string): add(field: string)
-        case .url(let url): add(field: url.absoluteString)
-        case .data(let data):
-            add(word: UInt64(data.count))
-            data.withUnsafeBytes { add(bytes: $0) }
+        while offset < raw.count {
+            hash = (hash ^ UInt64(raw[offset])) &* prime
+            offset += 1
         }
-    }
-
-    /// `fnv1a64:` and the hash as 16 hex digits.
-    var text: String {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(Self.prefix.utf8.count + 16)
-        appendText(to: &bytes)
-        return String(decoding: bytes, as: UTF8.self)
-    }
-
-    /// ``text``'s bytes appended to `bytes`, without a `String` between.
-    func appendText(to bytes: inout [UInt8]) {
-        bytes.append(contentsOf: Self.prefix.utf8)
-        var shift = 60
-        while shift >= 0 {
-            bytes.append(Self.hexDigits[Int((hash >> UInt64(shift)) & 0xF)])
-            shift -= 4
-        }
-    }
-
-    private static let hexDigits = Array("0123456789abcdef".utf8)
-
-    private mutating func add(word: UInt64) {
-        withUnsafeBytes(of: word.littleEndian) { add(bytes: $0) }
-    }
-
-    private mutating func add(field: String) {
-        var field = field
-        field.withUTF8 { utf8 in
-            add(word: UInt64(utf8.count))
-            add(bytes: UnsafeRawBufferPointer(utf8))
-        }
-    }
-
-    mutating func add(bytes: UnsafeRawBufferPointer) {
-        var hash = self.hash
-        for byte in bytes {
-            hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
-        }
-        self.hash = hash
+        return hash
     }
 }
 

@@ -4,15 +4,14 @@ internal import CSceneSupport
 import Glibc
 #endif
 
-/// A save as a record appended to the scene file's log (format version 2,
-/// see SceneFileLog.swift): the one write and `fdatasync` a commit needs,
+/// A save as a record appended to the scene file's log (see
+/// SceneFileLog.swift): the one write and `fdatasync` a commit needs,
 /// where replacing the file takes a new file, its `fsync`, an exchange and
 /// the directory's `fsync`.
 extension SceneDirectory {
-    /// Appends `record` to scene `id`'s log over its closing `]}`, then
-    /// `fdatasync`s. Call with the scene lock held. Only when the file is a
-    /// regular version 2 file whose header and last complete record name
-    /// `version`, whose log ends right after that record (no torn tail;
+    /// Appends `record` at the end of scene `id`'s log, then `fdatasync`s.
+    /// Call with the scene lock held. Only when the file is a regular
+    /// format 3 file whose log ends whole at `version` (no torn tail;
     /// padding may follow), and whose size with the record stays within
     /// `sizeLimit`. A record that fits in the padding leaves the file's
     /// size as it was, so the sync writes its data alone (``LogAppend``).
@@ -27,11 +26,12 @@ extension SceneDirectory {
     ///
     /// `position`, where this process's last reading or record left the
     /// log at `version`, spares finding the log's end: when the file's
-    /// head is the one read then and the log's closing `\n]}` is still
-    /// at that offset, the log ends there, at that version (an append
-    /// after it writes over the `]`, a whole write makes a new head). The
-    /// bytes the record will cover are read back first, for the full-disk
-    /// case below. Otherwise the file's last record tells, as without it.
+    /// head is the one read then and the log still ends at that offset
+    /// (a zero length there, or the file's end), the log ends there, at
+    /// that version (an append after it writes a length there, a whole
+    /// write makes a new head). The bytes the record will cover are read
+    /// back first, for the full-disk case below. Otherwise the whole file
+    /// is read and its frames tell, as without it.
     ///
     /// - Returns: whether it appended; `false`: nothing was written.
     /// - Throws: when the write or the sync fails. A record cut short (a
@@ -46,17 +46,16 @@ extension SceneDirectory {
         guard let scene = try openScene(id) else { return false }
         let (fd, info, path) = (scene.file.raw, scene.info, scene.path)
         let size = Int(info.st_size)
-        let end: (offset: Int, first: Bool, after: Data)
+        let end: (offset: Int, after: Data)
         if let position, position.version == version,
            let known = try logEnd(of: fd, size: size, at: position, covering: record.count, path: path) {
             end = known
-        } else if let peeked = try peekVersion(of: fd, size: size, path: path), peeked.version == version,
-                  let found = peeked.logEnd {
-            end = found
+        } else if let found = try logEnd(of: fd, size: size, path: path), found.version == version {
+            end = (found.offset, found.after)
         } else {
             return false
         }
-        let append = LogAppend(record: record, first: end.first, end: end.offset, size: size)
+        let append = LogAppend(record: record, end: end.offset, size: size)
         guard append.size <= sizeLimit else { return false }
         // The same file (under the lock nobody replaces it), checked by its inode.
         // Closed before the sync: the close tells watchers (above).
@@ -90,20 +89,30 @@ extension SceneDirectory {
     }
 
     /// The log's end of the file open as `fd` (`size` bytes) when it is
-    /// still where `position` left it (the head as it was, `\n]}` at its
-    /// offset), with the bytes from its `]` that an append of a
-    /// `recordCount`-byte record writes over (within the file); `nil`
-    /// otherwise.
+    /// still where `position` left it (the head as it was, a zero length
+    /// or the file's end at its offset), with the bytes from there that an
+    /// append of a `recordCount`-byte record writes over (within the
+    /// file); `nil` otherwise.
     private func logEnd(
         of fd: Int32, size: Int, at position: LogPosition, covering recordCount: Int, path: String
-    ) throws(SceneStoreError) -> (offset: Int, first: Bool, after: Data)? {
-        let closing = SceneFile.logClosing
-        // A separator, the record, the log's end (LogAppend), and the newline before them.
-        let covered = min(size, position.offset + 1 + 1 + recordCount + SceneFile.logEnd.count) - position.offset
-        guard covered >= closing.count, try startsWithHead(fd, of: position, path: path) else { return nil }
+    ) throws(SceneStoreError) -> (offset: Int, after: Data)? {
+        let covered = min(size, position.offset + recordCount) - position.offset
+        guard covered >= 0, try startsWithHead(fd, of: position, path: path) else { return nil }
         let bytes = try PositionalIO.read(fd, at: position.offset, count: covered, path: path)
-        guard bytes.count == covered, bytes.withUnsafeBytes({ $0.starts(with: closing) }) else { return nil }
-        return (position.offset, position.first, bytes.dropFirst())
+        guard bytes.count == covered, bytes.prefix(4).allSatisfy({ $0 == 0 }) else { return nil }
+        return (position.offset, bytes)
+    }
+
+    /// The version and the log's end of the file open as `fd` (`size`
+    /// bytes), read whole, and the bytes from that end to the file's;
+    /// `nil` unless the log ends whole.
+    private func logEnd(
+        of fd: Int32, size: Int, path: String
+    ) throws(SceneStoreError) -> (version: DiskVersion, offset: Int, after: Data)? {
+        guard StoredDocument.tooLarge(size: size) == nil else { return nil }
+        let data = try readWhole(fd, size: size, path: path)
+        guard data.count == size, let (version, end) = data.withUnsafeBytes({ SceneFile.peek($0) }) else { return nil }
+        return (version, end, data[end...])
     }
 
     /// Scene `id`'s file opened to read, and its `fstat` without times
@@ -126,43 +135,4 @@ extension SceneDirectory {
         let info: stat
         let path: String
     }
-
-    /// The version the file open as `fd` (`size` bytes) names, read from
-    /// its header and, for a log, its last record: its first kilobyte and
-    /// its last 8 KiB (64 KiB when the last line and the padding after the
-    /// log are longer); for a log, also where its end starts, whether it
-    /// has no record yet, and the bytes from its `]}` to the file's end.
-    /// `nil` when neither layout is found (the file then needs a full
-    /// reading).
-    func peekVersion(
-        of fd: Int32, size: Int, path: String
-    ) throws(SceneStoreError) -> (version: DiskVersion, logEnd: (offset: Int, first: Bool, after: Data)?)? {
-        var head: Data?
-        // A record is usually short: the last 8 KiB hold it and the padding; else up to 64.
-        for window in [8 << 10, Self.tailBytes] {
-            let tailStart = max(0, size - window)
-            let tail = try PositionalIO.read(fd, at: tailStart, count: size - tailStart, path: path)
-            guard tail.count == size - tailStart else { return nil }
-            if tailStart == 0 {
-                head = tail
-            } else if head == nil {
-                head = try PositionalIO.read(fd, at: 0, count: Self.headerBytes, path: path)
-            }
-            guard let head else { return nil }
-            if let peeked = SceneFile.peekHeader(head, tail: tail) {
-                let version = DiskVersion(incarnation: peeked.incarnation, generation: peeked.generation)
-                let end = tail.withUnsafeBytes { SceneFileTail.read($0.bindMemory(to: UInt8.self)) }
-                return (version, end.map { (tailStart + $0.end, $0.tail == .noRecords, tail[($0.end + 1)...]) })
-            }
-            if tailStart == 0 { return nil }
-        }
-        return nil
-    }
-
-    /// More than any header ``SceneFile/encoded(_:)`` writes.
-    static let headerBytes = 1024
-    /// How much of a file's end is read to find its last record: a record
-    /// longer than this (a large value) makes the next save write the
-    /// whole file instead.
-    static let tailBytes = 64 << 10
 }

@@ -12,7 +12,7 @@ extension SceneDirectory {
     /// still goes on from there (``SceneStorage/read(_:after:)``): its
     /// first bytes are the ones `cursor` read (appends only ever write
     /// after a log's end, and a whole write makes a new head) and it
-    /// reaches past it. Never follows a symlink and never blocks on a
+    /// reaches as far. Never follows a symlink and never blocks on a
     /// FIFO. The first reading of a scene, its lock held or not, cleans
     /// what crashed writers left of it.
     func read(_ id: SceneID, after cursor: LogPosition?, holdingLock: Bool) throws(SceneStoreError) -> StoredDocument {
@@ -34,7 +34,7 @@ extension SceneDirectory {
         // Read the size fstat gave, straight into the result: an append
         // after it is a later version (the reader sees the one before).
         let size = Int(info.st_size)
-        if let cursor, size > cursor.offset, try startsWithHead(fd, of: cursor, path: path) {
+        if let cursor, size >= cursor.offset, try startsWithHead(fd, of: cursor, path: path) {
             let tail = try PositionalIO.read(fd, at: cursor.offset, count: size - cursor.offset, path: path)
             if tail.count == size - cursor.offset { return .continued(tail) }
         }
@@ -82,20 +82,20 @@ extension SceneDirectory {
     }
 
     /// Whether scene `id`'s file still ends its log at `position`: its
-    /// first bytes hash as they did then and the log's end (`"\n]}"`) is
-    /// still at `position.offset` (an append after it writes a `,` there).
-    /// Reads those few bytes, into buffers on the stack (the file watcher's
-    /// thread runs this on every event of the scene); any error or doubt
-    /// is `false`. A FIFO or a directory at the path fails the reads.
+    /// first bytes hash as they did then and a zero length (or the file's
+    /// end) is still at `position.offset` (an append after it writes a
+    /// length there). Reads those few bytes, into buffers on the stack
+    /// (the file watcher's thread runs this on every event of the scene);
+    /// any error or doubt is `false`. A FIFO or a directory at the path
+    /// fails the reads.
     func logEnds(_ id: SceneID, at position: LogPosition) -> Bool {
         let path = scenePath(id)
         guard let file = try? openToRead(path).descriptor() else { return false }
         let fd = file.raw
         guard (try? startsWithHead(fd, of: position, path: path)) == true else { return false }
-        let closing = SceneFile.logClosing
-        return withUnsafeTemporaryAllocation(byteCount: closing.count, alignment: 1) { end in
-            (try? PositionalIO.read(fd, into: end, at: position.offset, path: path)) == closing.count
-                && end.elementsEqual(closing)
+        return withUnsafeTemporaryAllocation(byteCount: 4, alignment: 1) { end in
+            guard let count = try? PositionalIO.read(fd, into: end, at: position.offset, path: path) else { return false }
+            return end[..<count].allSatisfy { $0 == 0 }
         }
     }
 

@@ -40,9 +40,9 @@ extension SceneDirectory: SceneStorage {
     ) throws(SceneStoreError) -> Commit {
         guard let lock = try lockIfFree(.scene(id)) else { return .refused }
         defer { lock.unlock() }
-        let (line, sizeLimit) = writing.encoder.withLock { $0.line(of: record, over: base) }
-        let position = writing.appending(line.count, generation: record.generation, over: base.version)
-        return try append(line, to: id, over: base.version, from: position, sizeLimit: sizeLimit) ? .appended : .refused
+        let (frame, sizeLimit) = writing.encoder.withLock { $0.frame(of: record, over: base) }
+        let position = writing.appending(frame.count, generation: record.generation, over: base.version)
+        return try append(frame, to: id, over: base.version, from: position, sizeLimit: sizeLimit) ? .appended : .refused
     }
 
     /// inotify (libinotifytools, the process's one watcher thread) on the

@@ -8,7 +8,7 @@ import Glibc
 /// The files of a registry's root directory, and every system call made on
 /// them. Layout:
 ///
-/// * `<id>.json` — the scene file (0600), replaced only by an atomic
+/// * `<id>.scene` — the scene file (0600), replaced only by an atomic
 ///   exchange or `rename`;
 /// * `.scenestore.lock` — every lock of the root, a byte each
 ///   (``RootLock``); never deleted;
@@ -32,7 +32,7 @@ import Glibc
 /// `~` never occurs in a scene id, so a side file names exactly one scene:
 /// no id can make its files look like another scene's.
 struct SceneDirectory: Sendable {
-    static let sceneSuffix = ".json"
+    static let sceneSuffix = ".scene"
     static let quarantineFolder = "quarantine"
     static let separator = "~"
 

@@ -7,7 +7,7 @@ import Foundation
 /// of ``StoreState``, beside the version memory holds.
 package struct SceneFileReader: Sendable {
     /// Where the last log read ended, whatever its size; `nil` after
-    /// anything else (a version 1 file, a torn tail, damage).
+    /// anything else (a torn tail, damage).
     package private(set) var position: LogPosition?
     /// Where the log ends once the record this store is appending now is
     /// written (``appending(ending:)``): the watcher tells of
@@ -70,7 +70,7 @@ package struct SceneFileReader: Sendable {
     /// end the document; and where the last one ends in `tail`. `nil` for
     /// anything else (a torn tail, a gap), which a full reading judges.
     package static func records(in tail: Data, after position: LogPosition) -> (records: [SceneFileRecord], end: Int)? {
-        guard let (records, end) = SceneFileParser.logContinuation(tail, from: 0, first: position.first) else { return nil }
+        guard let (records, end) = SceneFileRecord.records(in: tail) else { return nil }
         var generation = position.version.generation
         for record in records {
             guard record.generation == generation + 1 else { return nil }

@@ -46,7 +46,7 @@ package protocol SceneStorage: Sendable {
     /// - Parameter cursor: where an earlier reading of the scene's log
     ///   ended. When the document still goes on from there (its first
     ///   bytes are the ones `cursor` read: no whole write since, and it
-    ///   reaches past it), the result is ``StoredDocument/continued(_:)``,
+    ///   reaches as far), the result is ``StoredDocument/continued(_:)``,
     ///   the bytes after it: only what was appended since, not the scene.
     func read(_ id: SceneID, after cursor: LogPosition?) async throws(SceneStoreError) -> StoredDocument
 
@@ -186,8 +186,9 @@ extension StoredDocument {
 
 extension SceneRegistry.Limits {
     /// The largest stored document a scene within these limits can take.
-    /// A log (``SceneFile/Layout/log``) is written whole again before it
-    /// passes ``SceneFile/compactionFactor`` times its whole encoding.
+    /// A log is written whole again before it passes
+    /// ``SceneFile/compactionFactor`` times its whole encoding, which is at
+    /// most a few times the bytes the limits count (24 leaves room).
     package var maxDocumentBytes: Int {
         let whole = maxSceneBytes.multipliedReportingOverflow(by: 24).partialValue + (64 << 10)
         return whole.multipliedReportingOverflow(by: SceneFile.compactionFactor).partialValue + SceneFile.compactionSlack
@@ -281,7 +282,7 @@ package enum SceneReadResult: Sendable {
     /// scene `id`, and where its log ends (``SceneFileReader/read(to:)``).
     /// Pure: a large scene is decoded outside every lock of its store.
     static func decoding(
-        _ stored: StoredDocument, as id: SceneID, limits: SceneRegistry.Limits = .largest, expectedKeys: Int = 0
+        _ stored: StoredDocument, as id: SceneID, limits: SceneRegistry.Limits = .largest
     ) -> (result: SceneReadResult, logEnd: LogPosition?) {
         switch stored {
         case .missing: return (.missing, nil)
@@ -289,7 +290,7 @@ package enum SceneReadResult: Sendable {
         // Only ever read after a cursor, which the caller then applies.
         case .continued: return (.damaged(.malformed("the end of a log, not a whole document")), nil)
         case .bytes(let data):
-            switch SceneFile.decoded(data, expectedKeys: expectedKeys) {
+            switch SceneFile.decoded(data) {
             case .success(let read):
                 return (Self(decoded: .success(read.file), as: id, limits: limits), read.position(in: data))
             case .failure(let problem):

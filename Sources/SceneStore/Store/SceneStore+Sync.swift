@@ -48,13 +48,13 @@ extension SceneStore {
         _ site: ReadSite, in transaction: (any SceneStorageTransaction)?
     ) async throws(SceneStoreError) -> Synchronized {
         let site = transaction == nil ? site : site.lockTaken
-        let (cursor, keys) = state.withLock { ($0.cursor(site), $0.diskFile?.values.count ?? 0) }
+        let cursor = state.withLock { $0.cursor(site) }
         var stored = try await read(after: cursor, in: transaction)
         if case .continued(let tail) = stored, let cursor {
             if applyRecords(in: tail, after: cursor) { return .settled(base: state.withLock { $0.diskFile }) }
             stored = try await read(after: nil, in: transaction)
         }
-        let reading = SceneReadResult.decoding(stored, as: id, expectedKeys: keys)
+        let reading = SceneReadResult.decoding(stored, as: id)
         let writable = !configuration.readOnly
         switch mutate({ $0.read(reading.result, logEnd: reading.logEnd, at: site, writable: writable) }) {
         case .settled(let base):

@@ -1,7 +1,7 @@
 import Foundation
 
-/// How a value appears in JSON, defined once for the scene-file writer, its
-/// parser and the demo's JSON lines (`scenes show --json`): a Bool is `true`/`false`;
+/// How a value appears in JSON, the way a person reads a scene (`scenes
+/// show --json`) and `scenes set` takes it: a Bool is `true`/`false`;
 /// numbers are JSON numbers, except the doubles JSON cannot hold, which are
 /// the strings `"nan"`, `"inf"` and `"-inf"`; strings are strings; a URL is
 /// its absolute string; Data is base64.

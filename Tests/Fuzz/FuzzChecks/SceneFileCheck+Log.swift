@@ -1,28 +1,27 @@
 import Foundation
 import SceneStore
 
-/// The properties of the log layout (format version 2), for every file
-/// that decodes:
+/// The properties of the log, for every file that decodes:
 ///
-/// * Written as a log, it reads back equal, and the fast path reads its
-///   header as the full read does.
+/// * Written whole, it reads back equal, and the fast path reads its
+///   version as the full read does.
 /// * The next save appended as a record (one key set, one removed), as
 ///   the store appends it (``LogAppend``: padded to a block), reads back
 ///   as that save.
 /// * So does a second save after it, written in place over the padding
 ///   when it fits there.
 /// * Every cut of each append (its bytes written up to any offset, the
-///   rest of the old end and padding left as it was) reads as the version before it or
+///   rest of the padding left as it was) reads as the version before it or
 ///   as the one it wrote: never damage, never a mix; whenever the fast
-///   path reads a header from it, it names the version the full read gives.
+///   path reads a version from it, it is the one the full read gives.
 /// * Read after the log it was appended to (``SceneFileReader``, which
 ///   then parses the new records only), the append and each of its cuts
 ///   read as a full reading reads them.
 extension SceneFileCheck {
     static func checkLog(_ file: SceneFile) throws(FuzzFailure) {
-        var encoder = SceneFileEncoder(layout: .log)
+        var encoder = SceneFileEncoder()
         let document = encoder.encode(file)
-        try expect(document, reads: file, "a file written as a log")
+        try expect(document, reads: file, "a file written whole")
         guard file.generation < SceneFile.maxGeneration else { return }
         encoder.written(file.version)
 
@@ -35,7 +34,7 @@ extension SceneFileCheck {
             next.values.removeValue(forKey: removed)
             edited.append(removed)
         }
-        let record = encoder.record(next, over: file, edited: edited).line
+        let record = encoder.record(next, over: file, edited: edited).frame
         let appended = try append(record, to: document)
         try check(appended, after: document, reads: next, before: file)
         guard next.generation < SceneFile.maxGeneration else { return }
@@ -45,7 +44,7 @@ extension SceneFileCheck {
         var third = next
         third.generation += 1
         third.values["fuzz.third"] = .bool(true)
-        let again = try append(encoder.record(third, over: next, edited: ["fuzz.third"]).line, to: appended.bytes)
+        let again = try append(encoder.record(third, over: next, edited: ["fuzz.third"]).frame, to: appended.bytes)
         try check(again, after: appended.bytes, reads: third, before: next)
     }
 
@@ -53,10 +52,10 @@ extension SceneFileCheck {
     /// (``LogAppend``: over the padding when it fits, else growing the
     /// file, padded to a block).
     private static func append(_ record: [UInt8], to document: Data) throws(FuzzFailure) -> (bytes: Data, append: LogAppend) {
-        guard let tail = document.withUnsafeBytes({ SceneFileTail.read($0.bindMemory(to: UInt8.self)) }) else {
-            throw FuzzFailure("a file written as a log has no log's end an append can find")
+        guard let end = document.withUnsafeBytes({ SceneFile.peek($0) })?.end else {
+            throw FuzzFailure("a file written whole has no log's end an append can find")
         }
-        let append = LogAppend(record: record, first: tail.tail == .noRecords, end: tail.end, size: document.count)
+        let append = LogAppend(record: record, end: end, size: document.count)
         var bytes = document
         bytes.replaceSubrange(append.offset..<min(document.count, append.offset + append.bytes.count), with: append.bytes)
         return (bytes, append)
@@ -73,7 +72,7 @@ extension SceneFileCheck {
         guard case .some(.some(let continued)) = readAppended(bytes, after: document), continued == file else {
             throw FuzzFailure("the record appended, read after the log it was appended to, is not the save")
         }
-        let written = append.offset + append.recordCount + 4  // the record and the log's end after it
+        let written = append.offset + append.recordCount
         let step = max(1, (written - append.offset) / 24)
         let cuts = Array(stride(from: append.offset, to: written, by: step)) + Array((written - 6)...min(bytes.count, written + 2))
             + [bytes.count]
@@ -84,7 +83,7 @@ extension SceneFileCheck {
             switch SceneFile.decode(torn) {
             case .success(let read): decoded = read
             case .failure(let problem):
-                throw FuzzFailure("an append cut at \(cut) is \(problem), not a version\n\(String(decoding: torn, as: UTF8.self))")
+                throw FuzzFailure("an append cut at \(cut) is \(problem), not a version\n\(text(torn))")
             }
             if case .some(.some(let again)) = readAppended(torn, after: document), again != decoded {
                 throw FuzzFailure("an append cut at \(cut), read after the log it was appended to, is not what a full reading gives")
@@ -92,8 +91,8 @@ extension SceneFileCheck {
             guard decoded == before || decoded == file else {
                 throw FuzzFailure("an append cut at \(cut) reads as neither version:\n\(decoded)")
             }
-            if let quick = SceneFile.peekHeader(torn), quick.generation != decoded.generation || quick.writerToken != decoded.writer.token {
-                throw FuzzFailure("an append cut at \(cut): the fast path read \(quick), the full read generation \(decoded.generation)")
+            if let quick = SceneFile.peekVersion(torn), quick != decoded.version {
+                throw FuzzFailure("an append cut at \(cut): the fast path read \(quick), the full read \(decoded.version)")
             }
         }
     }
@@ -103,7 +102,7 @@ extension SceneFileCheck {
     /// `nil`: `document` has no log end; `.some(nil)`: the records are not
     /// whole, and a full reading judges.
     private static func readAppended(_ bytes: Data, after document: Data) -> SceneFile?? {
-        guard case .success(let read) = SceneFile.decoded(document, expectedKeys: 0), let position = read.position(in: document),
+        guard case .success(let read) = SceneFile.decoded(document), let position = read.position(in: document),
               bytes.count >= position.offset else { return nil }
         var file = read.file
         guard let (records, _) = SceneFileReader.records(in: Data(bytes[position.offset...]), after: position),
@@ -113,11 +112,11 @@ extension SceneFileCheck {
 
     private static func expect(_ data: Data, reads file: SceneFile, _ what: String) throws(FuzzFailure) {
         guard case .success(let read) = SceneFile.decode(data) else {
-            throw FuzzFailure("\(what) does not decode:\n\(String(decoding: data, as: UTF8.self))")
+            throw FuzzFailure("\(what) does not decode:\n\(text(data))")
         }
         guard read == file else { throw FuzzFailure("\(what) reads back changed:\n\(file)\nbecame\n\(read)") }
-        if let quick = SceneFile.peekHeader(data), quick.generation != file.generation || quick.writerToken != file.writer.token {
-            throw FuzzFailure("\(what): the fast path read \(quick), the file has generation \(file.generation)")
+        if let quick = SceneFile.peekVersion(data), quick != file.version {
+            throw FuzzFailure("\(what): the fast path read \(quick), the file has \(file.version)")
         }
     }
 }

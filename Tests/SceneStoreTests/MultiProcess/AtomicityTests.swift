@@ -15,7 +15,7 @@ import Testing
     @Test(.timeLimit(.minutes(8)))
     func killedWriterAlwaysLeavesALoadableCompleteScene() async throws {
         let fixture = try SceneStoreFixture()
-        let scene = fixture.root.appendingPathComponent("s.json").path
+        let scene = fixture.root.appendingPathComponent("s.scene").path
         let rounds = Soak.count(quick: 100, full: 300)
         for round in 0..<rounds {
             let before = Self.inode(scene)

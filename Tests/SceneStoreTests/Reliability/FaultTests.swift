@@ -18,7 +18,7 @@ import Glibc
         let store = try await fixture.registry.store(for: "main")
         try store.set(1, forKey: "k")
         try await store.flush()
-        let file = fixture.root.appendingPathComponent("main.json")
+        let file = fixture.root.appendingPathComponent("main.scene")
         let saved = try Data(contentsOf: file)
 
         // Another process holds the scene's lock, stopped.

@@ -204,7 +204,7 @@ extension SceneKey where Value == WindowV3 {
     /// then reading it back is the identity.
     @Test(arguments: [1, 2, 3, 4, 5, 6, 7, 8] as [UInt64])
     func anyOlderModelReadsAsItsStepsComposedSay(seed: UInt64) async throws {
-        var random = SceneFileParserTests.SplitMix(state: seed)  // a failing seed can be run again
+        var random = SceneFileFormatTests.SplitMix(state: seed)  // a failing seed can be run again
         let fixture = try SceneStoreFixture()
         let store = try await fixture.registry.store(for: "main")
         for _ in 0..<50 {

@@ -24,7 +24,7 @@ import Testing
         var v2 = v1
         v2.generation = 2
         v2.values["a"] = .int(2)
-        var encoder = SceneFileEncoder(layout: .log)
+        var encoder = SceneFileEncoder()
         let document = encoder.encode(v1)
         encoder.written(v1.version)
         let record = SceneFileRecord(generation: 2, writer: v1.writer, set: [("a", .int(2))], removed: [])
@@ -52,7 +52,7 @@ import Testing
         let store = try await fixture.registry.store(for: "main")
         try store.set(1, forKey: "a")
         try await store.flush()
-        let path = fixture.root.appendingPathComponent("main.json")
+        let path = fixture.root.appendingPathComponent("main.scene")
         let before = try Data(contentsOf: path)
 
         let held = try SceneDirectory(root: fixture.root).lock(.scene("main"))

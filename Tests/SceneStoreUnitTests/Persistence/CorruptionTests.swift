@@ -10,7 +10,7 @@ import Testing
         let store = try await fixture.registry.store(for: "main")
         try store.set(1, forKey: "a")
         try await fixture.registry.close()
-        let file = fixture.root.appendingPathComponent("main.json")
+        let file = fixture.root.appendingPathComponent("main.scene")
         try damage(file)
         return (fixture, file, try Data(contentsOf: file))
     }
@@ -56,9 +56,9 @@ import Testing
 
     @Test func newerFormatIsRefusedAndLeftUntouched() async throws {
         let (fixture, file, _) = try await damagedScene { file in
-            let text = try String(contentsOf: file, encoding: .utf8)
-            try text.replacingOccurrences(of: "\"version\": 2", with: "\"version\": 99")
-                .write(to: file, atomically: true, encoding: .utf8)
+            var bytes = try Data(contentsOf: file)
+            bytes[8] = 99
+            try bytes.write(to: file)
         }
         let before = try Data(contentsOf: file)
         let registry = try await fixture.relaunch()
@@ -75,7 +75,7 @@ import Testing
         _ = fixture.registry
         let target = fixture.directory.appendingPathComponent("precious.txt")
         try Data("do not touch".utf8).write(to: target)
-        let link = fixture.root.appendingPathComponent("main.json")
+        let link = fixture.root.appendingPathComponent("main.scene")
         try FileManager.default.createSymbolicLink(at: link, withDestinationURL: target)
 
         let store = try await fixture.registry.store(for: "main")

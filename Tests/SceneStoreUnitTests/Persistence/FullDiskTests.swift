@@ -18,7 +18,7 @@ struct FullDiskTests {
         let store = try await registry.store(for: "main")
         try store.set("before", forKey: "kept")
         try await store.flush()
-        let durable = try Data(contentsOf: root.appendingPathComponent("main.json"))
+        let durable = try Data(contentsOf: root.appendingPathComponent("main.scene"))
 
         // Fill the disk.
         let filler = try fillDisk(at: mountPoint)
@@ -36,7 +36,7 @@ struct FullDiskTests {
         }
         // Memory still has the value, the old file is intact, no temp file is left.
         #expect(store.value(forKey: "big", default: "").count == 64 * 1024)
-        #expect(try Data(contentsOf: root.appendingPathComponent("main.json")) == durable)
+        #expect(try Data(contentsOf: root.appendingPathComponent("main.scene")) == durable)
         #expect(try FileManager.default.contentsOfDirectory(atPath: root.path).allSatisfy { !$0.contains("~tmp-") })
 
         // Space again: the next flush writes everything.

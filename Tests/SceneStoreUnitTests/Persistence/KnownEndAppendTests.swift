@@ -12,7 +12,7 @@ import Testing
         let id: SceneID
         let directory: SceneDirectory
         let path: URL
-        var encoder = SceneFileEncoder(layout: .log)
+        var encoder = SceneFileEncoder()
         var file: SceneFile
 
         init(_ fixture: SceneStoreFixture) throws {
@@ -30,7 +30,7 @@ import Testing
             let document = encoder.encode(file)
             encoder.written(file.version)
             try document.write(to: path)
-            return try #require(LogPosition(written: document, version: file.version))
+            return LogPosition(written: document, version: file.version)
         }
 
         /// The record of `a` = `value` over the current version, and that version.
@@ -38,7 +38,7 @@ import Testing
             let base = file
             file.generation += 1
             file.values["a"] = .int(value)
-            return (encoder.record(file, over: base, edited: ["a"]).line, base)
+            return (encoder.record(file, over: base, edited: ["a"]).frame, base)
         }
 
         func stored() throws -> SceneFile {

@@ -4,7 +4,7 @@ import Testing
 
 /// The order the encoder writes keys in, and the checksum covers.
 @Suite struct SceneFileEncoderTests {
-    private typealias SplitMix = SceneFileParserTests.SplitMix
+    private typealias SplitMix = SceneFileFormatTests.SplitMix
 
     /// The bound a log may grow to is the same whether the encoder wrote
     /// the scene whole last or measures it afresh.
@@ -17,7 +17,7 @@ import Testing
         _ = written.encode(file)
         written.written(file.version)
         var fresh = SceneFileEncoder()
-        #expect(written.line(of: record, over: file).sizeLimit == fresh.line(of: record, over: file).sizeLimit)
+        #expect(written.frame(of: record, over: file).sizeLimit == fresh.frame(of: record, over: file).sizeLimit)
     }
 
     @Test func keysAreOrderedByTheirUTF8Bytes() {

@@ -3,10 +3,10 @@ import SceneStoreTesting
 import Testing
 @testable import SceneStore
 
-/// The scene file as a log (format version 2): records appended over the
-/// document's end, read back as the saves they were; a torn append read as
-/// the version before it, never half; the file written whole again before
-/// it outgrows its bound; a version 1 file rewritten as a log.
+/// The scene file as a log: records appended after the snapshot, read
+/// back as the saves they were; a torn append read as the version before
+/// it, never half; the file written whole again before it outgrows its
+/// bound.
 @Suite struct SceneFileLogTests {
     private let writer = WriterIdentity(pid: 42, token: "00000000000000bb")
     private let other = WriterIdentity(pid: 43, token: "00000000000000cc")
@@ -18,8 +18,8 @@ import Testing
     /// `document` with `record` appended as the store appends it
     /// (``LogAppend``: in place over the padding when it fits).
     private func appending(_ record: [UInt8], to document: Data) throws -> (bytes: Data, append: LogAppend) {
-        let tail = try #require(document.withUnsafeBytes { SceneFileTail.read($0.bindMemory(to: UInt8.self)) })
-        let append = LogAppend(record: record, first: tail.tail == .noRecords, end: tail.end, size: document.count)
+        let end = try SceneFileLayout(document).logEnd
+        let append = LogAppend(record: record, end: end, size: document.count)
         var bytes = document
         bytes.replaceSubrange(append.offset..<min(document.count, append.offset + append.bytes.count), with: append.bytes)
         return (bytes, append)
@@ -32,12 +32,12 @@ import Testing
         let v1 = file(1, ["a": .int(1), "b": .string("two")])
         let v2 = file(2, ["a": .int(5), "b": .string("two"), "c": .data(Data([0, 1, 2]))], by: other)
         let v3 = file(3, ["a": .int(5), "c": .data(Data([0, 1, 2])), "é\n\"": .double(.nan)])
-        var encoder = SceneFileEncoder(layout: .log)
+        var encoder = SceneFileEncoder()
         let d1 = encoder.encode(v1)
         encoder.written(v1.version)
-        let r2 = encoder.record(v2, over: v1, edited: ["a", "c"]).line
+        let r2 = encoder.record(v2, over: v1, edited: ["a", "c"]).frame
         encoder.written(v2.version)
-        let r3 = encoder.record(v3, over: v2, edited: ["b", "é\n\""]).line
+        let r3 = encoder.record(v3, over: v2, edited: ["b", "é\n\""]).frame
         let (d2, a2) = try appending(r2, to: d1)
         let (d3, a3) = try appending(r3, to: d2)
         #expect(!a2.inPlace && a3.inPlace && d2.count == LogAppend.block && d3.count == d2.count)
@@ -49,14 +49,10 @@ import Testing
         for (version, data) in zip(versions, bytes) {
             let decoded = try SceneFile.decode(data).get()
             #expect(decoded == version)
-            let quick = try #require(SceneFile.peekHeader(data))
-            #expect(quick.generation == version.generation && quick.writerToken == version.writer.token)
-            // One JSON object at every commit, which a reader of format 1 refuses as newer.
-            let object = try JSONSerialization.jsonObject(with: data) as? [String: Any]
-            #expect(object?["version"] as? Int == 2)
+            #expect(SceneFile.peekVersion(data) == version.version)
         }
         // Written whole, the last version is a log without records.
-        let whole = versions[2].encoded(.log)
+        let whole = versions[2].encoded()
         #expect(try SceneFile.decode(whole).get() == versions[2])
     }
 
@@ -81,8 +77,8 @@ import Testing
                     }
                     let decoded = try SceneFile.decode(torn).get()
                     #expect(decoded == versions[step] || decoded == versions[step + 1], "append \(step), cut at \(cut)")
-                    if let quick = SceneFile.peekHeader(torn) {
-                        #expect(quick.generation == decoded.generation, "append \(step), cut at \(cut)")
+                    if let quick = SceneFile.peekVersion(torn) {
+                        #expect(quick == decoded.version, "append \(step), cut at \(cut)")
                     }
                 }
             }
@@ -95,17 +91,17 @@ import Testing
     @Test func aReadingTellsWhereItsLogEnds() throws {
         let (versions, bytes, _) = try threeVersions()
         for index in 0...2 {
-            let read = try SceneFile.decoded(bytes[index], expectedKeys: 0).get()
+            let read = try SceneFile.decoded(bytes[index]).get()
             #expect(read.file == versions[index])
             #expect(read.position(in: bytes[index])?.version == versions[index].version)
         }
-        let whole = versions[2].encoded(.log)
-        #expect(try SceneFile.decoded(whole, expectedKeys: 0).get().position(in: whole)?.offset == whole.count - SceneFile.logEnd.count)
+        let whole = versions[2].encoded()
+        #expect(try SceneFile.decoded(whole).get().position(in: whole)?.offset == whole.count)
         // A torn append after it: the version before, and no position.
         let (appended, append) = try appending(SceneFileRecord(
-            generation: 4, writer: writer, set: [("z", .bool(true))], removed: []).line(), to: whole)
+            generation: 4, writer: writer, set: [("z", .bool(true))], removed: []).frame(), to: whole)
         let torn = Data(appended.prefix(append.offset + append.recordCount / 2))
-        let read = try SceneFile.decoded(torn, expectedKeys: 0).get()
+        let read = try SceneFile.decoded(torn).get()
         #expect(read.file == versions[2])
         #expect(read.position(in: torn) == nil)
     }
@@ -113,8 +109,9 @@ import Testing
     @Test func aDamagedRecordWithRecordsAfterItIsDamage() throws {
         let (_, bytes, _) = try threeVersions()
         var damaged = bytes[2]
-        let second = try #require(damaged.range(of: Data("\"generation\": 2".utf8)))
-        damaged[second.upperBound - 1] = UInt8(ascii: "7")
+        // The first record starts where the snapshot ends; damage a byte of its payload.
+        let firstRecord = try SceneFileLayout(bytes[0]).logEnd
+        damaged[firstRecord + 6] ^= 0x40
         guard case .failure(.malformed(let reason)) = SceneFile.decode(damaged) else {
             Issue.record("a damaged record before the last one was read as a torn tail")
             return
@@ -122,23 +119,14 @@ import Testing
         #expect(reason.contains("records follow"))
     }
 
-    @Test func aLogMustBeTheLastFieldAndOnlyInVersionTwo() throws {
-        let (_, bytes, _) = try threeVersions()
-        let text = String(decoding: bytes[1], as: UTF8.self)
-        let moved = text.replacingOccurrences(of: "\n]}\n", with: "\n], \"after\": 1}\n")
-        #expect(throws: SceneFile.Problem.self) { try SceneFile.decode(Data(moved.utf8)).get() }
-        let versionOne = text.replacingOccurrences(of: "\"version\": 2", with: "\"version\": 1")
-        #expect(throws: SceneFile.Problem.self) { try SceneFile.decode(Data(versionOne.utf8)).get() }
-    }
-
     // MARK: The store
 
     private func sceneFile(_ fixture: SceneStoreFixture) -> URL {
-        fixture.root.appendingPathComponent("main.json")
+        fixture.root.appendingPathComponent("main.scene")
     }
 
-    private func object(_ url: URL) throws -> [String: Any] {
-        try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
+    private func layout(_ url: URL) throws -> SceneFileLayout {
+        try SceneFileLayout(Data(contentsOf: url))
     }
 
     /// Saves on flush only, so that each round is one record.
@@ -155,11 +143,11 @@ import Testing
             try await store.flush()
             let data = try Data(contentsOf: sceneFile(fixture))
             sizes.append(data.count)
-            ends.append((data.lastIndex { !JSONText.isWhitespace($0) } ?? 0) + 1)
+            ends.append(try SceneFileLayout(data).logEnd)
         }
-        let stored = try object(sceneFile(fixture))
-        #expect(stored["generation"] as? Int == 1)
-        #expect((stored["log"] as? [Any])?.count == 5)
+        let stored = try layout(sceneFile(fixture))
+        #expect(stored.snapshotGeneration == 1)
+        #expect(stored.records == 5)
         // The first record grew the file to a padded block; the others
         // were written in place over the padding, each adding its record only.
         #expect(sizes.allSatisfy { $0 == LogAppend.block }, "\(sizes)")
@@ -167,28 +155,6 @@ import Testing
         let relaunched = try await fixture.relaunch().store(for: "main")
         #expect(relaunched.snapshot == ["n": .int(5)])
         #expect(relaunched.generation == 6)
-        await fixture.tearDown()
-    }
-
-    @Test func aVersionOneFileIsRewrittenAsALogOnItsFirstSave() async throws {
-        let fixture = try SceneStoreFixture()
-        _ = fixture.registry
-        let planted = file(4, ["a": .int(1), "b": .string("old")])
-        try planted.encoded(.document).write(to: sceneFile(fixture))
-        let store = try await fixture.registry.store(for: "main")
-        #expect(store.snapshot == planted.values.dictionary)
-        try store.set(2, forKey: "a")
-        try await store.flush()
-        var stored = try object(sceneFile(fixture))
-        #expect(stored["version"] as? Int == 2)
-        #expect(stored["generation"] as? Int == 5)
-        #expect((stored["log"] as? [Any])?.isEmpty == true)
-        try store.set("new", forKey: "b")
-        try await store.flush()
-        stored = try object(sceneFile(fixture))
-        #expect((stored["log"] as? [Any])?.count == 1)
-        let relaunched = try await fixture.relaunch().store(for: "main")
-        #expect(relaunched.snapshot == ["a": .int(2), "b": .string("new")])
         await fixture.tearDown()
     }
 
@@ -201,20 +167,20 @@ import Testing
         let text = String(repeating: "v", count: 100)
         var largest = 0
         var compactions = 0
-        var lastHeader = 0
+        var lastHeader: UInt64 = 0
         for round in 0..<400 {
             try store.set("\(round)" + text, forKey: "k")
             try await store.flush()
             let data = try Data(contentsOf: sceneFile(fixture))
             largest = max(largest, data.count)
-            let header = try object(sceneFile(fixture))["generation"] as? Int ?? 0
+            let header = try layout(sceneFile(fixture)).snapshotGeneration
             if header != lastHeader { compactions += 1 }
             lastHeader = header
         }
         let whole = store.generation > 0 ? SceneFile(
             scene: "main", generation: store.generation, incarnation: "0000000000000000", writer: writer,
             values: store.snapshot
-        ).encoded(.log).count : 0
+        ).encoded().count : 0
         #expect(largest <= SceneFile.compactionFactor * (whole + 600) + SceneFile.compactionSlack)
         #expect(compactions >= 3)
         #expect(compactions <= 20)
@@ -239,8 +205,8 @@ import Testing
 
         // Half of the last record reached the disk, written over the
         // padding after the acknowledged log's end.
-        let logEnd = (acknowledged.lastIndex { !JSONText.isWhitespace($0) } ?? 0) - 2
-        let recordEnd = (full.lastIndex { !JSONText.isWhitespace($0) } ?? 0) - 2
+        let logEnd = try SceneFileLayout(acknowledged).logEnd
+        let recordEnd = try SceneFileLayout(full).logEnd
         #expect(full.count == acknowledged.count && recordEnd > logEnd)
         let cut = logEnd + (recordEnd - logEnd) / 2
         let torn = full.prefix(cut) + acknowledged[cut...]
@@ -250,9 +216,9 @@ import Testing
         #expect(relaunched.lastQuarantined == nil)
         try relaunched.set(4, forKey: "d")
         try await relaunched.flush()
-        let stored = try object(sceneFile(fixture))
-        #expect(stored["generation"] as? Int == 3)
-        #expect((stored["log"] as? [Any])?.isEmpty == true)
+        let stored = try layout(sceneFile(fixture))
+        #expect(stored.snapshotGeneration == 3)
+        #expect(stored.records == 0)
         #expect(!FileManager.default.fileExists(atPath: fixture.root.appendingPathComponent("quarantine").path))
         let again = try await fixture.relaunch().store(for: "main")
         #expect(again.snapshot == ["a": .int(1), "b": .int(2), "d": .int(4)])

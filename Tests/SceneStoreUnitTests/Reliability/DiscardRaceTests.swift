@@ -72,7 +72,7 @@ import Testing
             // Something damages the file; both processes react to it.
             let garbage = fixture.directory.appendingPathComponent("garbage")
             try Data("not a scene at all".utf8).write(to: garbage)
-            #expect(rename(garbage.path, fixture.root.appendingPathComponent("main.json").path) == 0)
+            #expect(rename(garbage.path, fixture.root.appendingPathComponent("main.scene").path) == 0)
 
             // One of them moves the file to quarantine and writes the scene
             // again from memory, under one lock.

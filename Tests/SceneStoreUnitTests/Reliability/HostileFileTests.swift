@@ -8,7 +8,7 @@ import Testing
 /// and nothing traps.
 @Suite struct HostileFileTests {
     private func sceneFile(_ fixture: SceneStoreFixture, _ id: String = "main") -> URL {
-        fixture.root.appendingPathComponent("\(id).json")
+        fixture.root.appendingPathComponent("\(id).scene")
     }
 
     /// Writes `values` as a valid scene file of `id` with `generation`.
@@ -130,14 +130,14 @@ import Testing
         await fixture.tearDown()
     }
 
-    @Test(arguments: ["0", "-5"])
-    func aVersionBelowOneIsMalformed(version: String) async throws {
+    @Test(arguments: [0 as UInt8, 2])
+    func aFormatVersionBelowThreeIsMalformed(version: UInt8) async throws {
         let fixture = try SceneStoreFixture()
         _ = fixture.registry
         try plant(fixture, values: ["a": .int(1)])
-        let text = try String(contentsOf: sceneFile(fixture), encoding: .utf8)
-            .replacingOccurrences(of: "\"version\": 1", with: "\"version\": \(version)")
-        try text.write(to: sceneFile(fixture), atomically: false, encoding: .utf8)
+        var bytes = try Data(contentsOf: sceneFile(fixture))
+        bytes[8] = version
+        try bytes.write(to: sceneFile(fixture))
         let store = try await fixture.registry.store(for: "main")
         #expect(store.snapshot.isEmpty)
         #expect(store.lastQuarantined != nil)
@@ -145,13 +145,9 @@ import Testing
     }
 
     @Test func duplicateKeysAreMalformed() {
-        let text = """
-        {"format": "scenestore.scene", "version": 1, "scene": "main", "generation": 1,
-         "incarnation": "00000000000000aa", "writer": {"pid": 1, "token": "00000000000000bb"},
-         "checksum": "\(Checksum.of(["a": .int(2)]))",
-         "values": {"a": {"type": "int", "value": 1}, "a": {"type": "int", "value": 2}}}
-        """
-        guard case .failure(.malformed) = SceneFile.decode(Data(text.utf8)) else {
+        var bytes = SceneFileBytes()
+        bytes.snapshot(generation: 1, entries: [("a", .int(1)), ("a", .int(2))])
+        guard case .failure(.malformed) = SceneFile.decode(bytes.data) else {
             Issue.record("a file with a duplicate key decoded")
             return
         }

@@ -17,7 +17,7 @@ import Testing
         let store = try await fixture.registry.store(for: "main")
         try store.set(1, forKey: "k")
         try await store.flush()
-        #expect(FileManager.default.fileExists(atPath: fixture.root.appendingPathComponent("main.json").path))
+        #expect(FileManager.default.fileExists(atPath: fixture.root.appendingPathComponent("main.scene").path))
         await fixture.tearDown()
         #expect(!FileManager.default.fileExists(atPath: fixture.directory.path))
     }

@@ -15,7 +15,7 @@ struct OpenRaceTests {
         for round in 0..<30 {
             let fixture = try SceneStoreFixture()
             let registry = fixture.registry
-            try Data("not a scene \(round)".utf8).write(to: fixture.root.appendingPathComponent("main.json"))
+            try Data("not a scene \(round)".utf8).write(to: fixture.root.appendingPathComponent("main.scene"))
             let opened = Locked<[SceneStore]>([])
             let ready = DispatchGroup()
             let start = DispatchSemaphore(value: 0)
@@ -52,9 +52,9 @@ struct OpenRaceTests {
     /// A load that fails is not kept: the next call reads again.
     @Test func aFailedOpenIsTriedAgainByTheNextCall() async throws {
         let fixture = try SceneStoreFixture()
-        let file = fixture.root.appendingPathComponent("main.json")
+        let file = fixture.root.appendingPathComponent("main.scene")
         // A newer format cannot be opened, and is left as it is.
-        try Data(#"{"format": "scenestore.scene", "version": 99}"#.utf8).write(to: file)
+        try (Data("SCNSTORE".utf8) + [99, 0, 0, 0]).write(to: file)
         await #expect(throws: SceneStoreError.self) { try await fixture.registry.store(for: "main") }
         try FileManager.default.removeItem(at: file)
         let store = try await fixture.registry.store(for: "main")

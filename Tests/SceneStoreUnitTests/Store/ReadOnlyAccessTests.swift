@@ -38,7 +38,7 @@ import Testing
         try writer.set(7, forKey: "k")
         try await fixture.registry.close()
         try FileManager.default.removeItem(at: fixture.root.appendingPathComponent(".scenestore.lock"))
-        try Data("damaged".utf8).write(to: fixture.root.appendingPathComponent("broken.json"))
+        try Data("damaged".utf8).write(to: fixture.root.appendingPathComponent("broken.scene"))
         let before = Self.listing(fixture.root)
 
         let registry = try Self.readOnly(fixture.root)
@@ -50,7 +50,7 @@ import Testing
         try await registry.close()
 
         #expect(Self.listing(fixture.root) == before)
-        #expect(try Data(contentsOf: fixture.root.appendingPathComponent("broken.json")) == Data("damaged".utf8))
+        #expect(try Data(contentsOf: fixture.root.appendingPathComponent("broken.scene")) == Data("damaged".utf8))
         let again = try Self.readOnly(fixture.root)
         await #expect(try again.store(for: "main").value(forKey: "k", default: 0) == 7)
         try await again.close()

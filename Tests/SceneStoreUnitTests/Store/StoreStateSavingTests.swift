@@ -108,7 +108,7 @@ struct StoreStateSavingTests {
         let (held, edits, record) = try #require(state.planRecordWithoutLock(writer: me))
         var written = held
         #expect(written.apply([record]) == nil)
-        let end = try #require(LogPosition(written: written.encoded(.log), version: written.version))
+        let end = LogPosition(written: written.encoded(), version: written.version)
         let recorded = state.recorded(.committed(edits, record, over: held.version, as: .written(end: end)))
         #expect(recorded.written == written.version && !recorded.reload)
         #expect(state.cursor(.withoutLock) == end)

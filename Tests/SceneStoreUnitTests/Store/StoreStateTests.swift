@@ -114,7 +114,7 @@ struct StoreStateReadingTests {
     /// whole.
     @Test func aReadingGoesOnFromWhereTheLastEnded() throws {
         let file = Self.file(generation: 3, ["k": .int(1)])
-        let end = try #require(LogPosition(written: file.encoded(.log), version: file.version))
+        let end = LogPosition(written: file.encoded(), version: file.version)
         var fresh = StoreState(savePolicy: .onFlush)
         _ = fresh.read(.missing, logEnd: end, at: .withoutLock, writable: true)
         #expect(fresh.cursor(.withoutLock) == nil, "no document held")

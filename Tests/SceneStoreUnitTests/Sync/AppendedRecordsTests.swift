@@ -46,7 +46,7 @@ import Testing
                 try await store.flush()
             }
             var info = stat()
-            if stat(fixture.root.appendingPathComponent("main.json").path, &info) == 0 { inodes.insert(UInt64(info.st_ino)) }
+            if stat(fixture.root.appendingPathComponent("main.scene").path, &info) == 0 { inodes.insert(UInt64(info.st_ino)) }
         }
         try other.set("end", forKey: "marker")
         try await other.flush()

@@ -32,13 +32,13 @@ extension SyncWatcherTests {
             let directory = try TemporaryDirectory()
             let outside = try TemporaryDirectory("outside")
             defer { directory.remove(); outside.remove() }
-            try outside.write("scene.json")
+            try outside.write("scene.scene")
             let recorder = EventRecorder()
             let token = try watcher.watch(directory: directory.url, handler: recorder.handler)
             defer { watcher.cancel(token) }
 
-            #expect(rename(outside.file("scene.json"), directory.file("scene.json")) == 0)
-            #expect(await recorder.wait(for: .changed(name: "scene.json")))
+            #expect(rename(outside.file("scene.scene"), directory.file("scene.scene")) == 0)
+            #expect(await recorder.wait(for: .changed(name: "scene.scene")))
         }
 
         @Test(arguments: WatcherUnderTest.allCases)
@@ -46,13 +46,13 @@ extension SyncWatcherTests {
             let watcher = kind.watcher
             let directory = try TemporaryDirectory()
             defer { directory.remove() }
-            try directory.write("main.json", "{}")
+            try directory.write("main.scene", "{}")
             let recorder = EventRecorder()
             let token = try watcher.watch(directory: directory.url, handler: recorder.handler)
             defer { watcher.cancel(token) }
 
-            try directory.write("main.json", "{\"a\": 1}")
-            #expect(await recorder.wait(for: .changed(name: "main.json")))
+            try directory.write("main.scene", "{\"a\": 1}")
+            #expect(await recorder.wait(for: .changed(name: "main.scene")))
         }
 
         @Test(arguments: WatcherUnderTest.allCases)
@@ -61,16 +61,16 @@ extension SyncWatcherTests {
             let directory = try TemporaryDirectory()
             let outside = try TemporaryDirectory("outside")
             defer { directory.remove(); outside.remove() }
-            try directory.write("gone.json")
-            try directory.write("leaving.json")
+            try directory.write("gone.scene")
+            try directory.write("leaving.scene")
             let recorder = EventRecorder()
             let token = try watcher.watch(directory: directory.url, handler: recorder.handler)
             defer { watcher.cancel(token) }
 
-            #expect(unlink(directory.file("gone.json")) == 0)
-            #expect(await recorder.wait(for: .changed(name: "gone.json")))
-            #expect(rename(directory.file("leaving.json"), outside.file("leaving.json")) == 0)
-            #expect(await recorder.wait(for: .changed(name: "leaving.json")))
+            #expect(unlink(directory.file("gone.scene")) == 0)
+            #expect(await recorder.wait(for: .changed(name: "gone.scene")))
+            #expect(rename(directory.file("leaving.scene"), outside.file("leaving.scene")) == 0)
+            #expect(await recorder.wait(for: .changed(name: "leaving.scene")))
         }
 
         @Test(arguments: WatcherUnderTest.allCases)

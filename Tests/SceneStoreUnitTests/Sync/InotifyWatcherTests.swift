@@ -72,8 +72,8 @@ extension SyncWatcherTests {
                 // Waits for the ancestor; re-created, the directory is watched again.
                 try FileManager.default.createDirectory(at: scenes, withIntermediateDirectories: true)
                 #expect(await recorder.wait(for: .rescan, count: rescans + 2))
-                try TemporaryDirectory(existing: scenes).write("back-\(cycle).json")
-                #expect(await recorder.wait(for: .changed(name: "back-\(cycle).json")))
+                try TemporaryDirectory(existing: scenes).write("back-\(cycle).scene")
+                #expect(await recorder.wait(for: .changed(name: "back-\(cycle).scene")))
             }
         }
 
@@ -101,8 +101,8 @@ extension SyncWatcherTests {
                 guard heard else { return }
                 try FileManager.default.createDirectory(at: scenes, withIntermediateDirectories: true)
                 #expect(await recorder.wait(for: .rescan, count: rescans + 2))
-                try TemporaryDirectory(existing: scenes).write("back-\(cycle).json")
-                #expect(await recorder.wait(for: .changed(name: "back-\(cycle).json")))
+                try TemporaryDirectory(existing: scenes).write("back-\(cycle).scene")
+                #expect(await recorder.wait(for: .changed(name: "back-\(cycle).scene")))
             }
         }
 
@@ -160,13 +160,13 @@ extension SyncWatcherTests {
     @Test func aBatchKeepsTheFirstChangeOfEachEntryAndEveryOtherEvent() {
         let handler: InotifyHandler = { _ in }
         let batch: [(UInt64, FileWatchEvent)] = [
-            (1, .changed(name: "main.json")), (1, .changed(name: "main.json")), (2, .changed(name: "main.json")),
-            (1, .rescan), (1, .changed(name: "other.json")), (1, .changed(name: "main.json")), (1, .rescan),
+            (1, .changed(name: "main.scene")), (1, .changed(name: "main.scene")), (2, .changed(name: "main.scene")),
+            (1, .rescan), (1, .changed(name: "other.scene")), (1, .changed(name: "main.scene")), (1, .rescan),
         ]
         let kept = InotifyWatcher.firstOfEach(batch.map { InotifyDelivery(token: $0, handler: handler, event: $1) })
         #expect(kept.map(\.token) == [1, 2, 1, 1, 1])
         #expect(kept.map(\.event) == [
-            .changed(name: "main.json"), .changed(name: "main.json"), .rescan, .changed(name: "other.json"), .rescan,
+            .changed(name: "main.scene"), .changed(name: "main.scene"), .rescan, .changed(name: "other.scene"), .rescan,
         ])
     }
 }

@@ -22,7 +22,7 @@ import Testing
             #expect(position.map { store.storage.logEnds(store.id, at: $0) } == true, "round \(round): \(String(describing: position))")
             #expect(store.state.withLock { $0.reader.ownAppend } == nil)
             var info = stat()
-            if stat(fixture.root.appendingPathComponent("main.json").path, &info) == 0 { inodes.insert(UInt64(info.st_ino)) }
+            if stat(fixture.root.appendingPathComponent("main.scene").path, &info) == 0 { inodes.insert(UInt64(info.st_ino)) }
         }
         #expect(inodes.count > 2, "never compacted: \(inodes.count) inodes")
         await fixture.tearDown()

@@ -37,7 +37,7 @@ import Testing
         for key in 0..<keys { try store.set("value \(key) of the scene", forKey: "key \(key)") }
         try await store.flush()
         var info = stat()
-        #expect(stat(fixture.root.appendingPathComponent("main.json").path, &info) == 0)
+        #expect(stat(fixture.root.appendingPathComponent("main.scene").path, &info) == 0)
         #expect((Int(info.st_size) > 64 * 1024) == (keys > 1000))
 
         let values = store.values(forKey: "key 0", default: "")

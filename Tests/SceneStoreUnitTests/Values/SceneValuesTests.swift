@@ -15,7 +15,7 @@ import Testing
         "s\u{323}\u{307}", "s\u{307}\u{323}", "日本", "🧭", "ß", "ss", String(repeating: "k", count: 40), "\u{FEFF}",
     ]
 
-    private func randomValue(_ rng: inout SceneFileParserTests.SplitMix) -> SceneValue {
+    private func randomValue(_ rng: inout SceneFileFormatTests.SplitMix) -> SceneValue {
         switch Int.random(in: 0..<9, using: &rng) {
         case 0: return .bool(Bool.random(using: &rng))
         case 1: return .int(Int(bitPattern: UInt(rng.next())))
@@ -42,7 +42,7 @@ import Testing
 
     @Test func randomSetsAndRemovesMatchADictionary() {
         for seed in UInt64(1)...40 {
-            var rng = SceneFileParserTests.SplitMix(state: seed)
+            var rng = SceneFileFormatTests.SplitMix(state: seed)
             var values = SceneValues()
             var model: [String: SceneValue] = [:]
             for step in 0..<400 {

@@ -102,7 +102,7 @@ struct DemoInteractiveTests {
 
         // Another process damages the scene file: the reload moves it to
         // quarantine, and the library warns.
-        let file = fixture.root.appendingPathComponent("main.json")
+        let file = fixture.root.appendingPathComponent("main.scene")
         let temporary = fixture.root.appendingPathComponent("damaged.tmp")
         try Data("not a scene".utf8).write(to: temporary)
         #expect(rename(temporary.path, file.path) == 0)

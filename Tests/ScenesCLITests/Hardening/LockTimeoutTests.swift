@@ -11,7 +11,7 @@ struct LockTimeoutTests {
     @Test func setGivesUpOnAStoppedHolder() async throws {
         let fixture = try SceneStoreFixture()
         #expect(try await scenes(["set", "--scene", "a", "k", "--int", "1"], root: fixture.root).status == 0)
-        let file = fixture.root.appendingPathComponent("a.json")
+        let file = fixture.root.appendingPathComponent("a.scene")
         let before = try Data(contentsOf: file)
 
         let holder = try LockHolder(scene: "a", root: fixture.root)
@@ -23,7 +23,7 @@ struct LockTimeoutTests {
         #expect(result.stderr.contains("nothing was written"))
         #expect(result.stderr.contains("gave up after 0.5 seconds"), "the timeout asked for: \(result.stderr)")
         #expect(try Data(contentsOf: file) == before)
-        #expect(treeListing(fixture.root) == [".scenestore.lock", "a.json"])
+        #expect(treeListing(fixture.root) == [".scenestore.lock", "a.scene"])
 
         // After the holder lets go, the same command works.
         holder.release()

@@ -41,7 +41,7 @@ struct OneShotCommandTests {
         let fixture = try SceneStoreFixture()
         #expect(try await scenes(["set", "--scene", "a", "k", "--int", "1"], root: fixture.root).status == 0)
         try FileManager.default.removeItem(at: fixture.root.appendingPathComponent(".scenestore.lock"))
-        try Data("not a scene".utf8).write(to: fixture.root.appendingPathComponent("broken.json"))
+        try Data("not a scene".utf8).write(to: fixture.root.appendingPathComponent("broken.scene"))
         let before = treeListing(fixture.root)
         for arguments in [
             ["get", "--scene", "a", "k"], ["show", "--scene", "a"], ["list"], ["list", "--json"],

@@ -24,7 +24,7 @@ struct QuarantineElsewhereTests {
             try store.set("a", forKey: "a")
             try store.set(round, forKey: "b")
             try await store.flush()
-            try Data("damaged by the disk".utf8).write(to: fixture.root.appendingPathComponent("main.json"))
+            try Data("damaged by the disk".utf8).write(to: fixture.root.appendingPathComponent("main.scene"))
 
             let set = try await scenes(["set", "--scene", "main", "other", "--int", "1"], root: fixture.root)
             #expect(set.status == 0, "\(set.stderr)")
