@@ -102,7 +102,7 @@ extension SceneStore {
     ) async throws(SceneStoreError) -> StoreState.SavedWrite? {
         // Planned after reading the document: a recovery there marks every value pending.
         let (refused, plan) = try mutate { (state) throws(SceneStoreError) in
-            (state.dropEditsRefused(by: base), try state.plan(over: base, scene: id, writer: writer))
+            (state.dropEditsRefused(by: base, writer: writer), try state.plan(over: base, scene: id, writer: writer))
         }
         if !refused.isEmpty {
             logger.warning("not written over what another process stored meanwhile (a model of a newer schema)", metadata: [

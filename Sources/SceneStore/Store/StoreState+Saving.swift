@@ -114,7 +114,7 @@ extension StoreState {
     /// it is the write the locked save would have made.
     func planRecordWithoutLock(writer: WriterIdentity) -> (base: SceneFile, edits: [String: PendingEdit], record: SceneFileRecord)? {
         guard let base = diskFile, base.generation < SceneFile.maxGeneration,
-              !pending.contains(where: { key, edit in edit.replaces.map { !$0(base.values[key]) } ?? false })
+              !pending.contains(where: { key, edit in Self.refuses(edit, key, over: base, writer: writer) })
         else { return nil }
         var set: [(String, SceneValue)] = []
         var removed: [String] = []

@@ -121,8 +121,8 @@ struct StoreState: Sendable {
     /// holding the lock) holds under their key: memory takes the stored
     /// value, as if the edit had been made before that value arrived.
     /// - Returns: the keys dropped.
-    mutating func dropEditsRefused(by base: SceneFile?) -> [String] {
-        let refused = pending.filter { key, edit in edit.replaces.map { !$0(base?.values[key]) } ?? false }
+    mutating func dropEditsRefused(by base: SceneFile?, writer: WriterIdentity) -> [String] {
+        let refused = pending.filter { key, edit in Self.refuses(edit, key, over: base, writer: writer) }
         guard !refused.isEmpty else { return [] }
         let keys = refused.keys.sorted()
         for key in keys { pending[key] = nil }
@@ -131,6 +131,19 @@ struct StoreState: Sendable {
         }
         broadcast.enqueue([.changed(changes)])
         return keys
+    }
+
+    /// Whether `edit` of `key` may not replace what `base` holds there.
+    /// Only a version another process wrote refuses it: when `writer`, this
+    /// registry, wrote the latest one, each of its values was this store's
+    /// own or merged into memory by that very save, and an edit made since
+    /// was checked against memory when it was made (a model's `set` refuses
+    /// a newer model memory shows). Without this, a newer model this store
+    /// saved, then removed and replaced by an older one (the removal
+    /// coalesced into the set), dropped the older one.
+    static func refuses(_ edit: PendingEdit, _ key: String, over base: SceneFile?, writer: WriterIdentity) -> Bool {
+        guard let replaces = edit.replaces, base?.writer != writer else { return false }
+        return !replaces(base?.values[key])
     }
 
     /// Takes `file` (or, with `nil`, an empty scene) as the disk state:

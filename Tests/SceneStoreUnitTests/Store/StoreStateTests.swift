@@ -186,11 +186,11 @@ struct StoreStateReadingTests {
         // A write-back marked while no file was there yields to a key stored since.
         var vanished = state
         _ = vanished.ended(discarded: false, replacement: nil)
-        #expect(vanished.dropEditsRefused(by: replacement) == ["k"])
+        #expect(vanished.dropEditsRefused(by: replacement, writer: WriterIdentity(pid: 9, token: "me")) == ["k"])
         #expect(vanished.values["k"] == .int(9))
         // An explicit set of the value shown does not yield.
         _ = try vanished.applyLocal(key: "kept", value: .int(1), sceneLimit: 1 << 20, scene: SceneID("main"))
-        #expect(vanished.dropEditsRefused(by: Self.file(generation: 1, incarnation: "b", ["kept": .int(5)])) == [])
+        #expect(vanished.dropEditsRefused(by: Self.file(generation: 1, incarnation: "b", ["kept": .int(5)]), writer: WriterIdentity(pid: 9, token: "me")) == [])
 
         #expect(state.ended(discarded: true, replacement: replacement) == .discarded)
         #expect(state.values == ["k": .int(9), "new": .int(2)])
