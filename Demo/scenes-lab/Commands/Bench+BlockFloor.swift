@@ -54,15 +54,14 @@ struct BlockFloorAlternative: CommitAlternative {
 
 /// The floor of a commit to a log: the bytes SceneStore appends for the
 /// change (the record of one value set) written where SceneStore writes
-/// them, then `fdatasync`: over the padding after
-/// the log's end when they fit there (the file's size unchanged), else
+/// them, then `fdatasync`: over the padding after the log's end when they
+/// fit there (the file's size unchanged), else
 /// growing the file, padded to the next 4 KiB (``LogAppend``, the store's
 /// own rule). Nothing encoded, no lock, no read of the file's end, never
 /// written whole again.
 ///
-/// `growing`: the same record written at the file's end, no padding:
-/// every append grows
-/// the file, so its `fdatasync` also writes the new size. Next to the
+/// `growing`: the same record written at the file's end, no padding: every
+/// append grows the file, so its `fdatasync` also writes the new size. Next to the
 /// padded one, what the padding buys.
 struct AppendFloorAlternative: CommitAlternative {
     let growing: Bool
@@ -72,6 +71,8 @@ struct AppendFloorAlternative: CommitAlternative {
     private var size = 0
     /// Where the log ends (padded only).
     private var end = 0
+    /// The generation of the next record (warm-up commits have negative indices).
+    private var generation: UInt64 = 2
     private(set) var writes = 0
 
     init(growing: Bool = false) { self.growing = growing }
@@ -90,8 +91,9 @@ struct AppendFloorAlternative: CommitAlternative {
     }
 
     mutating func commit(_ index: Int) async throws {
+        defer { generation += 1 }
         let record = SceneFileRecord(
-            generation: UInt64(index + 2), writer: WriterIdentity(pid: getpid(), token: "0123456789abcdef"),
+            generation: generation, writer: WriterIdentity(pid: getpid(), token: "0123456789abcdef"),
             set: [("key0", .string("value \(index)"))], removed: [])
         try append(record.frame())
     }
