@@ -64,6 +64,6 @@ package func refuseTooFewOpenFiles() {
 
 /// The fewest descriptors a command starts with: the runtime's event loop,
 /// the standard streams, the watcher, a scene's lock and its file, the
-/// directory, the sessions index and a claim, with room for a save's
+/// directory, the windows' scene and a claim, with room for a save's
 /// temporary file.
 package let minimumOpenFiles: rlim_t = 16

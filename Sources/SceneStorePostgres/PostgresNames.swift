@@ -26,11 +26,6 @@ enum PostgresNames {
         Int64(bitPattern: fnv1a(["scenestore claim", app, scene.rawValue]))
     }
 
-    /// The advisory lock key held while `app`'s window records change.
-    static func sessionsLockKey(app: String) -> Int64 {
-        Int64(bitPattern: fnv1a(["scenestore sessions", app]))
-    }
-
     /// The advisory lock key held while the schema is created.
     static let schemaLockKey = Int64(bitPattern: fnv1a(["scenestore schema"]))
 

@@ -50,8 +50,7 @@ extension PostgresSceneStorage {
         }
     }
 
-    /// Takes the advisory lock `key` (a scene's, or the app's sessions
-    /// lock, named `name` in errors) in the open transaction, bounded by
+    /// Takes the advisory lock `key` (a scene's, named `name` in errors) in the open transaction, bounded by
     /// `lock_timeout`, the connection's (a lock wait past it fails with
     /// SQLSTATE 55P03), never by the request timeout: a lock held by
     /// others for longer than a statement may take is waiting, not a

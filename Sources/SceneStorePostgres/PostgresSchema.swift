@@ -19,18 +19,14 @@ import SceneStore
 /// scenestore_quarantine(id bigserial primary key, app text, scene text,
 ///                       document bytea not null, reason text not null,
 ///                       at timestamptz not null default now())
-/// scenestore_sessions(app text, scene text,       -- window scenes (SceneRegistry.newScene)
-///                     created bigint, last_active bigint,  -- ms since 1970
-///                     open boolean, pid integer, title text,
-///                     claim_key bigint,           -- its claim's advisory lock key
-///                     primary key (app, scene))
 /// ```
 ///
-/// A window scene's claim is a session-level advisory lock on
+/// The windows' records are the app's scene `.windows`, a row like any
+/// scene's. A window scene's claim is a session-level advisory lock on
 /// ``PostgresNames/claimKey(app:scene:)``, held by a connection of the
 /// process that has the window open: the server lets go of it when that
 /// connection ends, however the process ends. Which windows are held is
-/// one query joining `scenestore_sessions` with `pg_locks`.
+/// one query of `pg_locks`.
 ///
 /// The columns `generation` and `incarnation` only repeat the document's
 /// header, so that the one-statement save can check the version it writes
@@ -74,12 +70,6 @@ enum PostgresSchema {
             id bigserial PRIMARY KEY, app text NOT NULL, scene text NOT NULL,
             document bytea NOT NULL, reason text NOT NULL,
             at timestamptz NOT NULL DEFAULT now())
-        """,
-        """
-        CREATE TABLE IF NOT EXISTS scenestore_sessions (
-            app text NOT NULL, scene text NOT NULL, created bigint NOT NULL, last_active bigint NOT NULL,
-            open boolean NOT NULL, pid integer, title text, claim_key bigint NOT NULL,
-            PRIMARY KEY (app, scene))
         """,
     ]
 

@@ -82,31 +82,31 @@ struct PostgresExclusivityTests {
         await holderTask.value
     }
 
-    /// The app's sessions lock (new windows, reopens, closes) held by
-    /// another connection for longer than a statement may take is waited
+    /// The lock of the windows' records (new windows, reopens, closes:
+    /// the scene `.windows`) held by another connection for longer than a statement may take is waited
     /// for as long as the lock timeout, as a scene's lock is: launches
     /// restoring windows together take turns on it, and only a wait past
     /// the lock timeout fails, with `lockTimeout` naming the holder.
-    @Test func sessionsLockIsWaitedForUpToTheLockTimeoutNotTheRequestTimeout() async throws {
+    @Test func windowsLockIsWaitedForUpToTheLockTimeoutNotTheRequestTimeout() async throws {
         let url = try await PostgresServer.current().newDatabase()
         let patient = try PostgresSceneStorage(testing: url, lockTimeout: .seconds(60), requestTimeout: .seconds(2))
         // Connected before the clock matters; on a loaded machine the first
         // connect may take longer than the request timeout.
         var connected = false
         for _ in 1...5 where !connected {
-            connected = (try? await patient.sessionRecords()) != nil
+            connected = (try? await WindowRecords(storage: patient).all()) != nil
         }
         #expect(connected)
         let impatient = try PostgresSceneStorage(testing: url, lockTimeout: .milliseconds(300))
         let holder = try await PostgresSession.connect(to: patient.database, timeout: .seconds(5), logger: patient.logger)
         defer { holder.close() }
-        let key = PostgresNames.sessionsLockKey(app: patient.app)
+        let key = PostgresNames.lockKey(app: patient.app, scene: .windows)
         try await holder.query("SELECT pg_advisory_lock(\(key))")
         let holderPID = try await holder.rows("SELECT pg_backend_pid()", as: Int32.self).first
         let id = SceneID("window")
         let record = SessionRecord(id: id, created: Date(), lastActive: Date(), open: true, pid: getpid(), title: "waited")
         let waiting = Task {
-            try await patient.updateSessionRecords([id]) { $0[id] = record }
+            try await WindowRecords(storage: patient).update([id]) { $0[id] = record }
         }
         // Once the patient writer waits (pg_locks sends no event: polled)...
         var waiters: [Int32] = []
@@ -136,18 +136,18 @@ struct PostgresExclusivityTests {
         }
 
         do {
-            try await impatient.updateSessionRecords([id]) { $0[id] = nil }
+            try await WindowRecords(storage: impatient).update([id]) { $0[id] = nil }
             Issue.record("the sessions changed while another held their lock")
         } catch SceneStoreError.lockTimeout(let scene, let pid, _) {
-            #expect(scene == "scenestore-sessions")
+            #expect(scene == SceneID.windows.rawValue)
             #expect(pid != nil && pid == holderPID)
         } catch {
             Issue.record("expected lockTimeout, got \(error)")
         }
         try await holder.query("SELECT pg_advisory_unlock(\(key))")
         try await waiting.value
-        let stored = try await patient.sessionRecords()
-        #expect(stored.map(\.record.title) == ["waited"])
+        let stored = try await WindowRecords(storage: patient).all()
+        #expect(stored.values.map(\.title) == ["waited"])
         patient.release()
         impatient.release()
     }

@@ -9,9 +9,9 @@ struct List: AsyncParsableCommand {
         discussion: """
             Reads only: creates nothing. A window scene's line says whether a running process has it \
             open (by pid) or it is to be reopened (after a quit, or to recover after a crash), when it \
-            was last active, its title and how many keys it holds. A windows index it cannot read \
-            (a symbolic link, a FIFO, larger than 16 MiB) is an error (exit status 1), not a list \
-            without windows.
+            was last active, its title and how many keys it holds. Windows' records it cannot read \
+            (damaged, a symbolic link, a FIFO) are an error (exit status 1), not a list without \
+            windows; the next command that writes moves them to quarantine.
             """)
 
     @OptionGroup var rootOptions: RootOptions
@@ -19,9 +19,8 @@ struct List: AsyncParsableCommand {
 
     func run() async throws {
         let registry = try rootOptions.openRegistry(readOnly: true)
-        // An index that cannot be read (a symbolic link, a FIFO, one too
-        // large) fails the command: listed without it, every window
-        // would look like a scene nobody kept.
+        // Records that cannot be read fail the command: listed without
+        // them, every window would look like a scene nobody kept.
         let sessions: [SceneSession]
         do {
             sessions = try await registry.sessions()

@@ -25,7 +25,6 @@ import Glibc
 /// ```text
 ///  byte 0 ..< 2^61        a scene's lock      (FNV-1a of its id)
 ///  byte 2^61 ..< 2^62     a window's claim    (the same hash)
-///  byte 2^62              the windows' lock
 ///  byte 2^62 + 1          "a registry has the root open" (shared)
 /// ```
 ///
@@ -38,14 +37,12 @@ package final class RootLock: Sendable {
     package enum Range: Hashable, Sendable {
         case scene(SceneID)
         case claim(SceneID)
-        case windows
         case open
 
         /// What a lock timeout names.
         var name: String {
             switch self {
             case .scene(let id), .claim(let id): id.rawValue
-            case .windows: "scenestore-sessions"
             case .open: "scenestore-root"
             }
         }
@@ -54,7 +51,6 @@ package final class RootLock: Sendable {
             switch self {
             case .scene(let id): Int64(bitPattern: Self.hash(id) & Self.mask)
             case .claim(let id): Int64(bitPattern: (Self.hash(id) & Self.mask) | (Self.mask + 1))
-            case .windows: 1 << 62
             case .open: (1 << 62) + 1
             }
         }

@@ -4,7 +4,7 @@ import Glibc
 #endif
 
 /// What crashed writers leave in the root: a scene's temp files and
-/// previous-version links, the windows' index's temp files. Listed once
+/// previous-version links (the windows' scene's included). Listed once
 /// (``SceneDirectory/leftovers``), each removed under the lock that a
 /// live writer holds while it has one.
 extension SceneDirectory {
@@ -12,8 +12,6 @@ extension SceneDirectory {
     struct Leftovers {
         /// The scenes with temp files or previous-version links.
         var scenes: Set<SceneID>
-        /// The index's temp files (``isSessionIndexTemp(_:)``).
-        var sessionIndexTemps: [String]
     }
 
     /// Deletes the temp files and previous-version links that crashed
@@ -30,17 +28,6 @@ extension SceneDirectory {
         }
     }
 
-    /// Deletes the index's temp files that crashed writers left, once.
-    /// Call holding the windows' lock: a live writer only has one while it
-    /// holds it.
-    func removeSessionIndexLeftoversOnce() {
-        let names = withLeftovers { leftovers in
-            defer { leftovers.sessionIndexTemps = [] }
-            return leftovers.sessionIndexTemps
-        }
-        for name in names ?? [] { unlink(rootPath + "/" + name) }
-    }
-
     /// `body` over what the one listing of the root found, listing it
     /// first if nobody has; `nil` for a registry that cleans nothing.
     private func withLeftovers<Result>(_ body: (inout Leftovers) -> Result) -> Result? {
@@ -48,8 +35,7 @@ extension SceneDirectory {
         return leftovers.withLock { listed in
             var found = listed ?? {
                 let names = (try? directoryEntries(rootPath)) ?? []
-                return Leftovers(
-                    scenes: Set(names.compactMap(Self.leftoverOwner)), sessionIndexTemps: names.filter(Self.isSessionIndexTemp))
+                return Leftovers(scenes: Set(names.compactMap(Self.leftoverOwner)))
             }()
             defer { listed = found }
             return body(&found)
@@ -70,7 +56,7 @@ extension SceneDirectory {
             return nil
         }
         guard token.utf8.count == 16, token.utf8.allSatisfy({ isLowerHex($0) }) else { return nil }
-        return try? SceneID(String(name[name.index(after: name.startIndex)..<cut]))
+        return SceneID(stored: String(name[name.index(after: name.startIndex)..<cut]))
     }
 
     private static func isLowerHex(_ byte: UInt8) -> Bool {

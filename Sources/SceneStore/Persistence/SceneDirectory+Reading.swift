@@ -49,7 +49,7 @@ extension SceneDirectory {
         try PositionalIO.read(fd, at: 0, count: size, path: path)
     }
 
-    /// A scene file (or the windows' index) at `path` opened to read
+    /// A scene file at `path` opened to read
     /// (``scenestore_open_to_read``: never through a symbolic link, never
     /// blocking on a FIFO); the caller closes it.
     func openToRead(_ path: String) throws(SceneStoreError) -> OpenedToRead {

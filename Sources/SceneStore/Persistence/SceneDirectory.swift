@@ -22,11 +22,10 @@ import Glibc
 ///   incarnation it held; after any other end it writes them back. Kept
 ///   while another read-write registry has the root open, whose stores
 ///   may hold an incarnation that ended;
-/// * `.<id>~claim` — a window's claim (SceneDirectory+Sessions.swift),
-///   holding `quit` when its holder quit without changing the index;
-/// * `.scenestore-sessions`, its `.lock` and its `.tmp-<token>` files —
-///   the windows' index, its lock, and a new index being written, which a
-///   killed writer leaves for the next change of the index to remove;
+/// * `.<id>~claim` — a window's quit mark (SceneDirectory+Claims.swift),
+///   holding `quit` when its holder quit without changing the records;
+/// * `.windows.scene` — the windows' records, a scene like the others
+///   (``WindowRecords``) whose id no caller can make;
 /// * `quarantine/` — damaged scene files moved aside, never deleted.
 ///
 /// `~` never occurs in a scene id, so a side file names exactly one scene:
@@ -50,11 +49,10 @@ struct SceneDirectory: Sendable {
     let locks: RootLock
     /// What crashed writers left in the root, listed once for a
     /// read-write registry (`nil` until then, and for a read-only one):
-    /// at the first reading of a scene or the first change of the windows'
-    /// records, on a thread of the library's own. Never in the
-    /// registry's initializer: a root of 100 000 entries takes most of a
-    /// second to list. Cleaned by ``removeLeftoversOnce(of:holdingLock:)``
-    /// and ``removeSessionIndexLeftoversOnce()``.
+    /// at the first reading of a scene, on a thread of the library's own.
+    /// Never in the registry's initializer: a root of 100 000 entries takes
+    /// most of a second to list. Cleaned by
+    /// ``removeLeftoversOnce(of:holdingLock:)``.
     let leftovers: Locked<Leftovers?>
     let cleansLeftovers: Bool
     /// Where ``onOwnThread(_:)`` runs work.
@@ -196,8 +194,7 @@ struct SceneDirectory: Sendable {
     /// store's I/O runs on the store's): the root's work outside a store's
     /// (window calls, listings) blocks for as long as the disk takes, and
     /// never on Swift's cooperative pool, whose few threads run every task
-    /// of the app. What waits (for the windows' lock) sleeps on the clock,
-    /// holding no thread.
+    /// of the app.
     func onOwnThread<Result, Failure: Error>(
         _ work: () async throws(Failure) -> Result
     ) async throws(Failure) -> Result {

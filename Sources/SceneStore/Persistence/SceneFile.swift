@@ -61,6 +61,15 @@ package struct SceneFile: Equatable {
         case badChecksum
         /// Another version of this format (a newer SceneStore's): refuse, never destroy.
         case newerVersion(Int)
+
+        /// What a quarantined file's name says of it.
+        package var reason: String {
+            switch self {
+            case .malformed: "malformed"
+            case .badChecksum: "bad-checksum"
+            case .newerVersion: "newer-version"
+            }
+        }
     }
 
     package static func decode(_ data: Data) -> Result<SceneFile, Problem> {

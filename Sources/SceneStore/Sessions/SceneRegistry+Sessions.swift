@@ -32,24 +32,24 @@ extension SceneRegistry {
     /// quits or closes the window for good.
     /// - Parameter title: what to show for the window in lists.
     public func newScene(title: String? = nil) async throws -> SceneStore {
-        let sessions = try sessionStorage()
+        let claims = try windowClaims()
         while true {
             let id = try SceneID("w-" + randomToken().prefix(12))
-            guard let claim = try await sessions.claim(id) else { continue }
+            guard let claim = try await claims.claim(id) else { continue }
             let now = configuration.now()
             let pid = getpid()
             let recorded = Locked(false)
             do {
                 return try await holding(claim, of: id) {
-                    try await sessions.updateSessionRecords([id]) { records in
+                    try await windows.update([id]) { records in
                         records[id] = SessionRecord(id: id, created: now, lastActive: now, open: true, pid: pid, title: title)
                     }
                     recorded.withLock { $0 = true }
                 }
             } catch {
                 // A window that never was leaves nothing (nobody else knows its id).
-                if recorded.withLock({ $0 }) { try? await sessions.updateSessionRecords([id]) { records in records[id] = nil } }
-                await sessions.removeClaim(id)
+                if recorded.withLock({ $0 }) { try? await windows.update([id]) { records in records[id] = nil } }
+                await claims.removeClaim(id)
                 throw error
             }
         }
@@ -60,12 +60,12 @@ extension SceneRegistry {
     /// ``Configuration/restorableExpiry`` are closed for good first
     /// (those another launch claims meanwhile are left to it).
     public func scenesToRestore() async throws -> [SceneSession] {
-        let sessions = try sessionStorage()
-        var restorable = try await sessions.sessionRecords().filter { !$0.held }.map(\.record)
+        let claims = try windowClaims()
+        var restorable = try await records(claims).filter { !$0.held }.map(\.record)
         if let expiry = configuration.restorableExpiry {
             let cutoff = configuration.now().addingTimeInterval(-expiry.seconds)
             let expired = restorable.filter { $0.lastActive < cutoff }
-            for record in expired { _ = try await closeIfIdle(record.id, since: cutoff, sessions) }
+            for record in expired { _ = try await closeIfIdle(record.id, since: cutoff, claims) }
             restorable.removeAll { $0.lastActive < cutoff }
         }
         return restorable
@@ -76,7 +76,7 @@ extension SceneRegistry {
     /// Every window scene the registry's root keeps, open or restorable,
     /// most recently active first (what `scenes list` shows).
     public func sessions() async throws -> [SceneSession] {
-        try await sessionStorage(writing: false).sessionRecords()
+        try await records(windowClaims(writing: false))
             .sorted { ($0.record.lastActive, $0.record.id.rawValue) > ($1.record.lastActive, $1.record.id.rawValue) }
             .map { Self.session($0.record, held: $0.held) }
     }
@@ -85,14 +85,14 @@ extension SceneRegistry {
     /// - Returns: its store, or `nil` when a live process holds it (it
     ///   was claimed since the list was made) or it was closed for good.
     public func reopen(_ id: SceneID) async throws -> SceneStore? {
-        let sessions = try sessionStorage()
+        let claims = try windowClaims()
         if state.withLock({ $0.claims[id] != nil }) { return try await store(for: id) }
-        guard let claim = try await sessions.claim(id) else { return nil }
+        guard let claim = try await claims.claim(id) else { return nil }
         let now = configuration.now()
         let pid = getpid()
         let known = Locked(false)
         do {
-            try await sessions.updateSessionRecords([id]) { records in
+            try await windows.update([id]) { records in
                 guard records[id] != nil else { return }
                 known.withLock { $0 = true }
                 records[id]?.open = true
@@ -117,19 +117,18 @@ extension SceneRegistry {
     /// - Throws: ``SceneStoreError/windowInUse(scene:)`` when another live
     ///   process holds the window: nothing is changed.
     public func closeForGood(_ id: SceneID) async throws {
-        let sessions = try sessionStorage()
-        guard try await closeIfIdle(id, since: nil, sessions) else { throw SceneStoreError.windowInUse(scene: id.rawValue) }
+        guard try await closeIfIdle(id, since: nil, windowClaims()) else { throw SceneStoreError.windowInUse(scene: id.rawValue) }
     }
 
     /// Closes window `id` for good if it is restorable: a window of the
     /// storage's records that nobody holds, this registry neither.
     /// - Returns: whether it did.
     func closeIfRestorable(_ id: SceneID) async throws -> Bool {
-        guard !configuration.readOnly, let sessions = storage as? any SceneSessionStorage,
+        guard !configuration.readOnly, let claims = storage as? any WindowClaims,
               state.withLock({ $0.claims[id] == nil }),
-              try await sessions.sessionRecords().contains(where: { $0.record.id == id && !$0.held })
+              try await windows.all()[id] != nil, try await claims.claimStates([id])[id] != .held
         else { return false }
-        return try await closeIfIdle(id, since: nil, sessions)
+        return try await closeIfIdle(id, since: nil, claims)
     }
 
     /// Closes window `id` for good holding its claim: this registry's, or
@@ -137,25 +136,26 @@ extension SceneRegistry {
     /// - Returns: `false`, changing nothing, when another process holds
     ///   it, or it was active since `cutoff` (a launch reopened it after
     ///   the caller listed it).
-    private func closeIfIdle(_ id: SceneID, since cutoff: Date?, _ sessions: any SceneSessionStorage) async throws -> Bool {
+    private func closeIfIdle(_ id: SceneID, since cutoff: Date?, _ claims: any WindowClaims) async throws -> Bool {
         let own = state.withLock { $0.claims[id] }
         var taken: (any SceneClaim)? = own
-        if taken == nil { taken = try await sessions.claim(id) }
+        if taken == nil { taken = try await claims.claim(id) }
         guard let claim = taken else { return false }
         do {
-            if let cutoff, let record = try await sessions.sessionRecords().first(where: { $0.record.id == id }),
-               record.record.lastActive >= cutoff {
+            // Read after the claim: a launch that reopened the window since
+            // the caller listed it wrote its record before it let go.
+            if let cutoff, let record = try await windows.all()[id], record.lastActive >= cutoff {
                 if own == nil { await claim.release() }
                 return false
             }
             try await store(for: id).discard()
-            try await sessions.updateSessionRecords([id]) { records in records[id] = nil }
+            try await windows.update([id]) { records in records[id] = nil }
         } catch {
             if own == nil { await claim.release() }
             throw error
         }
         state.withLock { state in _ = state.claims.removeValue(forKey: id) }
-        await sessions.removeClaim(id)
+        await claims.removeClaim(id)
         await claim.release()
         return true
     }
@@ -165,12 +165,14 @@ extension SceneRegistry {
     /// the order they were last active.
     public func markActive(_ id: SceneID) async throws {
         let now = configuration.now()
-        try await sessionStorage().updateSessionRecords([id]) { records in records[id]?.lastActive = now }
+        _ = try windowClaims()
+        try await windows.update([id]) { records in records[id]?.lastActive = now }
     }
 
     /// Sets (or with `nil` removes) the title shown for window scene `id`.
     public func setTitle(_ title: String?, for id: SceneID) async throws {
-        try await sessionStorage().updateSessionRecords([id]) { records in records[id]?.title = title }
+        _ = try windowClaims()
+        try await windows.update([id]) { records in records[id]?.title = title }
     }
 
     /// Closes for good every restorable window scene not active for
@@ -179,11 +181,11 @@ extension SceneRegistry {
     /// - Returns: the scenes closed, most recent first.
     @discardableResult
     public func prune(olderThan age: Duration) async throws -> [SceneID] {
-        let sessions = try sessionStorage()
+        let claims = try windowClaims()
         let cutoff = configuration.now().addingTimeInterval(-age.seconds)
         var closed: [SceneID] = []
         for session in try await scenesToRestore() where session.lastActive < cutoff {
-            if try await closeIfIdle(session.id, since: cutoff, sessions) { closed.append(session.id) }
+            if try await closeIfIdle(session.id, since: cutoff, claims) { closed.append(session.id) }
         }
         return closed
     }
@@ -192,12 +194,32 @@ extension SceneRegistry {
 
     /// - Parameter writing: whether the caller changes records or claims
     ///   (a read-only registry only lists them).
-    private func sessionStorage(writing: Bool = true) throws(SceneStoreError) -> any SceneSessionStorage {
-        guard let sessions = storage as? any SceneSessionStorage else {
+    private func windowClaims(writing: Bool = true) throws(SceneStoreError) -> any WindowClaims {
+        guard let claims = storage as? any WindowClaims else {
             throw .storageUnavailable(location: storage.location, reason: "it keeps no window sessions")
         }
         guard !writing || !configuration.readOnly else { throw .readOnly(scene: storage.location) }
-        return sessions
+        return claims
+    }
+
+    /// Every record, each with whether a live process holds its window,
+    /// as far as a look can tell (``WindowClaims/claimStates(_:)``). Only
+    /// a window the records say is open can be held for more than a
+    /// moment: one that quit let go of its claim after its record said
+    /// so, and a reopen claims before it says so again.
+    private func records(_ claims: any WindowClaims) async throws(SceneStoreError) -> [(record: SessionRecord, held: Bool)] {
+        let records = try await windows.all().values
+        let states = try await claims.claimStates(records.filter(\.open).map(\.id))
+        return records.map { record in
+            switch states[record.id] {
+            case nil, .free?: return (record, false)
+            case .held?: return (record, true)
+            case .quit?:
+                var quit = record
+                quit.open = false
+                return (quit, false)
+            }
+        }
     }
 
     /// Records `claim` as this registry's, runs `record` (the claim lost
@@ -230,11 +252,11 @@ extension SceneRegistry {
             return state.claims
         }
         guard !claims.isEmpty else { return }
-        if quitting, let sessions = storage as? any SceneSessionStorage {
+        if quitting {
             let now = configuration.now()
             let ids = Set(claims.keys)
             do {
-                try await sessions.updateSessionRecords(ids) { records in
+                try await windows.update(ids) { records in
                     // Stamped with the quit time, a millisecond apart in
                     // the order they were last active: the next launch
                     // restores them in that order, and none expires early.

@@ -18,6 +18,8 @@ public final class SceneRegistry: Sendable {
     package let configuration: Configuration
 
     let storage: any SceneStorage
+    /// The windows' records, a scene of ``storage``.
+    let windows: WindowRecords
     /// `configuration.clock`, read by every store of the registry.
     /// The configuration, clock and writer, shared by every store.
     private let settings: StoreSettings
@@ -68,6 +70,7 @@ public final class SceneRegistry: Sendable {
             configuration: configuration, clock: clock ?? SceneClock(configuration.clock), writer: WriterIdentity.current())
         self.configuration = configuration
         self.storage = storage
+        self.windows = WindowRecords(storage: storage, logger: configuration.logger, readOnly: configuration.readOnly)
         let state = Locked(State())
         self.state = state
         let logger = configuration.logger

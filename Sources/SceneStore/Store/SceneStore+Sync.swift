@@ -120,15 +120,9 @@ extension SceneStore {
     private func quarantine(
         _ problem: SceneFile.Problem, in transaction: any SceneStorageTransaction
     ) async throws(SceneStoreError) -> QuarantinedScene {
-        let reason: String
-        switch problem {
-        case .malformed: reason = "malformed"
-        case .badChecksum: reason = "bad-checksum"
-        case .newerVersion: reason = "newer-version"
-        }
         let destination: String
         do throws(SceneStoreError) {
-            destination = try await transaction.quarantine(reason: reason)
+            destination = try await transaction.quarantine(reason: problem.reason)
         } catch {
             logger.error("damaged scene file could not be moved to quarantine; left in place", metadata: [
                 "scene": "\(id)", "problem": "\(problem)", "error": "\(error)",

@@ -30,6 +30,11 @@ public struct SceneID: Hashable, Sendable, Comparable, CustomStringConvertible, 
         rawValue = value
     }
 
+    /// A reserved id (one starting with `.`), never validated.
+    init(reserved rawValue: String) {
+        self.rawValue = rawValue
+    }
+
     /// The id as written.
     public var description: String { rawValue }
 

@@ -20,7 +20,7 @@ import Testing
         return try FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)
     }
 
-    @Test(arguments: ["truncated", "random", "badChecksum", "notJSON", "empty"])
+    @Test(arguments: ["truncated", "random", "badChecksum", "notAScene", "empty"])
     func damagedFileIsQuarantinedAndTheSceneStartsEmpty(kind: String) async throws {
         let (fixture, file, damaged) = try await damagedScene { file in
             let original = try Data(contentsOf: file)
@@ -29,10 +29,13 @@ import Testing
             case "truncated": bytes = original.prefix(original.count / 2)
             case "random": bytes = Data((0..<512).map { _ in UInt8.random(in: 0...255) })
             case "badChecksum":
-                let text = String(decoding: original, as: UTF8.self)
-                bytes = Data(text.replacingOccurrences(of: "\"value\": 1", with: "\"value\": 2").utf8)
-                #expect(bytes != original)
-            case "notJSON": bytes = Data("hello".utf8)
+                // The entry a = 1 (key "a", tag 1, Int64 1) made a = 2, its checksum left as it was.
+                let entry: [UInt8] = [1, 0, 0, 0, UInt8(ascii: "a"), 1, 1, 0, 0, 0, 0, 0, 0, 0]
+                let at = try #require(original.firstRange(of: entry))
+                var changed = original
+                changed[at.lowerBound + 6] = 2
+                bytes = changed
+            case "notAScene": bytes = Data("hello".utf8)
             default: bytes = Data()
             }
             try bytes.write(to: file)

@@ -87,9 +87,10 @@ extension FullDiskTests {
 }
 
 extension FullDiskTests {
-    /// A `newScene` that fails on a full disk (the index cannot be
-    /// written) leaves nothing: no claim file, no record, no temp file;
-    /// once there is space, the next one succeeds. 10 rounds.
+    /// A `newScene` that fails on a full disk (its record, longer than
+    /// the 4 KiB of padding the windows' scene keeps, cannot be appended)
+    /// leaves nothing: no claim file, no record, no temp file; once there
+    /// is space, the next one succeeds. 10 rounds.
     @Test func aNewSceneThatFailsOnAFullDiskLeavesNothing() async throws {
         let fixture = try SceneStoreFixture()
         let disk = try TmpfsMount(at: fixture.directory.appendingPathComponent("small-disk"), size: "256k")
@@ -103,7 +104,7 @@ extension FullDiskTests {
 
         for round in 0..<10 {
             await #expect(throws: SceneStoreError.self, "round \(round)") {
-                _ = try await registry.newScene(title: String(repeating: "t", count: 900))
+                _ = try await registry.newScene(title: String(repeating: "t", count: 5000))
             }
             let after = Set(try FileManager.default.contentsOfDirectory(atPath: root.path))
             #expect(after == before, "round \(round): left \(after.subtracting(before).sorted())")

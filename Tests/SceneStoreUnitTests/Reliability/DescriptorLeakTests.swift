@@ -13,7 +13,7 @@ import Testing
         /// The scene file is a directory: opened, refused after the fstat.
         case sceneFileIsADirectory
         /// The index of windows is a FIFO: refused after the open.
-        case sessionIndexIsAFIFO
+        case windowsSceneIsAFIFO
         /// The scene's file is a directory when a record is appended to it.
         case appendToADirectory
     }
@@ -39,10 +39,13 @@ import Testing
                 Issue.record("a directory read as a scene file")
                 return
             }
-        case .sessionIndexIsAFIFO:
-            planted = directory.sessionIndexPath
+        case .windowsSceneIsAFIFO:
+            planted = directory.scenePath(.windows)
             #expect(mkfifo(planted, 0o600) == 0)
-            await #expect(throws: SceneStoreError.self) { _ = try await directory.sessionRecords() }
+            guard case .notADocument = try directory.read(.windows, after: nil, holdingLock: false) else {
+                Issue.record("a FIFO read as the windows' scene")
+                return
+            }
         case .appendToADirectory:
             planted = directory.scenePath(id)
             #expect(mkdir(planted, 0o700) == 0)

@@ -4,7 +4,7 @@ import SceneStoreTesting
 import Testing
 import TestSupport
 
-/// The windows' lock (its byte of the root's lock file) held by someone
+/// The lock of the windows' scene (its byte of the root's lock file) held by someone
 /// else: window calls wait for it without occupying a thread of Swift's
 /// cooperative pool, and a quit that cannot take it in time is still a
 /// quit. The lock is held from another open file description of this
@@ -25,7 +25,7 @@ import TestSupport
         let window = try await fixture.registry.newScene()
         let quitting = try fixture.otherRegistry()
         let quitWindow = try await quitting.newScene()
-        let held = try HeldLock(.windows, root: fixture.root)
+        let held = try HeldLock(.scene(.windows), root: fixture.root)
 
         let clock = ContinuousClock()
         let before = clock.now
@@ -80,7 +80,7 @@ import TestSupport
         var quitting = try fixture.otherRegistry(configuration: impatient)
         let window = try await quitting.newScene().id
         for round in 0..<10 {
-            let held = try HeldLock(.windows, root: fixture.root)
+            let held = try HeldLock(.scene(.windows), root: fixture.root)
             do {
                 try await quitting.close()
             } catch {
@@ -104,16 +104,16 @@ import TestSupport
         await fixture.tearDown()
     }
 
-    /// Temp files of the index that killed writers left (named as the
-    /// writer names them) are gone after the next launch that opens a
-    /// window; the index is intact. 10 leftovers, 3 launches.
-    @Test func indexTempFilesKilledWritersLeftAreRemovedByTheNextLaunch() async throws {
+    /// Temp files of the windows' scene that killed writers left (named as
+    /// a compaction names them) are gone after the next launch that lists
+    /// the windows; the records are intact. 10 leftovers, 3 launches.
+    @Test func windowsTempFilesKilledWritersLeftAreRemovedByTheNextLaunch() async throws {
         let fixture = try SceneStoreFixture(configuration: Self.configuration(lockTimeout: .seconds(10)))
         let kept = try await fixture.registry.newScene(title: "kept").id
         try await fixture.registry.close()
         let directory = SceneDirectory(root: fixture.root)
         for _ in 0..<10 {
-            let leftover = directory.sessionIndexTempPath(token: randomToken())
+            let leftover = directory.tempPath(.windows, token: randomToken())
             #expect(FileManager.default.createFile(atPath: leftover, contents: Data(repeating: 0x41, count: 4096)))
         }
         for launch in 0..<3 {
@@ -122,8 +122,8 @@ import TestSupport
             #expect(restorable.map(\.id) == [kept], "launch \(launch)")
             #expect(try await registry.reopen(kept) != nil, "launch \(launch)")
             let names = try FileManager.default.contentsOfDirectory(atPath: fixture.root.path)
-            let temps = names.filter { SceneDirectory.isSessionIndexTemp($0) }
-            #expect(temps.isEmpty, "launch \(launch): \(temps.count) temp files of the index are still there")
+            let temps = names.filter { SceneDirectory.leftoverOwner($0) == .windows }
+            #expect(temps.isEmpty, "launch \(launch): \(temps.count) temp files of the windows' scene are still there")
         }
         await fixture.tearDown()
     }
