@@ -44,7 +44,8 @@ static int stat_untimed(int dirfd, const char *path, int flags, struct stat *inf
     unsigned int mask = STATX_TYPE | STATX_MODE | STATX_NLINK | STATX_UID | STATX_GID | STATX_INO | STATX_SIZE;
     if (statx(dirfd, path, flags, mask, &extended) != 0) {
         if (errno != ENOSYS) return -1;
-        return dirfd == AT_FDCWD ? lstat(path, info) : fstat(dirfd, info);
+        if (*path == 0) return fstat(dirfd, info);
+        return (flags & AT_SYMLINK_NOFOLLOW) ? lstat(path, info) : stat(path, info);
     }
     memset(info, 0, sizeof *info);
     info->st_mode = extended.stx_mode;
@@ -63,9 +64,13 @@ int scenestore_fstat_untimed(int fd, struct stat *info) {
     return stat_untimed(fd, "", AT_EMPTY_PATH, info);
 }
 
-int scenestore_open_to_read(const char *path) {
+int scenestore_stat_untimed(const char *path, int follow, struct stat *info) {
+    return stat_untimed(AT_FDCWD, path, follow ? 0 : AT_SYMLINK_NOFOLLOW, info);
+}
+
+int scenestore_open_to_read(int directory, const char *path) {
     int flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC;
-    int fd = open(path, flags | O_NOATIME);
-    if (fd == -1 && errno == EPERM) fd = open(path, flags);
+    int fd = openat(directory, path, flags | O_NOATIME);
+    if (fd == -1 && errno == EPERM) fd = openat(directory, path, flags);
     return fd;
 }

@@ -44,11 +44,15 @@ int scenestore_ofd_byte_is_locked(int fd, int64_t offset);
 struct stat;
 int scenestore_fstat_untimed(int fd, struct stat *info);
 
+/// The same for the file at `path`: `stat`, or `lstat` unless `follow`.
+int scenestore_stat_untimed(const char *path, int follow, struct stat *info);
+
 /// Opens `path` to read, never following a symbolic link, not blocking,
 /// closed on exec, and without updating its access time (`O_NOATIME`)
 /// where the caller may ask that (it owns the file: otherwise EPERM, and
 /// it opens it as usual). An access time updated after each write is a
 /// dirty inode that the writer's next `fdatasync` writes too.
-int scenestore_open_to_read(const char *path);
+/// `path` is relative to `directory` (`AT_FDCWD`: the working directory).
+int scenestore_open_to_read(int directory, const char *path);
 
 #endif

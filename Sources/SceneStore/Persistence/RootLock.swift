@@ -1,8 +1,5 @@
-internal import CSceneSupport
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
+import SystemPackage
 
 /// Every lock of a scene root: one byte each of the root's one lock file,
 /// `.scenestore.lock`, held with an open file description lock
@@ -11,7 +8,7 @@ import Glibc
 /// deleted, so no holder can ever find it replaced under its lock.
 ///
 /// A registry opens the file once and keeps the descriptor: a lock costs
-/// one `fcntl` and one `lstat` and its release one `fcntl`, and no `open`
+/// one `fcntl` and one `statx` and its release one `fcntl`, and no `open`
 /// or `close` wakes the root's watchers. The kernel excludes other open
 /// file descriptions (other processes, other registries of this process);
 /// ``held`` excludes the callers that share this one.
@@ -65,25 +62,27 @@ package final class RootLock: Sendable {
     }
 
     let path: String
+    let system: any FileSystem
     private let state = Locked(State())
 
     fileprivate struct State {
-        /// The open lock file, -1 until the first lock, and its identity.
-        var fd: Int32 = -1
-        var device: dev_t = 0
-        var inode: ino_t = 0
+        /// The open lock file, `nil` until the first lock, and its identity.
+        /// (Descriptors are kept as numbers: swift-system's are not `Sendable`.)
+        var fd: CInt?
+        var identity: FileIdentity?
         /// The bytes this registry holds, and the descriptor of each.
-        var held: [Int64: Int32] = [:]
+        var held: [Int64: CInt] = [:]
         /// Descriptors of a deleted lock file, closed with their last byte.
-        var retired: Set<Int32> = []
+        var retired: Set<CInt> = []
         /// Whether `fd` is open for writing. A read-only one (a read-only
         /// file system, another user's root) takes shared locks only: they
         /// still exclude every writer, and its holder cannot write either.
         var writable = true
     }
 
-    init(root: String) {
+    init(root: String, system: any FileSystem) {
         path = root + "/" + Self.fileName
+        self.system = system
     }
 
     /// A byte this registry holds, until ``unlock()``.
@@ -101,22 +100,23 @@ package final class RootLock: Sendable {
     ///   I/O error (`ENOENT`: a root without the file that cannot make it).
     func tryLock(_ range: Range, exclusive: Bool = true) throws(SceneStoreError) -> Bool {
         let offset = range.offset
+        let (path, system) = (path, system)
         return try state.withLock { state throws(SceneStoreError) -> Bool in
             guard state.held[offset] == nil else { return false }
             while true {
-                let fd = try state.descriptor(path)
-                guard try syscall("fcntl(F_OFD_SETLK)", path: path, unless: .resourceTemporarilyUnavailable, call: {
-                    scenestore_ofd_lock_byte(fd, offset, exclusive && state.writable ? 1 : 0)
-                }) != nil else { return false }
+                let fd = FileDescriptor(rawValue: try state.descriptor(path, system: system))
+                let exclusive = exclusive && state.writable
+                guard try io("fcntl(F_OFD_SETLK)", path, { () throws(Errno) in
+                    try system.lock(fd, byte: offset, exclusive: exclusive)
+                }) else { return false }
                 // Still the file at the path? Not once the root was moved
                 // away, or deleted and made again: then the one there now.
-                var info = stat()
-                if path.withCString({ lstat($0, &info) }) == 0, info.st_dev == state.device, info.st_ino == state.inode {
-                    state.held[offset] = fd
+                if let found = try? system.status(path, followingLinks: false), found.identity == state.identity {
+                    state.held[offset] = fd.rawValue
                     return true
                 }
-                scenestore_ofd_unlock_byte(fd, offset)
-                state.retire()
+                system.unlock(fd, byte: offset)
+                state.retire(system: system)
             }
         }
     }
@@ -145,10 +145,10 @@ package final class RootLock: Sendable {
         let offset = range.offset
         state.withLock { state in
             guard let fd = state.held.removeValue(forKey: offset) else { return }
-            scenestore_ofd_unlock_byte(fd, offset)
+            system.unlock(FileDescriptor(rawValue: fd), byte: offset)
             if state.retired.contains(fd), !state.held.values.contains(fd) {
                 state.retired.remove(fd)
-                Glibc.close(fd)
+                system.close(FileDescriptor(rawValue: fd))
             }
         }
     }
@@ -159,12 +159,8 @@ package final class RootLock: Sendable {
         let offset = range.offset
         return state.withLock { state -> Bool? in
             if state.held[offset] != nil { return true }
-            guard let fd = try? state.descriptor(path) else { return nil }
-            switch scenestore_ofd_byte_is_locked(fd, offset) {
-            case 0: return false
-            case 1: return true
-            default: return nil
-            }
+            guard let fd = try? state.descriptor(path, system: system) else { return nil }
+            return try? system.isLocked(FileDescriptor(rawValue: fd), byte: offset)
         }
     }
 
@@ -173,15 +169,17 @@ package final class RootLock: Sendable {
     var isAlone: Bool {
         state.withLock { state in
             guard let fd = state.held[Range.open.offset] else { return false }
-            return scenestore_ofd_byte_is_locked(fd, Range.open.offset) == 0
+            return (try? system.isLocked(FileDescriptor(rawValue: fd), byte: Range.open.offset)) == false
         }
     }
 
     /// Lets go of everything (the registry closed).
     func close() {
         state.withLock { state in
-            for (offset, fd) in state.held { scenestore_ofd_unlock_byte(fd, offset) }
-            for fd in Set(state.held.values).union(state.retired).union(state.fd >= 0 ? [state.fd] : []) { Glibc.close(fd) }
+            for (offset, fd) in state.held { system.unlock(FileDescriptor(rawValue: fd), byte: offset) }
+            for fd in Set(state.held.values).union(state.retired).union(state.fd.map { [$0] } ?? []) {
+                system.close(FileDescriptor(rawValue: fd))
+            }
             state = State()
         }
     }
@@ -194,17 +192,17 @@ package final class RootLock: Sendable {
     /// `F_OFD_GETLK`. Read only after a timeout; only the processes of this
     /// user are seen, who are the ones that write its root.
     private func holder(of range: Range) -> Int32? {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
-        let device = UInt64(info.st_dev)
+        guard let identity = (try? system.status(path, followingLinks: true))?.identity else { return nil }
+        let device = identity.device
         let major = ((device >> 8) & 0xfff) | ((device >> 32) & ~0xfff)
         let minor = (device & 0xff) | ((device >> 12) & ~0xff)
         let hex = { (value: UInt64) in value < 16 ? "0" + String(value, radix: 16) : String(value, radix: 16) }
-        let line = " \(hex(major)):\(hex(minor)):\(info.st_ino) \(range.offset) \(range.offset)"
-        for pid in (try? directoryEntries("/proc")) ?? [] {
-            guard let number = Int32(pid), let fds = try? directoryEntries("/proc/\(pid)/fdinfo") else { continue }
+        let line = " \(hex(major)):\(hex(minor)):\(identity.inode) \(range.offset) \(range.offset)"
+        for pid in (try? system.entries(ofDirectory: "/proc")) ?? [] {
+            guard let number = Int32(pid), let fds = try? system.entries(ofDirectory: "/proc/\(pid)/fdinfo") else { continue }
             for fd in fds {
-                guard let bytes = try? FileHandle(forReadingFrom: URL(fileURLWithPath: "/proc/\(pid)/fdinfo/\(fd)")).readToEnd()
+                guard let file = try? OpenFile("/proc/\(pid)/fdinfo/\(fd)", .read, system: system),
+                      let bytes = try? file.read(at: 0, count: 4096)
                 else { continue }
                 if String(decoding: bytes, as: UTF8.self).split(separator: "\n").contains(where: { $0.hasPrefix("lock:") && $0.hasSuffix(line) }) {
                     return number
@@ -220,43 +218,51 @@ extension RootLock.State {
     /// read-write, which an exclusive lock needs, or read-only where the
     /// file system or the file's owner allows no more; never through a
     /// symbolic link; never blocking (a FIFO at the path).
-    mutating func descriptor(_ path: String) throws(SceneStoreError) -> Int32 {
-        guard fd < 0 else { return fd }
-        var info = stat()
+    mutating func descriptor(_ path: String, system: any FileSystem) throws(SceneStoreError) -> CInt {
+        if let fd { return fd }
+        let opened: (FileDescriptor, FileStatus)
         do {
-            fd = try Self.open(path, O_RDWR | O_CREAT, &info).release()
+            opened = try Self.open(path, .readWriteCreating, system: system)
         } catch .io(_, _, let errno) where errno == .readOnlyFileSystem || errno == .permissionDenied {
-            fd = try Self.open(path, O_RDONLY, &info).release()
+            opened = try Self.open(path, .read, system: system)
             writable = false
         }
-        (device, inode) = (info.st_dev, info.st_ino)
-        return fd
+        (fd, identity) = (opened.0.rawValue, opened.1.identity)
+        return opened.0.rawValue
     }
 
-    private static func open(_ path: String, _ flags: Int32, _ info: inout stat) throws(SceneStoreError) -> Descriptor {
-        let raw: Int32
+    private static func open(
+        _ path: String, _ mode: OpenMode, system: any FileSystem
+    ) throws(SceneStoreError) -> (FileDescriptor, FileStatus) {
+        let fd: FileDescriptor
         do {
-            raw = try syscall("open", path: path) {
-                path.withCString { Glibc.open($0, flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o600) }
+            fd = try system.open(path, mode)
+        } catch .tooManySymbolicLinkLevels {
+            throw .notARegularFile(path: path, found: FileKind.symbolicLink.description)
+        } catch .isDirectory {
+            throw .notARegularFile(path: path, found: FileKind.directory.description)
+        } catch {
+            throw .io(syscall: "open", path: path, errno: error)
+        }
+        do {
+            let info = try system.status(fd)
+            guard info.kind == .regular else {
+                throw SceneStoreError.notARegularFile(path: path, found: info.kind.description)
             }
-        } catch .io(_, _, .tooManySymbolicLinkLevels) {
-            throw .notARegularFile(path: path, found: FileKind(mode: S_IFLNK).description)
-        } catch .io(_, _, .isDirectory) {
-            throw .notARegularFile(path: path, found: FileKind(mode: S_IFDIR).description)
+            return (fd, info)
+        } catch {
+            system.close(fd)
+            throw error as? SceneStoreError ?? .io(syscall: "fstat", path: path, errno: error as? Errno ?? .ioError)
         }
-        let file = Descriptor(adopting: raw)
-        try syscall("fstat", path: path) { fstat(file.raw, &info) }
-        guard info.st_mode & S_IFMT == S_IFREG else {
-            throw .notARegularFile(path: path, found: FileKind(mode: info.st_mode).description)
-        }
-        return file
     }
 
     /// Keeps the current descriptor for the bytes still held on it, closed
     /// with the last of them; the next lock opens the path again.
-    mutating func retire() {
-        if held.values.contains(fd) { retired.insert(fd) } else { close(fd) }
-        fd = -1
+    mutating func retire(system: any FileSystem) {
+        if let fd {
+            if held.values.contains(fd) { retired.insert(fd) } else { system.close(FileDescriptor(rawValue: fd)) }
+        }
+        fd = nil
         writable = true
     }
 }

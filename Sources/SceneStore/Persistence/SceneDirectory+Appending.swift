@@ -1,8 +1,4 @@
 import Foundation
-internal import CSceneSupport
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// A save as a record appended to the scene file's log (see
 /// SceneFileLog.swift): the one write and `fdatasync` a commit needs,
@@ -44,13 +40,13 @@ extension SceneDirectory {
         _ record: [UInt8], to id: SceneID, over version: DiskVersion, from position: LogPosition? = nil, sizeLimit: Int
     ) throws(SceneStoreError) -> Bool {
         guard let scene = try openScene(id) else { return false }
-        let (fd, info, path) = (scene.file.raw, scene.info, scene.path)
-        let size = Int(info.st_size)
+        let (info, path) = (scene.info, scene.file.path)
+        let size = info.size
         let end: (offset: Int, after: Data)
         if let position, position.version == version,
-           let known = try logEnd(of: fd, size: size, at: position, covering: record.count, path: path) {
+           let known = try logEnd(of: scene.file, size: size, at: position, covering: record.count) {
             end = known
-        } else if let found = try logEnd(of: fd, size: size, path: path), found.version == version {
+        } else if let found = try logEnd(of: scene.file, size: size), found.version == version {
             end = (found.offset, found.after)
         } else {
             return false
@@ -60,31 +56,24 @@ extension SceneDirectory {
         // The same file (under the lock nobody replaces it), checked by its inode.
         // Closed before the sync: the close tells watchers (above).
         do {
-            let writer = Descriptor(adopting: try syscall("open", path: path) {
-                system.open(path, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0)
-            })
-            var opened = stat()
-            guard scenestore_fstat_untimed(writer.raw, &opened) == 0, FileIdentity(opened) == FileIdentity(info) else {
-                return false
-            }
+            let writer = try OpenFile(path, .write, system: system)
+            guard (try? writer.status())?.identity == info.identity else { return false }
             var written = 0
             let wrote = append.bytes.withUnsafeBytes { bytes in
-                Result { () throws(SceneStoreError) in
-                    try PositionalIO.write(bytes, at: append.offset, to: writer.raw, path: path, written: &written, system: system)
-                }
+                Result { () throws(SceneStoreError) in try writer.write(bytes, at: append.offset, written: &written) }
             }
             if case .failure(let error) = wrote {
                 if written < append.recordCount {
                     // The record did not reach its end (a full disk), so nobody
                     // can have read it: the file is put back as it was.
-                    if append.inPlace || ftruncate(writer.raw, off_t(size)) == 0 {
-                        try? PositionalIO.write(end.after, at: append.offset, to: writer.raw, path: path, system: system)
+                    if append.inPlace || (try? writer.resize(to: size)) != nil {
+                        try? writer.write(end.after, at: append.offset)
                     }
                 }
                 throw error
             }
         }
-        try syscall("fdatasync", path: path) { system.fdatasync(fd) }
+        try scene.file.syncData()
         return true
     }
 
@@ -94,11 +83,11 @@ extension SceneDirectory {
     /// append of a `recordCount`-byte record writes over (within the
     /// file); `nil` otherwise.
     private func logEnd(
-        of fd: Int32, size: Int, at position: LogPosition, covering recordCount: Int, path: String
+        of file: borrowing OpenFile, size: Int, at position: LogPosition, covering recordCount: Int
     ) throws(SceneStoreError) -> (offset: Int, after: Data)? {
         let covered = min(size, position.offset + recordCount) - position.offset
-        guard covered >= 0, try startsWithHead(fd, of: position, path: path) else { return nil }
-        let bytes = try PositionalIO.read(fd, at: position.offset, count: covered, path: path)
+        guard covered >= 0, try startsWithHead(file, of: position) else { return nil }
+        let bytes = try file.read(at: position.offset, count: covered)
         guard bytes.count == covered, bytes.prefix(4).allSatisfy({ $0 == 0 }) else { return nil }
         return (position.offset, bytes)
     }
@@ -107,32 +96,29 @@ extension SceneDirectory {
     /// bytes), read whole, and the bytes from that end to the file's;
     /// `nil` unless the log ends whole.
     private func logEnd(
-        of fd: Int32, size: Int, path: String
+        of file: borrowing OpenFile, size: Int
     ) throws(SceneStoreError) -> (version: DiskVersion, offset: Int, after: Data)? {
         guard StoredDocument.tooLarge(size: size) == nil else { return nil }
-        let data = try readWhole(fd, size: size, path: path)
+        let data = try file.read(at: 0, count: size)
         guard data.count == size, let (version, end) = data.withUnsafeBytes({ SceneFile.peek($0) }) else { return nil }
         return (version, end, data[end...])
     }
 
     /// Scene `id`'s file opened to read, and its `fstat` without times
-    /// (`scenestore_fstat_untimed`: asking for them would make the next
-    /// write's `fdatasync` write the inode too); `nil` when there
-    /// is none, a symbolic link (never followed) or anything but a regular
-    /// file. Closed when the result goes away.
+    /// (asking for them would make the next write's `fdatasync` write the
+    /// inode too); `nil` when there is none, a symbolic link (never
+    /// followed) or anything but a regular file. Closed when the result
+    /// goes away.
     func openScene(_ id: SceneID) throws(SceneStoreError) -> OpenScene? {
-        let path = scenePath(id)
-        guard let file = try openToRead(path).descriptor() else { return nil }
-        var info = stat()
-        try syscall("statx", path: path) { scenestore_fstat_untimed(file.raw, &info) }
-        guard info.st_mode & S_IFMT == S_IFREG else { return nil }
-        return OpenScene(file: file, info: info, path: path)
+        guard let file = try openToRead(scenePath(id)).descriptor() else { return nil }
+        let info = try file.status()
+        guard info.kind == .regular else { return nil }
+        return OpenScene(file: file, info: info)
     }
 
-    /// A scene file open to read, what `fstat` said of it and its path.
+    /// A scene file open to read, and what `fstat` said of it.
     struct OpenScene: ~Copyable {
-        let file: Descriptor
-        let info: stat
-        let path: String
+        let file: OpenFile
+        let info: FileStatus
     }
 }

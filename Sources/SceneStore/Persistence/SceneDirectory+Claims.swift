@@ -1,8 +1,5 @@
 import Foundation
 import SystemPackage
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// The file root's claims on windows: a claim is the window's byte of the
 /// root's lock file (``RootLock``), taken without waiting and held for the
@@ -29,7 +26,7 @@ extension SceneDirectory: WindowClaims {
         return FileClaim(held, directory: self, id: id)
     }
 
-    /// A probe costs an `F_OFD_GETLK` and an `lstat` of the quit mark.
+    /// A probe costs an `F_OFD_GETLK` and a `statx` of the quit mark.
     func claimStates(_ ids: [SceneID]) async -> [SceneID: ClaimState] {
         await onOwnThread {
             Dictionary(ids.map { ($0, claimState($0)) }, uniquingKeysWith: { first, _ in first })
@@ -39,7 +36,7 @@ extension SceneDirectory: WindowClaims {
     /// Removes the quit mark of a scene closed for good (the caller holds
     /// the claim or nobody does).
     func removeClaim(_ id: SceneID) async {
-        await onOwnThread { _ = unlink(claimPath(id)) }
+        await onOwnThread { try? system.unlink(claimPath(id)) }
     }
 
     /// Whether some open file description, in this process or another,
@@ -48,25 +45,21 @@ extension SceneDirectory: WindowClaims {
     private func claimState(_ id: SceneID) -> ClaimState {
         // Not knowing counts as held: a window is never offered twice.
         guard locks.isHeld(.claim(id)) == false else { return .held }
-        var info = stat()
-        let path = claimPath(id)
-        let marked = path.withCString { lstat($0, &info) } == 0 && info.st_mode & S_IFMT == S_IFREG && info.st_size > 0
-        return marked ? .quit : .free
+        let mark = try? system.status(claimPath(id), followingLinks: false)
+        return mark?.kind == .regular && mark?.size ?? 0 > 0 ? .quit : .free
     }
 
     /// Empties the window's quit mark (``FileClaim/markQuit()``): it is
     /// open again, and a crash from now on reads as one.
     private func clearQuitMark(_ id: SceneID) throws(SceneStoreError) {
         let path = claimPath(id)
-        switch Descriptor.open(path, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) {
+        switch OpenFile.open(path, .write, system: system) {
         case .success(let file):
-            var info = stat()
-            try syscall("fstat", path: path) { fstat(file.raw, &info) }
-            guard info.st_size > 0 else { return }
-            try syscall("ftruncate", path: path) { ftruncate(file.raw, 0) }
-            try syscall("fdatasync", path: path) { fdatasync(file.raw) }
-        case .failure(.io(_, _, .noSuchFileOrDirectory)): return
-        case .failure(let error): throw error
+            guard try file.status().size > 0 else { return }
+            try file.resize(to: 0)
+            try file.syncData()
+        case .failure(.noSuchFileOrDirectory): return
+        case .failure(let errno): throw .io(syscall: "open", path: path, errno: errno)
         }
     }
 }
@@ -94,10 +87,8 @@ private final class FileClaim: SceneClaim, Sendable {
         await directory.onOwnThread {
             guard held.withLock({ $0 != nil }) else { return false }
             let path = directory.claimPath(id)
-            guard case .success(let file) = Descriptor.open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, mode: 0o600)
-            else { return false }
-            let mark = Array("quit\n".utf8)
-            return pwrite(file.raw, mark, mark.count, 0) == mark.count && fdatasync(file.raw) == 0
+            guard case .success(let file) = OpenFile.open(path, .writeCreating, system: directory.system) else { return false }
+            return (try? file.write(Array("quit\n".utf8))) != nil && (try? file.syncData()) != nil
                 && (try? directory.syncDirectory()) != nil
         }
     }

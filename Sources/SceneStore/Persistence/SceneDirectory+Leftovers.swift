@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// What crashed writers leave in the root: a scene's temp files and
 /// previous-version links (the windows' scene's included). Listed once
@@ -22,9 +19,9 @@ extension SceneDirectory {
         guard withLeftovers({ $0.scenes.remove(id) != nil }) == true else { return }
         let lock = holdingLock ? nil : try lock(.scene(id))
         defer { lock?.unlock() }
-        guard let names = try? directoryEntries(rootPath) else { return }
+        guard let names = try? system.entries(ofDirectory: rootPath) else { return }
         for name in names where Self.leftoverOwner(name) == id {
-            unlink(rootPath + "/" + name)
+            try? system.unlink(rootPath + "/" + name)
         }
     }
 
@@ -34,7 +31,7 @@ extension SceneDirectory {
         guard cleansLeftovers else { return nil }
         return leftovers.withLock { listed in
             var found = listed ?? {
-                let names = (try? directoryEntries(rootPath)) ?? []
+                let names = (try? system.entries(ofDirectory: rootPath)) ?? []
                 return Leftovers(scenes: Set(names.compactMap(Self.leftoverOwner)))
             }()
             defer { listed = found }

@@ -1,9 +1,5 @@
 import Foundation
 import SystemPackage
-internal import CSceneSupport
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Reading a scene file: never through a symlink, never blocking on a
 /// FIFO, never more than the limits allow.
@@ -18,61 +14,47 @@ extension SceneDirectory {
     func read(_ id: SceneID, after cursor: LogPosition?, holdingLock: Bool) throws(SceneStoreError) -> StoredDocument {
         try removeLeftoversOnce(of: id, holdingLock: holdingLock)
         let path = scenePath(id)
-        let file: Descriptor
+        let file: OpenFile
         switch try openToRead(path) {
         case .opened(let opened): file = opened
         case .missing: return .missing
         case .symbolicLink: return .notADocument("a symbolic link, not followed")
         }
-        let fd = file.raw
-        var info = stat()
-        try syscall("statx", path: path) { scenestore_fstat_untimed(fd, &info) }
-        guard info.st_mode & S_IFMT == S_IFREG else {
+        let info = try file.status()
+        guard info.kind == .regular else {
             return .notADocument("not a regular file")
         }
-        if let tooLarge = StoredDocument.tooLarge(size: Int(info.st_size)) { return tooLarge }
+        if let tooLarge = StoredDocument.tooLarge(size: info.size) { return tooLarge }
         // Read the size fstat gave, straight into the result: an append
         // after it is a later version (the reader sees the one before).
-        let size = Int(info.st_size)
-        if let cursor, size >= cursor.offset, try startsWithHead(fd, of: cursor, path: path) {
-            let tail = try PositionalIO.read(fd, at: cursor.offset, count: size - cursor.offset, path: path)
+        let size = info.size
+        if let cursor, size >= cursor.offset, try startsWithHead(file, of: cursor) {
+            let tail = try file.read(at: cursor.offset, count: size - cursor.offset)
             if tail.count == size - cursor.offset { return .continued(tail) }
         }
-        return .bytes(try readWhole(fd, size: size, path: path))
+        return .bytes(try file.read(at: 0, count: size))
     }
 
-    /// The first `size` bytes (the size `fstat` gave) of the file open as
-    /// `fd`, read straight into the result: an append after the `fstat`
-    /// is a later version, not read; a file that shrank meanwhile gives
-    /// fewer bytes (damage, for the caller's parser to judge).
-    func readWhole(_ fd: Int32, size: Int, path: String) throws(SceneStoreError) -> Data {
-        try PositionalIO.read(fd, at: 0, count: size, path: path)
-    }
-
-    /// A scene file at `path` opened to read
-    /// (``scenestore_open_to_read``: never through a symbolic link, never
-    /// blocking on a FIFO); the caller closes it.
+    /// A scene file at `path` opened to read (``OpenMode/read``: never
+    /// through a symbolic link, never blocking on a FIFO).
     func openToRead(_ path: String) throws(SceneStoreError) -> OpenedToRead {
-        do {
-            return .opened(Descriptor(adopting: try syscall("open", path: path) { path.withCString { scenestore_open_to_read($0) } }))
-        } catch .io(_, _, .noSuchFileOrDirectory) {
-            return .missing
-        } catch .io(_, _, .tooManySymbolicLinkLevels) {
-            return .symbolicLink
-        } catch {
-            throw error
+        switch OpenFile.open(path, .read, system: system) {
+        case .success(let file): return .opened(file)
+        case .failure(.noSuchFileOrDirectory): return .missing
+        case .failure(.tooManySymbolicLinkLevels): return .symbolicLink
+        case .failure(let errno): throw .io(syscall: "open", path: path, errno: errno)
         }
     }
 
     /// What ``openToRead(_:)`` found at a path.
     enum OpenedToRead: ~Copyable {
-        case opened(Descriptor)
+        case opened(OpenFile)
         case missing
         /// Not followed.
         case symbolicLink
 
-        /// The descriptor, if the file was opened.
-        consuming func descriptor() -> Descriptor? {
+        /// The file, if it was opened.
+        consuming func descriptor() -> OpenFile? {
             switch consume self {
             case .opened(let file): file
             case .missing: nil
@@ -91,18 +73,17 @@ extension SceneDirectory {
     func logEnds(_ id: SceneID, at position: LogPosition) -> Bool {
         let path = scenePath(id)
         guard let file = try? openToRead(path).descriptor() else { return false }
-        let fd = file.raw
-        guard (try? startsWithHead(fd, of: position, path: path)) == true else { return false }
+        guard (try? startsWithHead(file, of: position)) == true else { return false }
         return withUnsafeTemporaryAllocation(byteCount: 4, alignment: 1) { end in
-            guard let count = try? PositionalIO.read(fd, into: end, at: position.offset, path: path) else { return false }
+            guard let count = try? file.read(into: end, at: position.offset) else { return false }
             return end[..<count].allSatisfy { $0 == 0 }
         }
     }
 
-    /// Whether the file open as `fd` starts with the head `position` read.
-    func startsWithHead(_ fd: Int32, of position: LogPosition, path: String) throws(SceneStoreError) -> Bool {
+    /// Whether `file` starts with the head `position` read.
+    func startsWithHead(_ file: borrowing OpenFile, of position: LogPosition) throws(SceneStoreError) -> Bool {
         try withUnsafeTemporaryAllocation(byteCount: position.headCount, alignment: 8) { (head) throws(SceneStoreError) in
-            let count = try PositionalIO.read(fd, into: head, at: 0, path: path)
+            let count = try file.read(into: head, at: 0)
             return position.isHead(UnsafeRawBufferPointer(rebasing: head[..<count]))
         }
     }

@@ -160,7 +160,7 @@ private struct FileTransaction: SceneStorageTransaction {
 
     /// The whole document, exchanged atomically.
     func write(_ document: Data) throws(SceneStoreError) {
-        SceneDirectory.discardPrevious(try directory.write(document, for: id))
+        directory.discardPrevious(try directory.write(document, for: id))
     }
 
     /// The record of `edited` appended over `base` when the log ends

@@ -1,9 +1,5 @@
-internal import CSceneSupport
 import Foundation
 import SystemPackage
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// The files of a registry's root directory, and every system call made on
 /// them. Layout:
@@ -43,8 +39,9 @@ struct SceneDirectory: Sendable {
     let lockTimeout: Duration
     /// What ``lockTimeout`` is measured on.
     let clock: SceneClock
-    /// The calls of the saves (a test's may fail).
-    let system: FileSystem
+    /// Every system call on the root's files (a test's may fail, or keep
+    /// them elsewhere).
+    let system: any FileSystem
     /// The root's locks as this registry holds them.
     let locks: RootLock
     /// What crashed writers left in the root, listed once for a
@@ -60,7 +57,7 @@ struct SceneDirectory: Sendable {
 
     init(
         root: URL, lockTimeout: Duration = .seconds(10),
-        clock: SceneClock = .continuous, system: FileSystem = .live,
+        clock: SceneClock = .continuous, system: any FileSystem = LiveFileSystem(),
         cleansLeftovers: Bool = false
     ) {
         self.root = root
@@ -68,7 +65,7 @@ struct SceneDirectory: Sendable {
         self.lockTimeout = lockTimeout
         self.clock = clock
         self.system = system
-        self.locks = RootLock(root: root.path)
+        self.locks = RootLock(root: root.path, system: system)
         self.leftovers = Locked(nil)
         self.cleansLeftovers = cleansLeftovers
         self.executor = QueueExecutor(DispatchQueue(label: "SceneStore.root"))
@@ -122,32 +119,31 @@ struct SceneDirectory: Sendable {
     // MARK: Root
 
     /// Creates the root (and missing parents) with mode 0700.
-    static func prepare(root: URL) throws(SceneStoreError) {
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: root.path, isDirectory: &isDirectory) {
-            guard isDirectory.boolValue else {
-                throw .io(syscall: "mkdir", path: root.path, errno: .notDirectory)
+    func prepare() throws(SceneStoreError) {
+        if let found = try? system.status(rootPath, followingLinks: true) {
+            guard found.kind == .directory else {
+                throw .io(syscall: "mkdir", path: rootPath, errno: .notDirectory)
             }
             return
         }
         var missing: [URL] = []
         var cursor = root.standardizedFileURL
-        while !FileManager.default.fileExists(atPath: cursor.path), cursor.path != "/" {
+        while (try? system.status(cursor.path, followingLinks: true)) == nil, cursor.path != "/" {
             missing.append(cursor)
             cursor = cursor.deletingLastPathComponent()
         }
         for directory in missing.reversed() {
-            try syscall("mkdir", path: directory.path, unless: .fileExists) { mkdir(directory.path, 0o700) }
+            try io("mkdir", directory.path, unless: .fileExists) { () throws(Errno) in
+                try system.makeDirectory(directory.path, in: nil)
+            }
         }
     }
 
     /// The root's permission bits when group or others have any access
     /// (as ssh warns about a readable key), else `nil`.
-    static func looseMode(of root: URL) -> mode_t? {
-        var info = stat()
-        guard stat(root.path, &info) == 0 else { return nil }
-        let mode = info.st_mode & 0o777
-        return mode & 0o077 == 0 ? nil : mode
+    func looseMode() -> UInt32? {
+        guard let mode = (try? system.status(rootPath, followingLinks: true))?.permissions else { return nil }
+        return mode & 0o077 == 0 ? nil : mode & 0o777
     }
 
     /// Marks the root as open by this registry, before it reads any scene
@@ -177,7 +173,7 @@ struct SceneDirectory: Sendable {
         do {
             return try body()
         } catch .io("open", _, .noSuchFileOrDirectory) {
-            try Self.prepare(root: root)
+            try prepare()
             return try body()
         }
     }
@@ -186,7 +182,8 @@ struct SceneDirectory: Sendable {
     /// library's own (a root of 100 000 entries takes most of a second).
     func sceneIDs() async throws(SceneStoreError) -> [SceneID] {
         try await onOwnThread { () throws(SceneStoreError) in
-            try directoryEntries(rootPath).compactMap(Self.sceneID(forFileNamed:)).sorted()
+            try io("opendir", rootPath) { () throws(Errno) in try system.entries(ofDirectory: rootPath) }
+                .compactMap(Self.sceneID(forFileNamed:)).sorted()
         }
     }
 
@@ -230,13 +227,15 @@ struct SceneDirectory: Sendable {
         // costs the swap ~40 µs here. What makes the bytes durable is the
         // fsync, not the close.
         let file = try create(temp)
-        let exchanged: Int32?
+        let exchanged: Void?
         do {
-            try PositionalIO.write(bytes, to: file.raw, path: temp, system: system)
-            try syscall("fsync", path: temp) { system.fsync(file.raw) }
-            exchanged = try syscall("renameat2", path: target, unless: .noSuchFileOrDirectory, .invalidArgument, .noFunction) { system.exchange(temp, target) }
+            try file.write(bytes)
+            try file.sync()
+            exchanged = try io("renameat2", target, unless: .noSuchFileOrDirectory, .invalidArgument, .noFunction) {
+                () throws(Errno) in try system.exchange(temp, target)
+            }
         } catch {
-            unlink(temp)
+            try? system.unlink(temp)
             throw error
         }
         if exchanged != nil {
@@ -244,12 +243,12 @@ struct SceneDirectory: Sendable {
             return temp
         }
         let previous = previousPath(id, token: token)
-        let linked = link(target, previous) == 0
+        let linked = (try? system.link(target, as: previous)) != nil
         do {
-            try syscall("rename", path: target) { system.rename(temp, target) }
+            try io("rename", target) { () throws(Errno) in try system.rename(temp, to: target) }
         } catch {
-            unlink(temp)
-            if linked { unlink(previous) }
+            try? system.unlink(temp)
+            if linked { try? system.unlink(previous) }
             throw error
         }
         try syncDirectory()
@@ -259,30 +258,28 @@ struct SceneDirectory: Sendable {
     /// Unlinks the previous version's link, away from the caller's path: on
     /// ext4 with online discard, freeing the old blocks costs about a
     /// millisecond that no save needs to wait for.
-    static func discardPrevious(_ previous: String?) {
+    func discardPrevious(_ previous: String?) {
         guard let previous else { return }
-        cleanupQueue.async { unlink(previous) }
+        let system = system
+        Self.cleanupQueue.async { try? system.unlink(previous) }
     }
 
     /// Where ``settle()`` waits for them.
     static let cleanupQueue = DispatchQueue(label: "SceneStore.cleanup", qos: .utility)
 
     func syncDirectory() throws(SceneStoreError) {
-        let root = try Descriptor(rootPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        try syscall("fsync", path: rootPath) { system.fsync(root.raw) }
+        try OpenFile(rootPath, .directory(followingLink: true), system: system).sync()
     }
 
     /// Creates the new file `path` to write (0600, never through a symbolic link).
-    func create(_ path: String) throws(SceneStoreError) -> Descriptor {
-        Descriptor(adopting: try syscall("open", path: path) {
-            system.open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        })
+    func create(_ path: String) throws(SceneStoreError) -> OpenFile {
+        try OpenFile(path, .createNew, system: system)
     }
 
     /// Removes the scene file (a discard). Call with the scene lock held.
     func removeScene(_ id: SceneID) throws(SceneStoreError) {
         let path = scenePath(id)
-        try syscall("unlink", path: path, unless: .noSuchFileOrDirectory) { unlink(path) }
+        try io("unlink", path, unless: .noSuchFileOrDirectory) { () throws(Errno) in try system.unlink(path) }
         try syncDirectory()
     }
 
@@ -294,18 +291,21 @@ struct SceneDirectory: Sendable {
     /// file stays where it is.
     func quarantine(_ id: SceneID, reason: String) throws(SceneStoreError) -> URL {
         let folder = root.appendingPathComponent(Self.quarantineFolder, isDirectory: true)
-        let rootDirectory = try Descriptor(root.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        let rootFD = rootDirectory.raw
-        try syscall("mkdir", path: folder.path, unless: .fileExists) { mkdirat(rootFD, Self.quarantineFolder, 0o700) }
-        let folderDirectory = try Descriptor(
-            Self.quarantineFolder, in: rootDirectory, path: folder.path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        let folderFD = folderDirectory.raw
+        let rootDirectory = try OpenFile(rootPath, .directory(followingLink: true), system: system)
+        try io("mkdir", folder.path, unless: .fileExists) { () throws(Errno) in
+            try system.makeDirectory(Self.quarantineFolder, in: rootDirectory.descriptor)
+        }
+        let folderDirectory = try OpenFile(
+            folder.path, .directory(followingLink: false), name: Self.quarantineFolder, in: rootDirectory.descriptor,
+            system: system)
         let stamp = Int(Date().timeIntervalSince1970 * 1000)
         let name = "\(id.rawValue)-\(stamp)-\(reason)-\(randomToken().prefix(6))\(Self.sceneSuffix)"
         let source = id.rawValue + Self.sceneSuffix
-        try syscall("rename", path: scenePath(id)) { renameat(rootFD, source, folderFD, name) }
-        try syscall("fsync", path: folder.path) { fsync(folderFD) }
-        try syscall("fsync", path: root.path) { fsync(rootFD) }
+        try io("rename", scenePath(id)) { () throws(Errno) in
+            try system.rename(source, in: rootDirectory.descriptor, to: name, in: folderDirectory.descriptor)
+        }
+        try folderDirectory.sync()
+        try rootDirectory.sync()
         return folder.appendingPathComponent(name)
     }
 
@@ -318,7 +318,7 @@ struct SceneDirectory: Sendable {
         let kept = discardedIncarnations(id).filter { $0 != incarnation }.suffix(remembered - 1)
         let lines = (kept + [incarnation]).map { $0 + "\n" }.joined()
         let previous = try write(Data(lines.utf8), to: tombstonePath(id), of: id)
-        Self.discardPrevious(previous)
+        discardPrevious(previous)
     }
 
     /// The incarnations the scene's tombstone names, oldest first; none
@@ -326,8 +326,7 @@ struct SceneDirectory: Sendable {
     /// most what its first 4 KiB hold.
     func discardedIncarnations(_ id: SceneID) -> [String] {
         let path = tombstonePath(id)
-        guard let file = try? Descriptor(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC),
-              let data = try? PositionalIO.read(file.raw, at: 0, count: 4096, path: path)
+        guard let file = try? OpenFile(path, .read, system: system), let data = try? file.read(at: 0, count: 4096)
         else { return [] }
         return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
     }
@@ -343,6 +342,6 @@ struct SceneDirectory: Sendable {
     /// holds no incarnation (a read-only store never looks at tombstones).
     func removeTombstoneIfAlone(_ id: SceneID) {
         guard locks.isAlone else { return }
-        unlink(tombstonePath(id))
+        try? system.unlink(tombstonePath(id))
     }
 }

@@ -41,17 +41,23 @@ public final class SceneRegistry: Sendable {
     /// - Throws: ``SceneStoreError/io(syscall:path:errno:)`` when the root
     ///   cannot be created or is not a directory.
     public convenience init(root: URL, configuration: Configuration = Configuration()) throws {
+        try self.init(root: root, configuration: configuration, system: LiveFileSystem())
+    }
+
+    /// The registry at `root` with every system call on its files made
+    /// through `system`.
+    package convenience init(root: URL, configuration: Configuration, system: any FileSystem) throws(SceneStoreError) {
         let root = root.standardizedFileURL
         let writable = !configuration.readOnly
-        if writable { try SceneDirectory.prepare(root: root) }
-        if let mode = SceneDirectory.looseMode(of: root) {
+        let clock = SceneClock(configuration.clock)
+        let directory = SceneDirectory(
+            root: root, lockTimeout: configuration.lockTimeout, clock: clock, system: system, cleansLeftovers: writable)
+        if writable { try directory.prepare() }
+        if let mode = directory.looseMode() {
             configuration.logger.warning("scene root is accessible to other users; SceneStore creates it 0700", metadata: [
                 "root": "\(root.path)", "mode": "\(String(mode, radix: 8))",
             ])
         }
-        let clock = SceneClock(configuration.clock)
-        let directory = SceneDirectory(
-            root: root, lockTimeout: configuration.lockTimeout, clock: clock, cleansLeftovers: writable)
         // Marked before any scene is read (see SceneDirectory.markOpen).
         if writable, !directory.markOpen() {
             configuration.logger.warning("cannot mark the scene root as open; another process's discard may take a scene's tombstone from this one", metadata: [

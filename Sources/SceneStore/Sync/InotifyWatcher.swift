@@ -253,24 +253,27 @@ final class LibrarySession: Sendable {
         static func create() throws(SceneStoreError) -> WakeFile {
             let directory = FileManager.default.temporaryDirectory.standardizedFileURL.path
             let path = "\(directory)/scenestore-wake-\(getpid())-\(UUID().uuidString)"
-            let file = try Descriptor(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode: 0o600)
-            var info = stat()
-            guard fstat(file.raw, &info) == 0 else {
-                let code = errno
-                unlink(path)
-                throw .io(syscall: "fstat", path: path, errno: Errno(rawValue: code))
+            let system = LiveFileSystem()
+            let file = try io("open", path) { () throws(Errno) in try system.open(path, .createNew) }
+            let info: FileStatus
+            do {
+                info = try io("fstat", path) { () throws(Errno) in try system.status(file) }
+            } catch {
+                system.close(file)
+                try? system.unlink(path)
+                throw error
             }
-            let device = UInt64(info.st_dev)
+            let device = info.identity.device
             let major = ((device >> 8) & 0xfff) | ((device >> 32) & ~0xfff)
             let minor = (device & 0xff) | ((device >> 12) & ~0xff)
-            return WakeFile(fd: file.release(), path: path, inode: UInt64(info.st_ino), kernelDevice: major << 20 | minor)
+            return WakeFile(fd: file.rawValue, path: path, inode: info.identity.inode, kernelDevice: major << 20 | minor)
         }
     }
 
     /// The inotify descriptor of this process that watches `wake`'s inode:
     /// its number, the wd of that watch, and how many watches it has.
     private static func watcher(of wake: WakeFile) -> (fd: Int32, wd: Int32, watches: Int)? {
-        guard let names = try? directoryEntries("/proc/self/fd") else { return nil }
+        guard let names = try? LiveFileSystem().entries(ofDirectory: "/proc/self/fd") else { return nil }
         var target = [CChar](repeating: 0, count: 64)
         for name in names {
             guard let fd = Int32(name) else { continue }

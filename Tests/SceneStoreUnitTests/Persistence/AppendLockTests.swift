@@ -17,7 +17,7 @@ import Testing
         let fixture = try SceneStoreFixture()
         let id = SceneID("main")
         let directory = SceneDirectory(root: fixture.root, lockTimeout: .milliseconds(1))
-        try SceneDirectory.prepare(root: fixture.root)
+        try SceneDirectory(root: fixture.root).prepare()
         let v1 = SceneFile(
             scene: "main", generation: 1, incarnation: "00000000000000aa",
             writer: WriterIdentity(pid: 42, token: "00000000000000bb"), values: ["a": .int(1)])

@@ -5,7 +5,7 @@ import Testing
 
 /// The file root's saves when a system call fails: a full disk, an I/O
 /// error in a write or a sync, the open-file limit, a failed exchange.
-/// The production save path runs over ``FileSystem/faulty(_:)``, so each
+/// The production save path runs over ``FaultyFileSystem``, so each
 /// runs without root or a small disk. In every case the flush throws the
 /// call's error, memory keeps every value, what another registry reads is
 /// a version that was stored, no temporary file is left behind, and once
@@ -41,10 +41,10 @@ import Testing
     @Test(arguments: Case.allCases)
     func aFailedCallFailsTheFlushAndLosesNothing(_ failure: Case) async throws {
         let fixture = try SceneStoreFixture()
-        try SceneDirectory.prepare(root: fixture.root)
+        try SceneDirectory(root: fixture.root).prepare()
         let faults = FileFaults()
         let registry = SceneRegistry(
-            storage: SceneDirectory(root: fixture.root, system: .faulty(faults)),
+            storage: SceneDirectory(root: fixture.root, system: FaultyFileSystem(faults)),
             configuration: .testing(savePolicy: .onFlush))
         let store = try await registry.store(for: "main")
         let stored: [String: SceneValue]

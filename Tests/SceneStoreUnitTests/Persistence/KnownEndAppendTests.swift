@@ -18,7 +18,7 @@ import Testing
         init(_ fixture: SceneStoreFixture) throws {
             id = SceneID("main")
             directory = SceneDirectory(root: fixture.root)
-            try SceneDirectory.prepare(root: fixture.root)
+            try SceneDirectory(root: fixture.root).prepare()
             path = URL(fileURLWithPath: directory.scenePath(id))
             file = SceneFile(
                 scene: "main", generation: 1, incarnation: "00000000000000aa",

@@ -16,7 +16,7 @@ import Testing
     func aLockAfterTheRootWasReplacedIsTakenOnTheNewFile(_ loss: Loss) async throws {
         let fixture = try SceneStoreFixture()
         let root = fixture.root
-        try SceneDirectory.prepare(root: root)
+        try SceneDirectory(root: root).prepare()
         let kept = SceneDirectory(root: root)
         for round in 0..<10 {
             try kept.lock(.scene("s"), timeout: .zero).unlock()  // its descriptor is open
@@ -26,7 +26,7 @@ import Testing
             case .deleted:
                 try FileManager.default.removeItem(at: root)
             }
-            try SceneDirectory.prepare(root: root)
+            try SceneDirectory(root: root).prepare()
             let newcomer = SceneDirectory(root: root)
             let held = try newcomer.lock(.scene("s"), timeout: .zero)
             #expect(try kept.lockIfFree(.scene("s")) == nil, "round \(round): two holders of scene s's lock")

@@ -8,7 +8,7 @@ import Testing
 /// model's main thread, or one of the few threads of Swift's cooperative
 /// pool), whatever the save policy. The file root runs over a file system
 /// that notes the thread of every `pwrite`, `fsync` and `fdatasync`
-/// (``FileSystem/faulty(_:)`` with no fault); the caller is a task whose
+/// (``FaultyFileSystem`` with no fault); the caller is a task whose
 /// executor has one thread of its own, or the main actor.
 @Suite struct FlushThreadTests {
     enum Caller: String, CaseIterable, Sendable {
@@ -18,10 +18,10 @@ import Testing
     @Test(arguments: [SceneRegistry.SavePolicy.onFlush, .default], Caller.allCases)
     func aFlushNeitherWritesNorSyncsOnTheCallersThread(_ policy: SceneRegistry.SavePolicy, _ caller: Caller) async throws {
         let fixture = try SceneStoreFixture()
-        try SceneDirectory.prepare(root: fixture.root)
+        try SceneDirectory(root: fixture.root).prepare()
         let calls = FileFaults()
         let registry = SceneRegistry(
-            storage: SceneDirectory(root: fixture.root, system: .faulty(calls)),
+            storage: SceneDirectory(root: fixture.root, system: FaultyFileSystem(calls)),
             configuration: .testing(savePolicy: policy))
         let store = try await registry.store(for: "main")
         let executor = BlockingCallExecutor(name: "FlushThreadTests")

@@ -1,48 +1,83 @@
 import Glibc
 @testable import SceneStore
+import SystemPackage
 
 // A file system whose calls fail as a test chooses, for the unit tests of
 // the file root's failure paths (FileFaultTests, FlushThreadTests).
 
-extension FileSystem {
-    /// The live calls, but those `faults` holds fail as it says.
-    static func faulty(_ faults: FileFaults) -> FileSystem {
-        let live = Self.live
-        @Sendable func failing(_ call: FileFaults.Call, _ run: () -> Int32) -> Int32 {
-            guard case .error(let code)? = faults.take(call) else { return run() }
-            return failed(code)
-        }
-        return FileSystem(
-            open: { path, flags, mode in failing(.open) { live.open(path, flags, mode) } },
-            pwrite: { fd, bytes, offset in
-                // Bytes over the file's own take no space.
-                var info = stat()
-                let inside = Glibc.fstat(fd, &info) == 0 ? max(0, min(bytes.count, Int(info.st_size) - offset)) : 0
-                switch faults.take(.pwrite, growing: bytes.count - inside) {
-                case .error(let code)?:
-                    return failed(code)
-                case .space(let grows)? where inside + grows == 0:
-                    return failed(ENOSPC)
-                case .space(let grows)?:
-                    return live.pwrite(fd, UnsafeRawBufferPointer(rebasing: bytes.prefix(inside + grows)), offset)
-                case nil:
-                    return live.pwrite(fd, bytes, offset)
-                }
-            },
-            fsync: { fd in failing(.fsync) { live.fsync(fd) } },
-            fdatasync: { fd in failing(.fdatasync) { live.fdatasync(fd) } },
-            exchange: { from, to in failing(.exchange) { live.exchange(from, to) } },
-            rename: { from, to in failing(.rename) { live.rename(from, to) } })
+/// The live calls, but those a ``FileFaults`` holds fail as it says.
+struct FaultyFileSystem: FileSystem {
+    let faults: FileFaults
+    private let live = LiveFileSystem()
+
+    init(_ faults: FileFaults) {
+        self.faults = faults
     }
+
+    private func failing<Result>(_ call: FileFaults.Call, _ run: () throws(Errno) -> Result) throws(Errno) -> Result {
+        if case .error(let code)? = faults.take(call) { throw Errno(rawValue: code) }
+        return try run()
+    }
+
+    func open(_ path: String, _ mode: OpenMode, in directory: FileDescriptor?) throws(Errno) -> FileDescriptor {
+        try failing(.open) { () throws(Errno) in try live.open(path, mode, in: directory) }
+    }
+
+    func write(_ file: FileDescriptor, _ bytes: UnsafeRawBufferPointer, at offset: Int) throws(Errno) -> Int {
+        // Bytes over the file's own take no space.
+        let size = (try? live.status(file).size) ?? 0
+        let inside = max(0, min(bytes.count, size - offset))
+        switch faults.take(.pwrite, growing: bytes.count - inside) {
+        case .error(let code)?:
+            throw Errno(rawValue: code)
+        case .space(let grows)? where inside + grows == 0:
+            throw .noSpace
+        case .space(let grows)?:
+            return try live.write(file, UnsafeRawBufferPointer(rebasing: bytes.prefix(inside + grows)), at: offset)
+        case nil:
+            return try live.write(file, bytes, at: offset)
+        }
+    }
+
+    func sync(_ file: FileDescriptor) throws(Errno) {
+        try failing(.fsync) { () throws(Errno) in try live.sync(file) }
+    }
+
+    func syncData(_ file: FileDescriptor) throws(Errno) {
+        try failing(.fdatasync) { () throws(Errno) in try live.syncData(file) }
+    }
+
+    func exchange(_ first: String, _ second: String) throws(Errno) {
+        try failing(.exchange) { () throws(Errno) in try live.exchange(first, second) }
+    }
+
+    func rename(_ from: String, in fromDirectory: FileDescriptor?, to: String, in toDirectory: FileDescriptor?) throws(Errno) {
+        try failing(.rename) { () throws(Errno) in try live.rename(from, in: fromDirectory, to: to, in: toDirectory) }
+    }
+
+    func close(_ file: FileDescriptor) { live.close(file) }
+    func read(_ file: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer, at offset: Int) throws(Errno) -> Int {
+        try live.read(file, into: buffer, at: offset)
+    }
+    func resize(_ file: FileDescriptor, to size: Int) throws(Errno) { try live.resize(file, to: size) }
+    func status(_ file: FileDescriptor) throws(Errno) -> FileStatus { try live.status(file) }
+    func status(_ path: String, followingLinks: Bool) throws(Errno) -> FileStatus {
+        try live.status(path, followingLinks: followingLinks)
+    }
+    func makeDirectory(_ path: String, in directory: FileDescriptor?) throws(Errno) {
+        try live.makeDirectory(path, in: directory)
+    }
+    func link(_ existing: String, as new: String) throws(Errno) { try live.link(existing, as: new) }
+    func unlink(_ path: String) throws(Errno) { try live.unlink(path) }
+    func entries(ofDirectory path: String) throws(Errno) -> [String] { try live.entries(ofDirectory: path) }
+    func lock(_ file: FileDescriptor, byte: Int64, exclusive: Bool) throws(Errno) -> Bool {
+        try live.lock(file, byte: byte, exclusive: exclusive)
+    }
+    func unlock(_ file: FileDescriptor, byte: Int64) { live.unlock(file, byte: byte) }
+    func isLocked(_ file: FileDescriptor, byte: Int64) throws(Errno) -> Bool { try live.isLocked(file, byte: byte) }
 }
 
-/// What a failed C call returns: `-1`, with `errno` set to `code`.
-private func failed<Result: BinaryInteger>(_ code: Int32) -> Result {
-    errno = code
-    return -1
-}
-
-/// The failures a test injects into ``FileSystem/faulty(_:)``: each call
+/// The failures a test injects into a ``FaultyFileSystem``: each call
 /// fails as set, every time, until cleared (a disk stays full until space
 /// is freed). It also counts the calls and notes the threads they ran on.
 final class FileFaults: Sendable {
