@@ -65,14 +65,14 @@ package struct RootOptions: ParsableArguments {
         readOnly: Bool,
         watcher: WatcherPreference = .none,
         savePolicy: SceneRegistry.SavePolicy = .default
-    ) throws -> SceneRegistry {
+    ) async throws -> SceneRegistry {
         let configuration = SceneRegistry.Configuration(
             savePolicy: savePolicy, watcher: watcher, lockTimeout: lockTimeout, readOnly: readOnly)
         guard let database = databaseURL else {
-            return try SceneRegistry(root: rootURL(), configuration: configuration)
+            return try await SceneRegistry(root: rootURL(), configuration: configuration)
         }
         #if Postgres
-        return try SceneRegistry(postgres: database, appID: appID ?? "scenes", configuration: configuration)
+        return try await SceneRegistry(postgres: database, appID: appID ?? "scenes", configuration: configuration)
         #else
         _ = database
         throw failure("this build of scenes has no PostgreSQL support: build it with `swift build --traits Postgres`", status: 69)

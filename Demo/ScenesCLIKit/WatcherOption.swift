@@ -34,12 +34,12 @@ package struct WatcherOption: ParsableArguments {
     /// The registry at `rootOptions`' root, watched as chosen.
     package func openRegistry(
         _ rootOptions: RootOptions, savePolicy: SceneRegistry.SavePolicy = .default
-    ) throws -> SceneRegistry {
-        try rootOptions.openRegistry(readOnly: false, watcher: preference, savePolicy: savePolicy)
+    ) async throws -> SceneRegistry {
+        try await rootOptions.openRegistry(readOnly: false, watcher: preference, savePolicy: savePolicy)
     }
 
     /// The registry at `root`, watched as chosen.
-    package func openRegistry(root: URL, savePolicy: SceneRegistry.SavePolicy = .default) throws -> SceneRegistry {
-        try SceneRegistry(root: root, configuration: .init(savePolicy: savePolicy, watcher: preference))
+    package func openRegistry(root: URL, savePolicy: SceneRegistry.SavePolicy = .default) async throws -> SceneRegistry {
+        try await SceneRegistry(root: root, configuration: .init(savePolicy: savePolicy, watcher: preference))
     }
 }

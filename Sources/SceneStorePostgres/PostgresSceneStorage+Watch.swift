@@ -11,7 +11,7 @@ extension PostgresSceneStorage {
     package func watch(
         _ preference: WatcherPreference, logger: Logger,
         handler: @escaping @Sendable (SceneStorageEvent) -> Void
-    ) -> (any SceneStorageWatch)? {
+    ) async -> (any SceneStorageWatch)? {
         if preference == .none { return nil }
         var logger = logger
         logger[metadataKey: "storage"] = "\(location)"
@@ -19,7 +19,7 @@ extension PostgresSceneStorage {
             database: database, eventLoop: eventLoop, channel: channel, timeout: requestTimeout, logger: logger,
             handler: handler
         )
-        if !watch.start() {
+        if await !watch.start() {
             logger.warning("not listening for changes yet; will keep trying")
         }
         return watch

@@ -74,20 +74,25 @@ final class PostgresSceneWatch: SceneStorageWatch {
     /// Connects and listens; reports whether the first attempt succeeded
     /// within the timeout. When it did not, attempts go on in the
     /// background and the first that succeeds sends `.rescan`.
-    func start() -> Bool {
+    /// Waits holding no thread: the first attempt's answer, or the
+    /// timeout, resumes it.
+    func start() async -> Bool {
         enum First { case waiting, listening, gaveUp }
         let first = NIOLockedValueBox(First.waiting)
-        let answered = DispatchSemaphore(value: 0)
-        connect(rescan: {
-            // Late, when the caller was already told it does not listen.
-            first.withLockedValue { first in
-                if first == .waiting { first = .listening }
-                return first == .gaveUp
-            }
-        }, done: { _ in answered.signal() })
         let wait = max(database.connectTimeout(default: timeout), timeout) + .seconds(1)
-        let deadline = DispatchTime.now() + .nanoseconds(wait.nanoseconds)
-        _ = answered.wait(timeout: deadline)
+        await withCheckedContinuation { (answered: CheckedContinuation<Void, Never>) in
+            let pending = NIOLockedValueBox(Optional(answered))
+            let answer: @Sendable () -> Void = { pending.withLockedValue { $0.take() }?.resume() }
+            connect(rescan: {
+                // Late, when the caller was already told it does not listen.
+                first.withLockedValue { first in
+                    if first == .waiting { first = .listening }
+                    return first == .gaveUp
+                }
+            }, done: { _ in answer() })
+            let timeout = eventLoop.scheduleTask(in: .nanoseconds(Int64(wait.nanoseconds))) { answer() }
+            _ = timeout
+        }
         return first.withLockedValue { first in
             if first == .waiting { first = .gaveUp }
             return first == .listening

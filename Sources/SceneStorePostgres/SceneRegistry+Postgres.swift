@@ -9,7 +9,7 @@ extension SceneRegistry {
     /// changes (on this machine or any other) arriving through `LISTEN`.
     ///
     /// ```swift
-    /// let scenes = try SceneRegistry(postgres: "postgres://app:secret@db.example:5432/app", appID: "com.example.editor")
+    /// let scenes = try await SceneRegistry(postgres: "postgres://app:secret@db.example:5432/app", appID: "com.example.editor")
     /// ```
     ///
     /// The schema is created on first use (see `PostgresSchema`).
@@ -35,11 +35,14 @@ extension SceneRegistry {
     ///   line of this registry shows them. An unreachable server is not an error
     ///   here: the first read or save throws
     ///   `SceneStoreError.storageUnavailable`.
-    public convenience init(postgres url: String, appID: String, configuration: Configuration = Configuration()) throws {
-        let storage = try PostgresSceneStorage(
-            url: url, app: appID, lockTimeout: configuration.lockTimeout,
-            logger: configuration.logger)
-        self.init(storage: storage, configuration: configuration)
+    public convenience init(
+        postgres url: String, appID: String, configuration: Configuration = Configuration()
+    ) async throws {
+        // On a thread of the library's: the URL's `sslrootcert` is read from disk.
+        let storage = try await withTaskExecutorPreference(BlockingCallExecutor.shared) {
+            try PostgresSceneStorage(url: url, app: appID, lockTimeout: configuration.lockTimeout, logger: configuration.logger)
+        }
+        await self.init(storage: storage, configuration: configuration)
     }
 }
 #endif

@@ -8,7 +8,7 @@ import ServiceLifecycle
 /// window still open is kept for the next launch.
 ///
 /// ```swift
-/// let scenes = try SceneRegistry(appID: "com.example.editor")
+/// let scenes = try await SceneRegistry(appID: "com.example.editor")
 /// let group = ServiceGroup(
 ///     services: [SceneRegistryService(scenes), app],
 ///     gracefulShutdownSignals: [.sigterm, .sighup],

@@ -6,7 +6,7 @@ import SystemPackage
 /// simulate a relaunch, a crash, a second process, against the real disk.
 ///
 /// ```swift
-/// let fixture = try SceneStoreFixture()
+/// let fixture = try await SceneStoreFixture()
 /// try fixture.registry.store(for: "main").set(3, forKey: "tab")
 /// try await fixture.registry.store(for: "main").flush()
 /// let relaunched = try await fixture.relaunch()
@@ -42,7 +42,7 @@ public final class SceneStoreFixture: Sendable {
     ///   - configuration: the registries' (`.testing` by default).
     ///   - inMemory: the root in `/dev/shm` (a memory file system; the
     ///     temporary directory where there is none).
-    public init(configuration: SceneRegistry.Configuration = .testing, inMemory: Bool = false) throws {
+    public init(configuration: SceneRegistry.Configuration = .testing, inMemory: Bool = false) async throws {
         var base = FileManager.default.temporaryDirectory
         var name = "scenestore-XXXXXX"
         if inMemory, access(Self.memory.path, W_OK) == 0 {
@@ -56,7 +56,7 @@ public final class SceneStoreFixture: Sendable {
         directory = URL(fileURLWithPath: String(cString: made), isDirectory: true)
         root = directory.appendingPathComponent("scenes", isDirectory: true)
         self.configuration = configuration
-        registries = Locked((try SceneRegistry(root: root, configuration: configuration), []))
+        registries = Locked((try await SceneRegistry(root: root, configuration: configuration), []))
     }
 
     /// The registry of the current "launch".
@@ -70,7 +70,7 @@ public final class SceneStoreFixture: Sendable {
     @discardableResult
     public func relaunch() async throws -> SceneRegistry {
         try await registry.close()
-        return try replaceCurrent()
+        return try await replaceCurrent()
     }
 
     /// Dies as `kill -9` would: everything not yet flushed is dropped, no
@@ -78,9 +78,9 @@ public final class SceneStoreFixture: Sendable {
     /// written. Then launches again on the same root.
     /// - Returns: the new registry, also ``registry`` from now on.
     @discardableResult
-    public func crash() throws -> SceneRegistry {
+    public func crash() async throws -> SceneRegistry {
         registry.abandon()
-        return try replaceCurrent()
+        return try await replaceCurrent()
     }
 
     /// Another registry on the same root, in this process, with its own
@@ -89,8 +89,8 @@ public final class SceneStoreFixture: Sendable {
     /// it meets the current
     /// registry only through the disk, as another process's would. For a
     /// real second process, launch your app's executable on ``root``.
-    public func otherRegistry(configuration: SceneRegistry.Configuration? = nil) throws -> SceneRegistry {
-        let other = try SceneRegistry(root: root, configuration: configuration ?? self.configuration)
+    public func otherRegistry(configuration: SceneRegistry.Configuration? = nil) async throws -> SceneRegistry {
+        let other = try await SceneRegistry(root: root, configuration: configuration ?? self.configuration)
         registries.withLock { $0.others.append(other) }
         return other
     }
@@ -118,8 +118,8 @@ public final class SceneStoreFixture: Sendable {
         }
     }
 
-    private func replaceCurrent() throws -> SceneRegistry {
-        let next = try SceneRegistry(root: root, configuration: configuration)
+    private func replaceCurrent() async throws -> SceneRegistry {
+        let next = try await SceneRegistry(root: root, configuration: configuration)
         registries.withLock { $0.current = next }
         return next
     }

@@ -14,7 +14,7 @@ import Glibc
 /// ```swift
 /// let server = try TemporaryPostgresServer.start()
 /// defer { server.destroy() }
-/// let scenes = try SceneRegistry(postgres: try server.createDatabase(), appID: "com.example.editor")
+/// let scenes = try await SceneRegistry(postgres: try server.createDatabase(), appID: "com.example.editor")
 /// ```
 ///
 /// A server nobody destroys is destroyed when the test process exits; the

@@ -152,11 +152,11 @@ package struct WatchEvent: Decodable {
 
 /// What is on disk now, read by a registry of its own that watches nothing
 /// in time to matter.
-package func onDisk(_ scene: String, root: URL) throws -> (generation: UInt64, values: [String: SceneValue], recovered: Bool) {
-    let registry = try SceneRegistry(root: root, configuration: .init(
+package func onDisk(_ scene: String, root: URL) async throws -> (generation: UInt64, values: [String: SceneValue], recovered: Bool) {
+    let registry = try await SceneRegistry(root: root, configuration: .init(
         savePolicy: .onFlush, watcher: .polling(interval: .seconds(3600))))
     defer { registry.abandon() }
-    let store = try registry.blockingStore(for: scene)
+    let store = try await registry.store(for: scene)
     return (store.generation, store.snapshot, store.lastQuarantined != nil)
 }
 

@@ -183,6 +183,19 @@ package final class RunningScenes: Sendable {
         reaper.kill(signal)
     }
 
+    /// Stops the process (`SIGSTOP`) and returns once the kernel shows it
+    /// stopped (`T` in `/proc/<pid>/stat`): `kill` returns when the signal
+    /// is queued, and until it is taken the process runs on (a write it
+    /// makes then lands after the caller thought it stopped).
+    package func stop() async {
+        kill(SIGSTOP)
+        while let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let nameEnd = stat.lastIndex(of: ")"),
+              stat[stat.index(after: nameEnd)...].split(separator: " ").first.map({ $0 != "T" && $0 != "Z" }) == true {
+            try? await Task.sleep(for: .milliseconds(1))
+        }
+    }
+
     /// Waits for the process to exit: its status, or 128 + the signal
     /// that ended it.
     package func exitStatus() async -> Int32 {

@@ -40,11 +40,11 @@ package struct StoragePlace: Sendable {
     /// disk four writers taking turns can wait more than ten seconds.
     package func registry(
         _ configuration: SceneRegistry.Configuration = .init(lockTimeout: SceneRegistry.Configuration.testing.lockTimeout)
-    ) throws -> SceneRegistry {
+    ) async throws -> SceneRegistry {
         #if Postgres
-        if let databaseURL { return try SceneRegistry(postgres: databaseURL, appID: "scenes", configuration: configuration) }
+        if let databaseURL { return try await SceneRegistry(postgres: databaseURL, appID: "scenes", configuration: configuration) }
         #endif
-        return try SceneRegistry(root: fixture.root, configuration: configuration)
+        return try await SceneRegistry(root: fixture.root, configuration: configuration)
     }
 
     /// The test process's server, started on first use and left to the end
@@ -52,7 +52,7 @@ package struct StoragePlace: Sendable {
     private static let server = Locked<TemporaryPostgresServer?>(nil)
 
     package static func make(_ backend: StorageBackend) async throws -> StoragePlace {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         switch backend {
         case .files:
             return StoragePlace(fixture: fixture, databaseURL: nil)

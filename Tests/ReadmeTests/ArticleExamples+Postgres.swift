@@ -6,8 +6,8 @@ import SceneStore
 import SceneStorePostgres
 
 /// SceneStorePostgres.md
-func postgresRegistryExample() throws {
-    let scenes = try SceneRegistry(postgres: "postgres://app:secret@db.example:5432/app", appID: "com.example.editor")
+func postgresRegistryExample() async throws {
+    let scenes = try await SceneRegistry(postgres: "postgres://app:secret@db.example:5432/app", appID: "com.example.editor")
     use(scenes)
 }
 #endif

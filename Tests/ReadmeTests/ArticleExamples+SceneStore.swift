@@ -66,7 +66,7 @@ extension SceneKey where Value == Int {
 /// SceneStore.md
 enum SceneStoreArticle {
     static func overview() async throws {
-        let scenes = try SceneRegistry(appID: "com.example.editor")
+        let scenes = try await SceneRegistry(appID: "com.example.editor")
         let store = try await scenes.store(for: "main")
 
         @SceneStored(.zoom, store: store) var zoom: Int
@@ -86,7 +86,7 @@ enum GettingStartedArticle {
 
     @MainActor static func gettingStarted() async throws {
         // Open a scene
-        let scenes = try SceneRegistry(appID: "com.example.editor")
+        let scenes = try await SceneRegistry(appID: "com.example.editor")
         let store = try await scenes.store(for: "main")       // the same instance for the same id
 
         // Keep values
@@ -130,7 +130,7 @@ enum GettingStartedArticle {
 /// RestoringWindows.md
 enum RestoringWindowsArticle {
     static func launch() async throws {
-        let scenes = try SceneRegistry(appID: "com.example.editor")
+        let scenes = try await SceneRegistry(appID: "com.example.editor")
         var windows: [SceneStore] = []
         for session in try await scenes.scenesToRestore() {
             if let window = try await scenes.reopen(session.id) { windows.append(window) }

@@ -25,7 +25,7 @@ extension SceneKey where Value == String {
 
 @Suite struct SceneStoreTestingArticle {
     @Test func tabSurvivesRelaunch() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         try await fixture.registry.store(for: "main").set(2, for: .tab)
         let relaunched = try await fixture.relaunch()
         await #expect(try relaunched.store(for: "main")[.tab] == 2)
@@ -36,15 +36,15 @@ extension SceneKey where Value == String {
 @Suite struct TestingRelaunchAndCrashesArticle {
     // Decide what is durable
     @Test func savesOnFlushOnly() async throws {
-        let fixture = try SceneStoreFixture(configuration: .testing(savePolicy: .onFlush))
+        let fixture = try await SceneStoreFixture(configuration: .testing(savePolicy: .onFlush))
         #expect(fixture.configuration.savePolicy == .onFlush)
-        #expect(try SceneStoreFixture().configuration.savePolicy == .coalesced(.milliseconds(30)))
+        #expect(try await SceneStoreFixture().configuration.savePolicy == .coalesced(.milliseconds(30)))
         await fixture.tearDown()
     }
 
     // Relaunch
     @Test @MainActor func settingsComeBack() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let store = try await fixture.registry.store(for: "main")
         let settings = Settings()
         let binding = store.bind([SceneProperty(\.selectedTab, key: .tab)], on: settings)
@@ -64,19 +64,19 @@ extension SceneKey where Value == String {
 
     // Crash
     @Test func tabSurvivesCrashOnFlush() async throws {
-        let fixture = try SceneStoreFixture(configuration: .testing(savePolicy: .onFlush))
+        let fixture = try await SceneStoreFixture(configuration: .testing(savePolicy: .onFlush))
         let store = try await fixture.registry.store(for: "main")
         try store.set(2, for: .tab)
         try await store.flush()
         try store.set(3, for: .tab)                       // never flushed
-        let after = try fixture.crash()
+        let after = try await fixture.crash()
         await #expect(try after.store(for: "main")[.tab] == 2)
         await fixture.tearDown()
     }
 
     // Another writer
     @Test func anotherWritersChangeArrives() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let mine = try await fixture.registry.store(for: "main")
         let updates = mine.updates()
         let theirs = try await fixture.otherRegistry().store(for: "main")
@@ -89,7 +89,7 @@ extension SceneKey where Value == String {
 
     // Without a disk
     @Test func tabSurvivesRelaunchInMemory() async throws {
-        let fixture = try SceneStoreFixture(inMemory: true)
+        let fixture = try await SceneStoreFixture(inMemory: true)
         try await fixture.registry.store(for: "main").set(2, for: .tab)
         let relaunched = try await fixture.relaunch()
         await #expect(try relaunched.store(for: "main")[.tab] == 2)

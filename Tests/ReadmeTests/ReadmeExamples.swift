@@ -26,7 +26,7 @@ extension SceneKey where Value == Theme {
 }
 
 func startEditor() async throws {
-    let scenes = try SceneRegistry(appID: "com.example.editor")   // ~/.local/state/com.example.editor/scenes
+    let scenes = try await SceneRegistry(appID: "com.example.editor")   // ~/.local/state/com.example.editor/scenes
     let store = try await scenes.store(for: "main")               // one scene: a window, a tab group, a session
     let launches = store[.launches]                               // synchronous, from memory
     print("launch \(launches + 1), theme \(store[.theme])")       // "launch 1, theme light" the first time

@@ -123,9 +123,9 @@ struct PostgresLocationTests {
             let url = "postgres://ada@127.0.0.1/scenes?sslmode=verify-ca&sslrootcert=\(encoded)"
             let outcome = Locked<(any Error)??>(nil)
             let done = DispatchSemaphore(value: 0)
-            Thread.detachNewThread {
+            Task {
                 do {
-                    let registry = try SceneRegistry(postgres: url, appID: "tls-test")
+                    let registry = try await SceneRegistry(postgres: url, appID: "tls-test")
                     registry.abandon()
                     outcome.withLock { $0 = .some(nil) }
                 } catch {

@@ -43,7 +43,7 @@ struct PostgresNotificationTrustTests {
         }
         _ = try await outsider.query(PostgresQuery(unsafeSQL: "SELECT 1"), logger: Self.logger)
 
-        let registry = try SceneRegistry(postgres: url, appID: "trust")
+        let registry = try await SceneRegistry(postgres: url, appID: "trust")
         let store = try await registry.store(for: "main")
         try store.set("hunter2", forKey: "secret")
         try await store.flush()
@@ -64,8 +64,8 @@ struct PostgresNotificationTrustTests {
     @Test func forgedNotificationsCostAReadNeverAWrongValue() async throws {
         let server = try PostgresServer.current()
         let url = try await server.newDatabase()
-        let watcher = try SceneRegistry(postgres: url, appID: "trust")
-        let writer = try SceneRegistry(postgres: url, appID: "trust", configuration: .init(watcher: .none))
+        let watcher = try await SceneRegistry(postgres: url, appID: "trust")
+        let writer = try await SceneRegistry(postgres: url, appID: "trust", configuration: .init(watcher: .none))
         let watched = try await watcher.store(for: "main")
         let written = try await writer.store(for: "main")
         try written.set(1, forKey: "n")

@@ -136,7 +136,7 @@ struct PostgresSceneStorageTests {
     /// that place behind, and every later save was whole too.
     @Test func savesGoOnAppendingAfterACompaction() async throws {
         let url = try await PostgresServer.current().newDatabase()
-        let registry = try SceneRegistry(postgres: url, appID: "compaction", configuration: .init(savePolicy: .onFlush, watcher: .none))
+        let registry = try await SceneRegistry(postgres: url, appID: "compaction", configuration: .init(savePolicy: .onFlush, watcher: .none))
         let store = try await registry.store(for: "main")
         for key in 0..<20 { try store.set(0, forKey: "k\(key)") }
         try await store.flush()

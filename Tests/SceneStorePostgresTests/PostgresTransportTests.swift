@@ -42,9 +42,9 @@ struct PostgresTransportTests {
                 == .verifyCA(roots: .file(authority)))
 
             // A store works over it: a value written and read back by another registry.
-            let writer = try SceneRegistry(
+            let writer = try await SceneRegistry(
                 postgres: url(database, host: "localhost", "sslmode=verify-full&sslrootcert=\(authority)"), appID: "tls")
-            let reader = try SceneRegistry(postgres: url(database, "sslmode=require"), appID: "tls")
+            let reader = try await SceneRegistry(postgres: url(database, "sslmode=require"), appID: "tls")
             let id = SceneID("main")
             let (written, read) = try await (writer.store(for: id), reader.store(for: id))
             try written.set("encrypted", forKey: "k")
@@ -98,7 +98,7 @@ struct PostgresTransportTests {
             // it sends the user and password only to a server that names it.
             let capture = LogCapture()
             let watched = try PostgresSceneStorage(testing: refused)
-            let watch = watched.watch(.automatic, logger: capture.logger()) { _ in }
+            let watch = await watched.watch(.automatic, logger: capture.logger()) { _ in }
             #expect(capture.warnings().contains { $0.contains("cannot listen") && $0.contains("does not name localhost") },
                     "\(capture.warnings())")
             watch?.cancel()
@@ -181,9 +181,9 @@ struct PostgresTransportTests {
                 == "\(socket)/.s.PGSQL.\(server.port)")
             #expect(throws: SceneStoreError.self) { try PostgresLocation(hostParameter) }  // port is given in the URL
 
-            let local = try SceneRegistry(postgres: percentEncoded, appID: "socket")
-            let alsoLocal = try SceneRegistry(postgres: overParameter, appID: "socket")
-            let remote = try SceneRegistry(postgres: database, appID: "socket")
+            let local = try await SceneRegistry(postgres: percentEncoded, appID: "socket")
+            let alsoLocal = try await SceneRegistry(postgres: overParameter, appID: "socket")
+            let remote = try await SceneRegistry(postgres: database, appID: "socket")
             let id = SceneID("main")
             let (onSocket, alsoOnSocket, onTCP) = try await (local.store(for: id), alsoLocal.store(for: id), remote.store(for: id))
             try onSocket.set(1, forKey: "fromSocket")

@@ -20,7 +20,7 @@ extension SceneStorageEvent {
 struct PostgresWatchTests {
     @Test(.postgresServer) func changeByAnotherStorageArrivesAsChanged() async throws {
         let url = try await PostgresServer.current().newDatabase()
-        let (writer, events, watch) = try watched(url)
+        let (writer, events, watch) = try await watched(url)
         defer { watch.cancel() }
         let otherApp = try PostgresSceneStorage(testing: url, app: "another")
 
@@ -45,7 +45,7 @@ struct PostgresWatchTests {
 
     @Test(.postgresServer) func eachCommitArrivesOnceAsItsSceneID() async throws {
         let url = try await PostgresServer.current().newDatabase()
-        let (writer, events, watch) = try watched(url)
+        let (writer, events, watch) = try await watched(url)
         defer { watch.cancel() }
         let id = SceneID("main")
 
@@ -67,12 +67,12 @@ struct PostgresWatchTests {
     @Test(.postgresServer) func noneWatchesNothingAndCancelStopsEvents() async throws {
         let url = try await PostgresServer.current().newDatabase()
         let storage = try PostgresSceneStorage(testing: url)
-        #expect(storage.watch(.none, logger: Logger(label: "test"), handler: { _ in }) == nil)
+        #expect(await storage.watch(.none, logger: Logger(label: "test"), handler: { _ in }) == nil)
 
-        let (writer, live, liveWatch) = try watched(url)
+        let (writer, live, liveWatch) = try await watched(url)
         defer { liveWatch.cancel() }
         let events = EventRecorder()
-        let watch = try #require(storage.watch(.automatic, logger: Logger(label: "test"), handler: events.handler))
+        let watch = try #require(await storage.watch(.automatic, logger: Logger(label: "test"), handler: events.handler))
         // It listens: a change reaches it before the cancel.
         let before = SceneID("before")
         try await writer.put(TestDocuments.document("before"), as: before)
@@ -91,7 +91,7 @@ struct PostgresWatchTests {
 
     @Test func watcherReconnectsAfterRestartAndRescans() async throws {
         try await PostgresServer.with { server in
-            let (writer, events, watch) = try watched(try await server.newDatabase())
+            let (writer, events, watch) = try await watched(try await server.newDatabase())
             defer { watch.cancel() }
             let id = SceneID("main")
             try await writer.put(TestDocuments.document("main"), as: id)
@@ -111,7 +111,7 @@ struct PostgresWatchTests {
             let storage = try await storageOnAStoppedServer(server)
 
             let events = EventRecorder()
-            let watch = try #require(storage.watch(.automatic, logger: Logger(label: "test"), handler: events.handler))
+            let watch = try #require(await storage.watch(.automatic, logger: Logger(label: "test"), handler: events.handler))
             defer { watch.cancel() }
             try await blockingWork { try server.restart() }
             #expect(await events.wait { $0 == .rescan })
@@ -126,7 +126,7 @@ struct PostgresWatchTests {
 
             let capture = LogCapture()
             let events = EventRecorder()
-            let watch = try #require(storage.watch(.automatic, logger: capture.logger(), handler: events.handler))
+            let watch = try #require(await storage.watch(.automatic, logger: capture.logger(), handler: events.handler))
             defer { watch.cancel() }
             let attempts = { capture.messages.filter { $0.hasPrefix("cannot listen for changes") }.count }
             // A poll: the watch's retries (on its event loop's timers, no
@@ -160,10 +160,10 @@ extension PostgresWatchTests {
 
     /// A storage on `url` whose watch records its events, and a second
     /// storage (its own connections) to write with.
-    func watched(_ url: String) throws -> (writer: PostgresSceneStorage, events: EventRecorder, watch: any SceneStorageWatch) {
+    func watched(_ url: String) async throws -> (writer: PostgresSceneStorage, events: EventRecorder, watch: any SceneStorageWatch) {
         let watching = try PostgresSceneStorage(testing: url)
         let events = EventRecorder()
-        let watch = try #require(watching.watch(.automatic, logger: Logger(label: "test"), handler: events.handler))
+        let watch = try #require(await watching.watch(.automatic, logger: Logger(label: "test"), handler: events.handler))
         return (try PostgresSceneStorage(testing: url), events, watch)
     }
 }

@@ -10,7 +10,7 @@ import Testing
 // Hang guard: its slowest test took 2 s in its layer here, 65 s in the whole suite (every test at once on 2 cores); 2 minutes.
 @Suite(.timeLimit(.minutes(2))) struct SceneRegistryServiceTests {
     @Test func aGracefulShutdownSavesTheEditAndKeepsTheWindowForTheNextLaunch() async throws {
-        let fixture = try SceneStoreFixture(configuration: .init(watcher: .none))
+        let fixture = try await SceneStoreFixture(configuration: .init(watcher: .none))
         let scenes = fixture.registry
         let window = try await scenes.newScene(title: "Notes")
         try window.set("unsaved", forKey: "text")
@@ -19,7 +19,7 @@ import Testing
         await group.triggerGracefulShutdown()
         try await running.value
 
-        let next = try fixture.otherRegistry()
+        let next = try await fixture.otherRegistry()
         let restorable = try await next.scenesToRestore()
         #expect(restorable.map(\.id) == [window.id])
         #expect(restorable.first?.state == .restorable(.relaunch))

@@ -9,7 +9,7 @@ import Testing
     /// `--app-id ID` reads and writes where the library keeps that app's
     /// scenes by default: `$XDG_STATE_HOME/ID/scenes`.
     @Test func appIDUsesTheLibrarysDefaultRootForThatApp() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let state = fixture.directory.appendingPathComponent("state")
         let environment = ["XDG_STATE_HOME": state.path]
         let set = try await scenes(
@@ -17,7 +17,7 @@ import Testing
             root: fixture.root, environment: environment)
         #expect(set.status == 0, "\(set.stderr)")
         let expected = try SceneRegistry.defaultRoot(appID: "com.example.editor", environment: environment)
-        let registry = try SceneRegistry(root: expected)
+        let registry = try await SceneRegistry(root: expected)
         #expect(try await registry.store(for: "main").value(forKey: "k", as: Int.self) == 7)
         try await registry.close()
         let get = try await scenes(["get", "--app-id", "com.example.editor", "--scene", "main", "k"], root: fixture.root, environment: environment)
@@ -27,14 +27,14 @@ import Testing
 
     @Test(arguments: [["--app-id", "../etc"], ["--app-id", ""], ["--root", "/tmp/x", "--app-id", "a"]])
     func aBadAppIDIsAUsageError(_ options: [String]) async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let result = try await scenes(["list"] + options, root: fixture.root)
         #expect(result.status == 64, "\(result.stderr)")
         #expect(result.stderr.contains("--app-id"))
     }
 
     @Test func versionAndCompletions() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let version = try await scenes(["--version"], root: fixture.root)
         #expect(version.status == 0)
         #expect(version.stdout.hasPrefix("scenes "))

@@ -6,7 +6,7 @@ import Testing
 
 @Suite struct InspectionCommandTests {
     @Test func setThenGetInANewProcess() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         #expect(try await scenes(["set", "--scene", "a", "k", "--int", "5"], root: fixture.root).status == 0)
         let result = try await scenes(["get", "--scene", "a", "k"], root: fixture.root)
         #expect(result.status == 0)
@@ -24,14 +24,14 @@ import Testing
         (["--data-base64", ""], ""),
     ])
     func getPrintsValuesTheWaySetTakesThem(flag: [String], printed: String) async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let set = try await scenes(["set", "--scene", "a", "k"] + flag, root: fixture.root)
         #expect(set.status == 0, "\(set.stderr)")
         #expect(try await scenes(["get", "--scene", "a", "k"], root: fixture.root).stdout == printed + "\n")
     }
 
     @Test func getOfAnAbsentKeyExitsOne() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let result = try await scenes(["get", "--scene", "a", "missing"], root: fixture.root)
         #expect(result.status == 1)
         #expect(result.stderr.contains("missing"))
@@ -56,7 +56,7 @@ import Testing
         ["get", "--scene", "../etc", "k"],
     ])
     func badInputExitsNonZeroAndCreatesNothing(arguments: [String]) async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         try? FileManager.default.removeItem(at: fixture.root)
         let result = try await scenes(arguments, root: fixture.root)
         #expect(result.status == 64, "\(result.stderr)")
@@ -65,7 +65,7 @@ import Testing
     }
 
     @Test func tooLongKeyIsRefusedAndNothingIsWritten() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         try await scenes(["set", "--scene", "a", "keep", "--int", "1"], root: fixture.root)
         let before = try Data(contentsOf: fixture.root.appendingPathComponent("a.scene"))
         let long = String(repeating: "k", count: 257)
@@ -76,7 +76,7 @@ import Testing
     }
 
     @Test func showJSONHasSceneGenerationAndTypedValues() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         try await scenes(["set", "--scene", "a", "n", "--int", "-5"], root: fixture.root)
         try await scenes(["set", "--scene", "a", "s", "--string", "hi"], root: fixture.root)
         let result = try await scenes(["show", "--scene", "a", "--json"], root: fixture.root)
@@ -92,7 +92,7 @@ import Testing
     }
 
     @Test func listRemoveAndDiscard() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         try await scenes(["set", "--scene", "b", "k", "--int", "1"], root: fixture.root)
         try await scenes(["set", "--scene", "a", "k", "--int", "1"], root: fixture.root)
         try await scenes(["set", "--scene", "a", "j", "--int", "2"], root: fixture.root)
@@ -109,7 +109,7 @@ import Testing
     /// `scenes discard` of a window nobody holds closes it for good: no
     /// line in `scenes list`, no file of it left in the root.
     @Test func discardOfARestorableWindowLeavesNeitherListingNorFiles() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let window = try await fixture.registry.newScene(title: "Notes")
         try window.set("draft", forKey: "text")
         try await fixture.registry.close()

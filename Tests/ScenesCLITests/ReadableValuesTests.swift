@@ -13,7 +13,7 @@ struct ReadableValuesTests {
     static let model = #"{"format":"scenestore.model","tag":"layout","value":{"columns":2},"version":1}"#
 
     @Test func aStoredModelPrintsAsItsJSON() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let base64 = Data(Self.model.utf8).base64EncodedString()
         #expect(try await scenes(["set", "--scene", "a", "layout", "--data-base64", base64], root: fixture.root).status == 0)
         #expect(try await scenes(["set", "--scene", "a", "bytes", "--data-base64", "AAEC/w=="], root: fixture.root).status == 0)
@@ -33,14 +33,14 @@ struct ReadableValuesTests {
     }
 
     @Test func aNavigationPathPrintsAsItsJSON() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         _ = try await scenes(["run", "--scene", "main", "--headless"], root: fixture.root, stdin: "push 3\npush three\nback\nquit\n")
         let path = try await scenes(["get", "--scene", "main", "mixed.path"], root: fixture.root).stdout
         #expect(path.hasPrefix(#"{"elements":[{"tag":"int","value":3}],"forward":[{"tag":"string","value":"three"}]"#), "\(path)")
     }
 
     @Test func watchShowsAChangedModelAsItsJSON() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         #expect(try await scenes(["set", "--scene", "a", "k", "--int", "1"], root: fixture.root).status == 0)
         let watch = try RunningScenes(["watch", "--scene", "a"], root: fixture.root)
         #expect(await watch.lines.first(within: .seconds(30)) != nil, "no ready line")

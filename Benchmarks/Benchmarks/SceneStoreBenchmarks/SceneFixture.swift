@@ -47,7 +47,7 @@ final class SceneFixture: @unchecked Sendable {
         let root = FileManager.default.temporaryDirectory
             .appendingPathComponent("scenestore-benchmark-\(UUID().uuidString)", isDirectory: true)
         self.root = root
-        let registry = try SceneRegistry(root: root, configuration: .init(savePolicy: .onFlush, watcher: .none))
+        let registry = try await SceneRegistry(root: root, configuration: .init(savePolicy: .onFlush, watcher: .none))
         let store = try await registry.store(for: benchmarkScene)
         try store.set(initialValue, for: counterKey)
         for index in 1..<max(keys, 1) {
@@ -62,7 +62,7 @@ final class SceneFixture: @unchecked Sendable {
         clock: any Clock<Duration> = ContinuousClock()
     ) throws -> SceneRegistry {
         guard let root else { fatalError("the fixture's root is made by prepare()") }
-        let registry = try SceneRegistry(
+        let registry = try await SceneRegistry(
             root: root, configuration: .init(savePolicy: savePolicy, watcher: watcher, clock: clock))
         registries.append(registry)
         return registry

@@ -68,7 +68,7 @@ struct SceneStoreAlternative: CommitAlternative {
     var writes: Int { Int((store?.generation ?? 0) - preparedGeneration) }
 
     mutating func prepare(keys: Int, in directory: URL) async throws {
-        let registry = try SceneRegistry(root: directory, configuration: configuration)
+        let registry = try await SceneRegistry(root: directory, configuration: configuration)
         let store = try await registry.store(for: AlternativeFiles.sceneStoreScene)
         for key in 0..<keys { try store.set("value number \(key)", forKey: "key\(key)") }
         try await store.flush()

@@ -53,14 +53,14 @@ extension Bench {
             for run in 0..<runs {
                 let root = scratch.appendingPathComponent("files-\(run)")
                 let files = try await measure(commits: commits) { configuration in
-                    try SceneRegistry(root: root, configuration: configuration)
+                    try await SceneRegistry(root: root, configuration: configuration)
                 }
                 samples["files", default: ([], [])].commit += files.commit
                 samples["files", default: ([], [])].propagation += files.propagation
                 #if Postgres
                 let url = try database ?? (server?.createDatabase() ?? "")
                 let postgres = try await measure(commits: commits) { configuration in
-                    try SceneRegistry(postgres: url, appID: "bench-\(run)", configuration: configuration)
+                    try await SceneRegistry(postgres: url, appID: "bench-\(run)", configuration: configuration)
                 }
                 samples["postgres", default: ([], [])].commit += postgres.commit
                 samples["postgres", default: ([], [])].propagation += postgres.propagation
@@ -97,10 +97,10 @@ extension Bench {
         /// Commits on one registry, each timed until durable and until a
         /// second registry on the same storage reports it.
         private func measure(
-            commits: Int, open: (SceneRegistry.Configuration) throws -> SceneRegistry
+            commits: Int, open: (SceneRegistry.Configuration) async throws -> SceneRegistry
         ) async throws -> (commit: [Int], propagation: [Int]) {
-            let writer = try open(.init(savePolicy: policy.savePolicy, watcher: .none))
-            let reader = try open(.init(savePolicy: .onFlush, watcher: .automatic))
+            let writer = try await open(.init(savePolicy: policy.savePolicy, watcher: .none))
+            let reader = try await open(.init(savePolicy: .onFlush, watcher: .automatic))
             let store = try await writer.store(for: Bench.sceneName)
             for key in 0..<keys { try store.set(0, forKey: "k\(key)") }
             try await store.flush()

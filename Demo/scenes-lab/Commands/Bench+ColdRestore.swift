@@ -157,7 +157,7 @@ extension Bench {
             case .sceneStore, .sceneStoreWithoutWatcher:
                 var configuration = ColdRestoreFigures.sceneStoreConfiguration
                 if kind == .sceneStoreWithoutWatcher { configuration.watcher = .none }
-                let registry = try SceneRegistry(root: place, configuration: configuration)
+                let registry = try await SceneRegistry(root: place, configuration: configuration)
                 await emit(try registry.store(for: AlternativeFiles.sceneStoreScene).value(forKey: "key0", as: String.self) ?? "")
                 try await registry.close()
             case .sqlite:

@@ -102,7 +102,7 @@ extension Bench {
         private func measureStore(in root: URL) async throws -> [Int] {
             // A scene left by an earlier run (of other --keys) is not this run's scene.
             try? FileManager.default.removeItem(at: root)
-            let registry = try SceneRegistry(root: root, configuration: .init(savePolicy: .onFlush, watcher: watcher.preference))
+            let registry = try await SceneRegistry(root: root, configuration: .init(savePolicy: .onFlush, watcher: watcher.preference))
             let store = try await registry.store(for: "bench")
             for key in 0..<keys { try store.set("value number \(key)", forKey: "key\(key)") }
             try await store.flush()

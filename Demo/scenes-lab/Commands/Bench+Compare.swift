@@ -200,7 +200,7 @@ extension Bench {
 
         /// Nanoseconds per `set` of a 100-key store, memory only.
         private func setInMemory(in root: URL) async throws -> Double {
-            let registry = try SceneRegistry(root: root, configuration: .init(savePolicy: .onFlush, watcher: .polling(interval: .seconds(3600))))
+            let registry = try await SceneRegistry(root: root, configuration: .init(savePolicy: .onFlush, watcher: .polling(interval: .seconds(3600))))
             let store = try await registry.store(for: "memory")
             let count = 200_000
             let start = monotonicNanoseconds()

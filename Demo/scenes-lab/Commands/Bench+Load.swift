@@ -147,7 +147,7 @@ extension Bench {
                 let rows = try await admin.query("SELECT scene, key, value FROM load_raw", logger: Self.logger)
                 for try await (scene, key, value) in rows.decode((String, String, Int).self) { stored["\(scene) \(key)"] = value }
             case .store:
-                let registry = try SceneRegistry(postgres: url, appID: "load", configuration: .init(watcher: .none))
+                let registry = try await SceneRegistry(postgres: url, appID: "load", configuration: .init(watcher: .none))
                 for index in 0..<scenes {
                     for (key, value) in try await registry.store(for: "s\(index)").snapshot {
                         if case .int(let number) = value { stored["s\(index) \(key)"] = number }

@@ -68,7 +68,7 @@ extension Bench {
         private var deadline: Int { monotonicNanoseconds() + Int(seconds * 1e9) }
 
         private func storeWriter() async throws -> WriterResult {
-            let registry = try SceneRegistry(
+            let registry = try await SceneRegistry(
                 postgres: url, appID: "load", configuration: .init(savePolicy: .onFlush, watcher: .none))
             var opened: [SceneStore] = []
             for index in 0..<scenes { opened.append(try await registry.store(for: "s\(index)")) }
@@ -104,7 +104,7 @@ extension Bench {
         }
 
         private func storeWatcher() async throws -> WatcherResult {
-            let registry = try SceneRegistry(postgres: url, appID: "load", configuration: .init(watcher: .automatic))
+            let registry = try await SceneRegistry(postgres: url, appID: "load", configuration: .init(watcher: .automatic))
             let latencies = Locked<[Int]>([])
             var followers: [Task<Void, Never>] = []
             for index in 0..<scenes {

@@ -58,7 +58,7 @@ extension Bench {
 
         static func measure(scenes: Int, largeKeys: Int, runs: Int, in scratch: URL) async throws -> MemoryFigures {
             let root = scratch.appendingPathComponent("memory-scenes")
-            let registry = try SceneRegistry(root: root, configuration: .init(savePolicy: .onFlush, watcher: .none))
+            let registry = try await SceneRegistry(root: root, configuration: .init(savePolicy: .onFlush, watcher: .none))
             for scene in 0..<scenes {
                 let store = try await registry.store(for: "m\(scene)")
                 for key in 0..<keys { try store.set("value number \(key)", forKey: "key\(key)") }
@@ -155,7 +155,7 @@ extension Bench {
 
         func run() async throws {
             let before = try Memory.current()
-            let registry = try SceneRegistry(root: URL(fileURLWithPath: root, isDirectory: true))
+            let registry = try await SceneRegistry(root: URL(fileURLWithPath: root, isDirectory: true))
             var stores: [SceneStore] = []
             var afterFirst = before
             for scene in 0..<scenes {

@@ -163,7 +163,7 @@ extension Bench {
         /// left dirty: each change is an isolated one.
         func measure(in directory: URL) async throws -> (sceneStore: [Int], floor: [Int], flushes: [Int]) {
             let root = directory.appendingPathComponent("scenes")
-            let registry = try SceneRegistry(root: root, configuration: .init(savePolicy: policy.savePolicy))
+            let registry = try await SceneRegistry(root: root, configuration: .init(savePolicy: policy.savePolicy))
             let store = try await registry.store(for: Bench.sceneName)
             for key in 0..<keys { try store.set(0, forKey: "k\(key)") }
             try await store.flush()

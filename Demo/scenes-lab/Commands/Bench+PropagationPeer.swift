@@ -34,7 +34,7 @@ extension Bench {
         }
 
         private func receiveChanges() async throws {
-            let registry = try SceneRegistry(root: URL(fileURLWithPath: directory, isDirectory: true))
+            let registry = try await SceneRegistry(root: URL(fileURLWithPath: directory, isDirectory: true))
             let store = try await registry.store(for: Bench.sceneName)
             let changes = store.changes()
             emit("ready \(getpid())")

@@ -95,7 +95,7 @@ extension Bench {
 
         /// One root grown to each size in turn; a fresh registry lists it.
         private func measureFiles(sizes: [Int], runs: Int, root: URL) async throws -> Series {
-            let writer = try SceneRegistry(root: root, configuration: .init(savePolicy: .onFlush, watcher: .none))
+            let writer = try await SceneRegistry(root: root, configuration: .init(savePolicy: .onFlush, watcher: .none))
             var created = 0
             var totals: [Double] = []
             for size in [0] + sizes {
@@ -106,7 +106,7 @@ extension Bench {
                 }
                 created = size
                 totals.append(try await medianMs(runs: runs) {
-                    let registry = try SceneRegistry(root: root, configuration: Self.reading)
+                    let registry = try await SceneRegistry(root: root, configuration: Self.reading)
                     let count = try await registry.sceneIDs().count
                     let value = try await registry.store(for: "s0").value(forKey: "key0", as: String.self)
                     try await registry.close()
@@ -121,14 +121,14 @@ extension Bench {
         private func measureKeys(sizes: [Int], runs: Int, root: URL) async throws -> Series {
             var writing = ColdRestoreFigures.sceneStoreConfiguration
             (writing.savePolicy, writing.watcher) = (.onFlush, .none)
-            let writer = try SceneRegistry(root: root, configuration: writing)
+            let writer = try await SceneRegistry(root: root, configuration: writing)
             var totals: [Double] = []
             for size in [1] + sizes {
                 let store = try await writer.store(for: "k\(size)")
                 for key in 0..<size { try store.set("value number \(key)", forKey: "key\(key)") }
                 try await store.flush()
                 totals.append(try await medianMs(runs: runs) {
-                    let registry = try SceneRegistry(root: root, configuration: Self.reading)
+                    let registry = try await SceneRegistry(root: root, configuration: Self.reading)
                     let value = try await registry.store(for: "k\(size)").value(forKey: "key\(size - 1)", as: String.self)
                     try await registry.close()
                     guard value == "value number \(size - 1)" else { throw failure("scene k\(size) lost its last key") }

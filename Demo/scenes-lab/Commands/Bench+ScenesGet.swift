@@ -22,7 +22,7 @@ extension Bench {
         static func measure(runs: Int, in scratch: URL) async throws -> ScenesGetFigures? {
             guard FileManager.default.isExecutableFile(atPath: scenesExecutable.path) else { return nil }
             let root = scratch.appendingPathComponent("get-scenes")
-            let registry = try SceneRegistry(root: root, configuration: .init(savePolicy: .onFlush, watcher: .none))
+            let registry = try await SceneRegistry(root: root, configuration: .init(savePolicy: .onFlush, watcher: .none))
             let store = try await registry.store(for: "get")
             for key in 0..<100 { try store.set("value number \(key)", forKey: "key\(key)") }
             try await registry.close()

@@ -28,7 +28,7 @@ struct BoundPush: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let registry = try rootOptions.openRegistry(readOnly: false, watcher: .automatic)
+        let registry = try await rootOptions.openRegistry(readOnly: false, watcher: .automatic)
         let store = try await registry.store(for: try sceneOption.sceneID())
         let types = intBase != nil ? ScenePathTypes([.init(Int.self)]) : ScenePathTypes([.init(Int.self), .init(String.self)])
         let binding = PathBinding(store: store, key: key, codec: .scenePath(types: types))

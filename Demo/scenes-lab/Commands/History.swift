@@ -45,7 +45,7 @@ struct History: AsyncParsableCommand {
 
     func run() async throws {
         let id = try sceneOption.sceneID()
-        var registry = try watcherOption.openRegistry(rootOptions, savePolicy: .onFlush)
+        var registry = try await watcherOption.openRegistry(rootOptions, savePolicy: .onFlush)
         var store = try await registry.store(for: id)
         var written: [String: [String]] = [:]
         emit("ready \(getpid())")
@@ -60,7 +60,7 @@ struct History: AsyncParsableCommand {
                 } else if roll < discardPercent + reopenPercent {
                     emit("begin \(index) \(monotonicNanoseconds()) reopen")
                     try await registry.close()
-                    registry = try watcherOption.openRegistry(rootOptions, savePolicy: .onFlush)
+                    registry = try await watcherOption.openRegistry(rootOptions, savePolicy: .onFlush)
                     store = try await registry.store(for: id)
                 } else if roll < 60 {
                     let again = Int.random(in: 0..<100) < repeatPercent

@@ -36,7 +36,7 @@ extension Probe {
         }
 
         func run() async throws {
-            let registry = try SceneRegistry(root: rootOptions.rootURL(), configuration: .init(
+            let registry = try await SceneRegistry(root: rootOptions.rootURL(), configuration: .init(
                 savePolicy: .onFlush, watcher: .polling(interval: .seconds(3600))))
             let store = try await registry.store(for: "main")
             try store.set("before", forKey: "before")

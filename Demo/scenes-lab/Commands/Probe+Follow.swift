@@ -21,7 +21,7 @@ extension Probe {
         }
 
         func run() async throws {
-            let registry = try watcherOption.openRegistry(rootOptions)
+            let registry = try await watcherOption.openRegistry(rootOptions)
             let stores = try scenes.map { try registry.blockingStore(for: $0) }
             // Subscribe before printing the first state: nothing falls between.
             let streams = stores.map { store in

@@ -44,14 +44,14 @@ extension Probe {
             defer { try? FileManager.default.removeItem(at: scratch) }
             let root = scratch.appendingPathComponent("scenes")
 
-            let inotifyOnly = try SceneRegistry(root: root, configuration: .init(savePolicy: .onFlush, watcher: .inotify))
-            let automatic = try SceneRegistry(root: root, configuration: .init(
+            let inotifyOnly = try await SceneRegistry(root: root, configuration: .init(savePolicy: .onFlush, watcher: .inotify))
+            let automatic = try await SceneRegistry(root: root, configuration: .init(
                 savePolicy: .onFlush, watcher: .automatic))
             let inotifyFDs = ProcessStats.inotifyDescriptors().count
 
             let watched = try await automatic.store(for: "s")
             let changes = watched.changes()
-            let writer = try SceneRegistry(root: root, configuration: .init(
+            let writer = try await SceneRegistry(root: root, configuration: .init(
                 savePolicy: .onFlush, watcher: .polling(interval: .seconds(60))))
             try await writer.store(for: "s").set(1, forKey: "k")
             try await writer.store(for: "s").flush()

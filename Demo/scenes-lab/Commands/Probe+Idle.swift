@@ -35,7 +35,7 @@ extension Probe {
         func run() async throws {
             let scratch = try makeTemporaryDirectory("idle")
             defer { try? FileManager.default.removeItem(at: scratch) }
-            let registry = try watcherOption.openRegistry(root: scratch.appendingPathComponent("scenes"))
+            let registry = try await watcherOption.openRegistry(root: scratch.appendingPathComponent("scenes"))
             let stores = try (0..<scenes).map { try registry.blockingStore(for: "idle-\($0)") }
             for (index, store) in stores.enumerated() {
                 try store.set(index, forKey: "index")

@@ -44,7 +44,7 @@ extension Probe {
             thread.start()
             var kinds: [String: Int] = [:]
             for index in 0..<registries {
-                let registry = try SceneRegistry(
+                let registry = try await SceneRegistry(
                     root: scratch.appendingPathComponent("r-\(index)/scenes"), configuration: .init(savePolicy: .onFlush))
                 kinds[registry.watcherKind?.description ?? "none", default: 0] += 1
                 try await registry.close()

@@ -49,7 +49,7 @@ extension Probe {
             try await runCycles(cycles, in: scratch, label: "free")
             let afterCycles = await settled(watcherStopped: true, atMost: baseline)
 
-            let anchor = try SceneRegistry(
+            let anchor = try await SceneRegistry(
                 root: scratch.appendingPathComponent("anchor"), configuration: .init(savePolicy: .onFlush))
             let anchoredBefore = ProcessStats.counts()
             try await runCycles(cycles, in: scratch, label: "anchored")
@@ -67,7 +67,7 @@ extension Probe {
         private func runCycles(_ count: Int, in scratch: URL, label: String) async throws {
             for index in 0..<count {
                 let directory = scratch.appendingPathComponent("\(label)-\(index)")
-                let registry = try SceneRegistry(
+                let registry = try await SceneRegistry(
                     root: directory.appendingPathComponent("scenes"), configuration: .init(savePolicy: .onFlush))
                 try await registry.store(for: "cycle").set(index, forKey: "index")
                 try await registry.close()

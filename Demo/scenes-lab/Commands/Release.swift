@@ -39,7 +39,7 @@ struct Release: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let registry = try rootOptions.openRegistry(
+        let registry = try await rootOptions.openRegistry(
             readOnly: false, watcher: noWatch ? .none : .automatic, savePolicy: .onFlush)
         let store = try await registry.store(for: try sceneOption.sceneID())
         let layouts = ReleaseLayouts(release: release)

@@ -34,7 +34,7 @@ struct Stress: AsyncParsableCommand {
 
     func run() async throws {
         let id = try sceneOption.sceneID()
-        let registry = try watcherOption.openRegistry(rootOptions, savePolicy: .onFlush)
+        let registry = try await watcherOption.openRegistry(rootOptions, savePolicy: .onFlush)
         let store = try await registry.store(for: id)
         let pid = getpid()
         emit("ready \(pid)")

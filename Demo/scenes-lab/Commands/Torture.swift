@@ -40,7 +40,7 @@ struct Torture: AsyncParsableCommand {
 
     func run() async throws {
         let ids = try sceneIDs()
-        let registry = try watcherOption.openRegistry(rootOptions, savePolicy: .onFlush)
+        let registry = try await watcherOption.openRegistry(rootOptions, savePolicy: .onFlush)
         let stores = try ids.map { try registry.blockingStore(for: $0) }
         emit("ready \(getpid())")
         // Values never shrink, so an older value on disk is a lost update.

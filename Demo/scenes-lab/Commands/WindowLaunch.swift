@@ -24,7 +24,7 @@ struct WindowLaunch: AsyncParsableCommand {
     @Option(help: "The title of a new window.") var title: String?
 
     func run() async throws {
-        let registry = try rootOptions.openRegistry(readOnly: false, watcher: .none)
+        let registry = try await rootOptions.openRegistry(readOnly: false, watcher: .none)
         let quit = SignalEvents(SignalEvents.terminating) { _ in
             Task {
                 try? await registry.close()

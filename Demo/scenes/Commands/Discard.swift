@@ -12,7 +12,7 @@ struct Discard: AsyncParsableCommand {
     func run() async throws {
         let id = try sceneOption.sceneID()
         guard try rootOptions.rootExists() else { throw noScene(id, in: try rootOptions.rootURL().path) }
-        let registry = try rootOptions.openRegistry(readOnly: false)
+        let registry = try await rootOptions.openRegistry(readOnly: false)
         try await requireScene(id, in: registry)
         try await registry.discard(id)
         try await registry.close()

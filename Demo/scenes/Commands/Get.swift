@@ -24,7 +24,7 @@ struct Get: AsyncParsableCommand {
 
     func run() async throws {
         let id = try sceneOption.sceneID()
-        let registry = try rootOptions.openRegistry(readOnly: true)
+        let registry = try await rootOptions.openRegistry(readOnly: true)
         guard let value = try await registry.store(for: id).snapshot[keyArgument.key] else {
             throw keyArgument.missing(in: id)
         }

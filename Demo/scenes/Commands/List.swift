@@ -18,7 +18,7 @@ struct List: AsyncParsableCommand {
     @Flag(help: "Print one JSON array of {scene, generation, keys, window?}.") var json = false
 
     func run() async throws {
-        let registry = try rootOptions.openRegistry(readOnly: true)
+        let registry = try await rootOptions.openRegistry(readOnly: true)
         // Records that cannot be read fail the command: listed without
         // them, every window would look like a scene nobody kept.
         let sessions: [SceneSession]

@@ -22,7 +22,7 @@ struct Prune: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let registry = try rootOptions.openRegistry(readOnly: false)
+        let registry = try await rootOptions.openRegistry(readOnly: false)
         do {
             for id in try await registry.prune(olderThan: Self.age(olderThan)) { emit(id.rawValue) }
         } catch {

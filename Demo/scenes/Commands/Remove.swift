@@ -13,7 +13,7 @@ struct Remove: AsyncParsableCommand {
     func run() async throws {
         let id = try sceneOption.sceneID()
         guard try rootOptions.rootExists() else { throw keyArgument.missing(in: id) }
-        let registry = try rootOptions.openRegistry(readOnly: false, savePolicy: .onFlush)
+        let registry = try await rootOptions.openRegistry(readOnly: false, savePolicy: .onFlush)
         let store = try await registry.store(for: id)
         guard store.snapshot[keyArgument.key] != nil else {
             throw keyArgument.missing(in: id)

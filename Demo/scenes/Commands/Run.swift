@@ -42,7 +42,7 @@ struct Run: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let registry = try rootOptions.openRegistry(readOnly: false, watcher: .automatic)
+        let registry = try await rootOptions.openRegistry(readOnly: false, watcher: .automatic)
         let catalog: LibraryCatalog
         do {
             catalog = try CatalogFile(root: rootOptions.rootURL()).load()

@@ -76,7 +76,7 @@ struct SetCommand: AsyncParsableCommand {
     func run() async throws {
         let id = try sceneOption.sceneID()
         let value = try parsedValue()
-        let registry = try rootOptions.openRegistry(readOnly: false, savePolicy: .onFlush)
+        let registry = try await rootOptions.openRegistry(readOnly: false, savePolicy: .onFlush)
         let store = try await registry.store(for: id)
         do {
             try store.set(value, forKey: keyArgument.key)

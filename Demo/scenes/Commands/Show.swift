@@ -20,7 +20,7 @@ struct Show: AsyncParsableCommand {
 
     func run() async throws {
         let id = try sceneOption.sceneID()
-        let registry = try rootOptions.openRegistry(readOnly: true)
+        let registry = try await rootOptions.openRegistry(readOnly: true)
         try await requireScene(id, in: registry)
         let store = try await registry.store(for: id)
         let values = store.snapshot

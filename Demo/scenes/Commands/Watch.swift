@@ -18,7 +18,7 @@ struct Watch: AsyncParsableCommand {
 
     func run() async throws {
         let id = try sceneOption.sceneID()
-        let registry = try watcherOption.openRegistry(rootOptions)
+        let registry = try await watcherOption.openRegistry(rootOptions)
         let store = try await registry.store(for: id)
         // Subscribed before "ready": a change made once a script has read
         // that line is always printed.

@@ -77,8 +77,9 @@ private final class FileClaim: SceneClaim, Sendable {
         self.id = id
     }
 
-    func release() {
-        abandon()
+    /// Lets go of the byte on the root's queue.
+    func release() async {
+        await directory.onOwnThread { abandon() }
     }
 
     /// Writes `quit` into the window's `.<id>~claim` file (never through a

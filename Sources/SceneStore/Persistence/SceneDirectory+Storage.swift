@@ -10,10 +10,12 @@ extension SceneDirectory: SceneStorage {
 
     func location(of id: SceneID) -> String { scenePath(id) }
 
-    /// Waits for the previous versions still to unlink: a closed registry
-    /// leaves no side file but tombstones.
-    func settle() async {
+    /// Waits for the previous versions still to unlink (a closed registry
+    /// leaves no side file but tombstones), then lets go of the locks on
+    /// the root's queue.
+    func close() async {
         await withCheckedContinuation { done in Self.cleanupQueue.async { done.resume() } }
+        await onOwnThread { locks.close() }
     }
 
     /// Lets go of the registry's locks, its mark on the root among them.
@@ -50,7 +52,16 @@ extension SceneDirectory: SceneStorage {
     /// later (its limits, the root re-created where no watch can be
     /// added), every open scene re-read every 250 ms instead, with a
     /// warning (``RereadTimer``); with `.polling`, re-read at its interval.
+    /// Started on the root's own queue: adding the watch (and, first in the
+    /// process, starting inotify) makes system calls.
     func watch(
+        _ preference: WatcherPreference, logger: Logger,
+        handler: @escaping @Sendable (SceneStorageEvent) -> Void
+    ) async -> (any SceneStorageWatch)? {
+        await onOwnThread { startWatching(preference, logger: logger, handler: handler) }
+    }
+
+    private func startWatching(
         _ preference: WatcherPreference, logger: Logger,
         handler: @escaping @Sendable (SceneStorageEvent) -> Void
     ) -> (any SceneStorageWatch)? {

@@ -264,7 +264,7 @@ struct SceneDirectory: Sendable {
         Self.cleanupQueue.async { try? system.unlink(previous) }
     }
 
-    /// Where ``settle()`` waits for them.
+    /// Where ``close()`` waits for them.
     static let cleanupQueue = DispatchQueue(label: "SceneStore.cleanup", qos: .utility)
 
     func syncDirectory() throws(SceneStoreError) {

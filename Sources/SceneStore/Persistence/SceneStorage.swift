@@ -98,16 +98,16 @@ package protocol SceneStorage: Sendable {
     func watch(
         _ preference: WatcherPreference, logger: Logger,
         handler: @escaping @Sendable (SceneStorageEvent) -> Void
-    ) -> (any SceneStorageWatch)?
+    ) async -> (any SceneStorageWatch)?
 
     /// Waits, holding no thread, for the work the storage finishes off the
     /// save path (a previous version's unlink), once the registry has
-    /// closed its stores.
-    func settle() async
+    /// closed its stores, then lets go of what it holds open (connections,
+    /// locks), blocking no thread but its own; nothing is called afterwards.
+    func close() async
 
-    /// Lets go of what the storage holds open (connections, locks), after
-    /// ``settle()`` or at once (a registry abandoned as if its process
-    /// died); nothing is called afterwards.
+    /// Lets go of what the storage holds open at once, as a process that
+    /// died would (a registry abandoned); nothing is called afterwards.
     func release()
 }
 
@@ -216,7 +216,7 @@ package protocol SceneStorageWatch: Sendable {
 extension SceneStorage {
     package func location(of id: SceneID) -> String { "\(location), scene \(id.rawValue)" }
 
-    package func settle() async {}
+    package func close() async { release() }
 
     package func release() {}
 

@@ -6,7 +6,7 @@ import Logging
 /// closing one window for good (its state goes, in every process).
 ///
 /// ```swift
-/// let scenes = try SceneRegistry(appID: "com.example.editor")
+/// let scenes = try await SceneRegistry(appID: "com.example.editor")
 /// var windows: [SceneStore] = []
 /// for session in try await scenes.scenesToRestore() {        // most recent first
 ///     if let store = try await scenes.reopen(session.id) { windows.append(store) }

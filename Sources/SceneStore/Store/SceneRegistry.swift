@@ -38,40 +38,47 @@ public final class SceneRegistry: Sendable {
     /// Opens (creating it with mode 0700 if needed) the registry at `root`.
     /// A read-only registry (``Configuration/readOnly``) creates nothing: its root may be
     /// missing (it then holds no scenes).
+    /// The root is made, its lock file opened and the inotify watch added
+    /// on a thread of the library's own, never on the caller's.
     /// - Throws: ``SceneStoreError/io(syscall:path:errno:)`` when the root
     ///   cannot be created or is not a directory.
-    public convenience init(root: URL, configuration: Configuration = Configuration()) throws {
-        try self.init(root: root, configuration: configuration, system: LiveFileSystem())
+    public convenience init(root: URL, configuration: Configuration = Configuration()) async throws {
+        try await self.init(root: root, configuration: configuration, system: LiveFileSystem())
     }
 
     /// The registry at `root` with every system call on its files made
     /// through `system`.
-    package convenience init(root: URL, configuration: Configuration, system: any FileSystem) throws(SceneStoreError) {
+    package convenience init(
+        root: URL, configuration: Configuration, system: any FileSystem
+    ) async throws(SceneStoreError) {
         let root = root.standardizedFileURL
         let writable = !configuration.readOnly
         let clock = SceneClock(configuration.clock)
         let directory = SceneDirectory(
             root: root, lockTimeout: configuration.lockTimeout, clock: clock, system: system, cleansLeftovers: writable)
-        if writable { try directory.prepare() }
-        if let mode = directory.looseMode() {
+        let (mode, marked) = try await directory.onOwnThread { () throws(SceneStoreError) in
+            if writable { try directory.prepare() }
+            // Marked before any scene is read (see SceneDirectory.markOpen).
+            return (directory.looseMode(), !writable || directory.markOpen())
+        }
+        if let mode {
             configuration.logger.warning("scene root is accessible to other users; SceneStore creates it 0700", metadata: [
                 "root": "\(root.path)", "mode": "\(String(mode, radix: 8))",
             ])
         }
-        // Marked before any scene is read (see SceneDirectory.markOpen).
-        if writable, !directory.markOpen() {
+        if !marked {
             configuration.logger.warning("cannot mark the scene root as open; another process's discard may take a scene's tombstone from this one", metadata: [
                 "root": "\(root.path)",
             ])
         }
-        self.init(storage: directory, configuration: configuration, clock: clock)
+        await self.init(storage: directory, configuration: configuration, clock: clock)
     }
 
     /// Opens a registry whose scenes live in `storage` (see
     /// ``SceneStorage``).
     /// - Parameter clock: `configuration.clock` as the storage reads it,
     ///   when it does; wrapped anew otherwise.
-    package init(storage: any SceneStorage, configuration: Configuration, clock: SceneClock? = nil) {
+    package init(storage: any SceneStorage, configuration: Configuration, clock: SceneClock? = nil) async {
         self.settings = StoreSettings(
             configuration: configuration, clock: clock ?? SceneClock(configuration.clock), writer: WriterIdentity.current())
         self.configuration = configuration
@@ -80,7 +87,7 @@ public final class SceneRegistry: Sendable {
         let state = Locked(State())
         self.state = state
         let logger = configuration.logger
-        self.watch = storage.watch(configuration.watcher, logger: logger) { event in
+        self.watch = await storage.watch(configuration.watcher, logger: logger) { event in
             Self.route(event, to: state, logger: logger)
         }
     }
@@ -90,8 +97,8 @@ public final class SceneRegistry: Sendable {
     /// - Throws: ``SceneStoreError/invalidSceneID(_:reason:)`` for an app id
     ///   that is not a plain file name (the rules of a scene id), or what
     ///   ``init(root:configuration:)`` throws.
-    public convenience init(appID: String, configuration: Configuration = Configuration()) throws {
-        try self.init(root: Self.defaultRoot(appID: appID), configuration: configuration)
+    public convenience init(appID: String, configuration: Configuration = Configuration()) async throws {
+        try await self.init(root: Self.defaultRoot(appID: appID), configuration: configuration)
     }
 
     /// Where ``init(appID:configuration:)`` keeps scenes.
@@ -237,8 +244,7 @@ public final class SceneRegistry: Sendable {
         // (after its edits were saved above).
         await letGoOfWindows(quitting: true)
         if !alreadyClosed {
-            await storage.settle()
-            storage.release()
+            await storage.close()
         }
         if let firstError { throw firstError }
     }

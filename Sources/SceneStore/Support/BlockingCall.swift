@@ -34,20 +34,20 @@ enum BlockingCall {
 
 /// One thread that runs, in order, the jobs of tasks started by
 /// ``BlockingCall`` once they resumed after a suspension.
-final class BlockingCallExecutor: TaskExecutor, @unchecked Sendable {
-    static let shared = BlockingCallExecutor()
+package final class BlockingCallExecutor: TaskExecutor, @unchecked Sendable {
+    package static let shared = BlockingCallExecutor()
 
     private let condition = NSCondition()
     private var jobs: [UnownedJob] = []  // guarded by condition
 
     /// A thread of its own, for as long as the process runs.
-    init(name: String = "SceneStore.BlockingCall") {
+    package init(name: String = "SceneStore.BlockingCall") {
         let thread = Thread { self.serve() }
         thread.name = name
         thread.start()
     }
 
-    func enqueue(_ job: consuming ExecutorJob) {
+    package func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         condition.lock()
         jobs.append(job)

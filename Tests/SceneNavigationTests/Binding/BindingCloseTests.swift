@@ -19,7 +19,7 @@ struct BindingCloseTests {
 
     @Test(arguments: Ending.allCases)
     func anEditRightBeforeQuittingSurvivesRelaunch(_ ending: Ending) async throws {
-        let fixture = try SceneStoreFixture(configuration: .init())
+        let fixture = try await SceneStoreFixture(configuration: .init())
         let codec = PathCodec<ScenePath>.scenePath(types: testTypes)
         var errors: [String] = []
         for round in 0..<Self.rounds {
@@ -34,7 +34,7 @@ struct BindingCloseTests {
                 bound.stop()
             case .flush:
                 try await bound.flush()
-                try fixture.crash()  // only what flush made durable survives
+                try await fixture.crash()  // only what flush made durable survives
                 continue
             }
             try await fixture.relaunch()
@@ -52,7 +52,7 @@ struct BindingCloseTests {
 
     /// An edit after `stop()` is not the binding's to save.
     @Test func anEditAfterStopIsNotSaved() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let model = RecordingModel()
         let bound = await PathBinding(store: try fixture.registry.store(for: "main"), key: key, codec: .scenePath(types: testTypes))
             .bind(\.path, on: model)

@@ -26,7 +26,7 @@ struct BindingConcurrentPushTests {
         let clock = ManualClock()
         var configuration = SceneRegistry.Configuration(savePolicy: .writeThrough, lockTimeout: .zero)
         configuration.clock = clock
-        let fixture = try SceneStoreFixture(configuration: configuration)
+        let fixture = try await SceneStoreFixture(configuration: configuration)
         let codec = PathCodec<ScenePath>.scenePath(types: testTypes)
         let left = RecordingModel()
         let right = RecordingModel()
@@ -88,7 +88,7 @@ extension BindingConcurrentPushTests {
         let clock = ManualClock()
         var configuration = SceneRegistry.Configuration(savePolicy: .writeThrough, lockTimeout: .zero)
         configuration.clock = clock
-        let fixture = try SceneStoreFixture(configuration: configuration)
+        let fixture = try await SceneStoreFixture(configuration: configuration)
         let store = try await fixture.registry.store(for: "main")
         let model = RecordingModel()
         let bound = PathBinding(store: store, key: key, codec: .scenePath(types: testTypes)).bind(\.path, on: model)
@@ -98,7 +98,7 @@ extension BindingConcurrentPushTests {
         #expect(await Self.failure(of: bound), "the push should have met the held lock")
         lock.release()
         await clock.advance(by: .milliseconds(999))
-        #expect(try Self.stored(key, root: fixture.root) == nil, "retried before its second was up")
+        #expect(try await Self.stored(key, root: fixture.root) == nil, "retried before its second was up")
         await clock.advance(by: .milliseconds(1))
 
         let key = self.key
@@ -111,10 +111,10 @@ extension BindingConcurrentPushTests {
     }
 
     /// What a fresh registry reads on disk for `key` of scene "main".
-    static func stored(_ key: String, root: URL) throws -> Data? {
-        let reader = try SceneRegistry(root: root, configuration: .init(watcher: .none, readOnly: true))
+    static func stored(_ key: String, root: URL) async throws -> Data? {
+        let reader = try await SceneRegistry(root: root, configuration: .init(watcher: .none, readOnly: true))
         defer { reader.abandon() }
-        return try reader.blockingStore(for: "main").value(forKey: key, as: Data.self)
+        return try await reader.store(for: "main").value(forKey: key, as: Data.self)
     }
 
     /// Waits until the binding reports a failed commit, at most two minutes.

@@ -16,11 +16,11 @@ struct BindingFollowTests {
     }
 
     @Test @MainActor func theModelFollowsThroughARemoteDiscardAndAfterIt() async throws {
-        let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .writeThrough))
+        let fixture = try await SceneStoreFixture(configuration: .init(savePolicy: .writeThrough))
         let mine = try await fixture.registry.store(for: "main")
         try binding(mine).write(scenePath([5]))
         try await mine.flush()
-        let other = try fixture.otherRegistry()
+        let other = try await fixture.otherRegistry()
         let theirs = try await other.store(for: "main")
         let model = RecordingModel()
         let bound = binding(mine).bind(\.path, on: model)
@@ -39,7 +39,7 @@ struct BindingFollowTests {
     }
 
     @Test @MainActor func aKeyRemovedElsewhereResetsTheModelToTheEmptyPath() async throws {
-        let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .writeThrough))
+        let fixture = try await SceneStoreFixture(configuration: .init(savePolicy: .writeThrough))
         let mine = try await fixture.registry.store(for: "main")
         try binding(mine).write(scenePath([5]))
         try await mine.flush()
@@ -59,7 +59,7 @@ struct BindingFollowTests {
     }
 
     @Test @MainActor func aBurstOfRemoteChangesEndsAtTheLatestAndWritesNothingBack() async throws {
-        let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .writeThrough))
+        let fixture = try await SceneStoreFixture(configuration: .init(savePolicy: .writeThrough))
         let mine = try await fixture.registry.store(for: "main")
         let theirs = try await fixture.otherRegistry().store(for: "main")
         let writes = LocalWrites(of: mine, key: key)
@@ -84,7 +84,7 @@ struct BindingFollowTests {
     }
 
     @Test func externalChangesYieldTheLatestPathOnly() async throws {
-        let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .writeThrough))
+        let fixture = try await SceneStoreFixture(configuration: .init(savePolicy: .writeThrough))
         let mine = try await fixture.registry.store(for: "main")
         let theirs = try await fixture.otherRegistry().store(for: "main")
         let arrivals = binding(mine).externalChanges()
@@ -102,7 +102,7 @@ struct BindingFollowTests {
 
     @Test func theBindingLogsThroughTheStoresLogger() async throws {
         let log = LogCapture()
-        let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .onFlush, logger: log.logger()))
+        let fixture = try await SceneStoreFixture(configuration: .init(savePolicy: .onFlush, logger: log.logger()))
         let store = try await fixture.registry.store(for: "main")
         try store.set(Data("not a path".utf8), forKey: key)
         #expect(binding(store).restore() == nil)

@@ -27,7 +27,7 @@ struct BindingLosslessTests {
     }
 
     @Test @MainActor func aReaderWithoutATagNeverErasesTheElementItCannotRead() async throws {
-        let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .writeThrough))
+        let fixture = try await SceneStoreFixture(configuration: .init(savePolicy: .writeThrough))
         let writer = try await fixture.registry.store(for: "main")
         let readerStore = try await fixture.otherRegistry().store(for: "main")
         let readerWrites = LocalWrites(of: readerStore, key: key)
@@ -60,7 +60,7 @@ struct BindingLosslessTests {
     }
 
     @Test @MainActor func aPathAnotherWriterWroteKeepsTheElementThisOneCannotRead() async throws {
-        let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .writeThrough))
+        let fixture = try await SceneStoreFixture(configuration: .init(savePolicy: .writeThrough))
         let store = try await fixture.registry.store(for: "main")
         let model = RecordingModel()
         let bound = PathBinding(store: store, key: key, codec: .scenePath(types: intOnlyTypes)).bind(\.path, on: model)
@@ -75,7 +75,7 @@ struct BindingLosslessTests {
         #expect(await arrival(of: scenePath([1, "kept?", 2]), in: store))
         try await store.flush()
 
-        let reader = try fixture.otherRegistry(configuration: .init(watcher: .none, readOnly: true))
+        let reader = try await fixture.otherRegistry(configuration: .init(watcher: .none, readOnly: true))
         let data = try await #require(try reader.store(for: "main").value(forKey: key, as: Data.self))
         #expect(try ScenePath.restore(from: data, types: testTypes, policy: .strict).path == scenePath([1, "kept?", 2]))
         bound.stop()
@@ -83,7 +83,7 @@ struct BindingLosslessTests {
     }
 
     @Test func saveKeepsAnElementItCannotReadWhileTheElementsUnderItStay() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let store = try await fixture.registry.store(for: "main")
         try store.set(encodedPath([1, "a", 3, "b"]), forKey: key)
         let binding = PathBinding(store: store, key: key, codec: .scenePath(types: intOnlyTypes))
@@ -111,7 +111,7 @@ struct BindingLosslessTests {
     }
 
     @Test func typedAndReferenceStacksKeepWhatTheyCannotRestore() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let store = try await fixture.registry.store(for: "main")
         // A stack of Books where one element no longer decodes as a Book.
         let books = PathBinding(store: store, key: "books", codec: .stack(of: Book.self))
@@ -140,7 +140,7 @@ struct BindingLosslessTests {
         // This registry does not watch: it learns of the other process's
         // push only when it commits its own, so the model pushes on a view
         // that is stale for sure (and the main actor is never blocked).
-        let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .writeThrough, watcher: .none))
+        let fixture = try await SceneStoreFixture(configuration: .init(savePolicy: .writeThrough, watcher: .none))
         let mine = try await fixture.registry.store(for: "main")
         let theirs = try await fixture.otherRegistry(configuration: .init(savePolicy: .writeThrough)).store(for: "main")
         let model = RecordingModel()
@@ -162,7 +162,7 @@ struct BindingLosslessTests {
     /// the other's push: `commit` applies each under the scene lock to
     /// what the disk holds, so both elements stay.
     @Test func simultaneousCommitsFromTwoProcessesKeepBothPushes() async throws {
-        let fixture = try SceneStoreFixture(configuration: .init(
+        let fixture = try await SceneStoreFixture(configuration: .init(
             savePolicy: .onFlush, watcher: .polling(interval: .seconds(3600))))
         let mine = try await fixture.registry.store(for: "main")
         let theirs = try await fixture.otherRegistry().store(for: "main")
@@ -182,7 +182,7 @@ struct BindingLosslessTests {
     }
 
     @Test func commitFromABaseRebasesAPushOnAPushMadeMeanwhile() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let store = try await fixture.registry.store(for: "main")
         let binding = PathBinding(store: store, key: key, codec: .scenePath(types: testTypes))
         // The store took [7] from another process after the caller read [].
@@ -199,7 +199,7 @@ struct BindingLosslessTests {
 
 extension BindingLosslessTests {
     @Test func saveRefusesToWriteOverAPathOfANewerFormat() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let store = try await fixture.registry.store(for: "main")
         let newer = Data(#"{"elements":[{"tag":"int","value":1}],"version":2}"#.utf8)
         try store.set(newer, forKey: key)
@@ -215,7 +215,7 @@ extension BindingLosslessTests {
     }
 
     @Test func aCodecWithoutElementsRefusesToDropWhatItLeftOut() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let store = try await fixture.registry.store(for: "main")
         // Comma-separated numbers; anything else is left out.
         let codec = PathCodec<[Int]>(

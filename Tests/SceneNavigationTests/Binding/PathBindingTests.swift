@@ -20,7 +20,7 @@ import Testing
     }
 
     @Test func relaunchRestoresTheExactPath() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let path = samplePath()
         try await binding(fixture.registry.store(for: "main")).write(path)
         let relaunched = try await fixture.relaunch()
@@ -32,7 +32,7 @@ import Testing
 
     /// Saving on flush only: the path saved after the flush was never written.
     @Test func crashRestoresTheLastFlushedPathOnFlush() async throws {
-        let fixture = try SceneStoreFixture(configuration: .testing(savePolicy: .onFlush))
+        let fixture = try await SceneStoreFixture(configuration: .testing(savePolicy: .onFlush))
         let store = try await fixture.registry.store(for: "main")
         var path = samplePath()
         try binding(store).write(path)
@@ -40,13 +40,13 @@ import Testing
         let flushed = path
         path.append(99)
         try binding(store).write(path)
-        let relaunched = try fixture.crash()
+        let relaunched = try await fixture.crash()
         await #expect(try binding(relaunched.store(for: "main")).restore()?.path == flushed)
         await fixture.tearDown()
     }
 
     @Test func typedAndReferenceStacksRoundTrip() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let store = try await fixture.registry.store(for: "main")
         let books = PathBinding(store: store, key: "books", codec: .stack(of: Book.self))
         try books.write([dune, emma])
@@ -72,7 +72,7 @@ import Testing
     /// codec reads the bytes alone: references are resolved again on every
     /// restore, so an item the app deleted meanwhile is dropped at once.
     @Test func referencesAreResolvedAgainOnEveryRestoreOfTheSameBytes() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let store = try await fixture.registry.store(for: "main")
         let library = Locked([dune, emma, ulysses])
         let byID = PathBinding(store: store, key: "byID", codec: .references(to: Book.self) { id in
@@ -95,7 +95,7 @@ import Testing
     }
 
     @Test func aPathPushedByAnotherProcessArrives() async throws {
-        let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .writeThrough))
+        let fixture = try await SceneStoreFixture(configuration: .init(savePolicy: .writeThrough))
         let store = try await fixture.registry.store(for: "main")
         let mine = binding(store)
         let arrivals = mine.externalChanges()
@@ -118,7 +118,7 @@ import Testing
     }
 
     @Test @MainActor func observableModelIsRestoredSavedAndFollowsOthers() async throws {
-        let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .writeThrough))
+        let fixture = try await SceneStoreFixture(configuration: .init(savePolicy: .writeThrough))
         let store = try await fixture.registry.store(for: "main")
         try binding(store).write(samplePath())
 
@@ -136,7 +136,7 @@ import Testing
         #expect(await saved.first { $0 == expectedData } == expectedData)
 
         // Another registry on the root (another process to this one) pops to root.
-        let other = try fixture.otherRegistry(configuration: .init(savePolicy: .writeThrough))
+        let other = try await fixture.otherRegistry(configuration: .init(savePolicy: .writeThrough))
         try await binding(other.store(for: "main")).write(ScenePath())
         try await other.store(for: "main").flush()
         // The model follows, on the main actor.

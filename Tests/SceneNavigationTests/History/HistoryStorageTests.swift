@@ -51,7 +51,7 @@ struct HistoryStorageTests {
     }
 
     @Test func aSaveKeepsTheEntriesThisProcessCannotReadInPlace() async throws {
-        let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .writeThrough))
+        let fixture = try await SceneStoreFixture(configuration: .init(savePolicy: .writeThrough))
         let store = try await fixture.registry.store(for: "main")
         var history = NavigationHistory<ScenePath>()
         history.push(1)
@@ -119,7 +119,7 @@ struct HistoryStorageTests {
     }
 
     @Test func aPlainPathBindingKeepsTheHistoryItDoesNotKnow() async throws {
-        let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .writeThrough))
+        let fixture = try await SceneStoreFixture(configuration: .init(savePolicy: .writeThrough))
         let store = try await fixture.registry.store(for: "main")
         var history = NavigationHistory<ScenePath>()
         history.push(1)
@@ -147,7 +147,7 @@ struct HistoryStorageTests {
 
     /// A path binding whose handle was discarded still runs.
     @Test @MainActor func aDiscardedPathBindingHandleKeepsRunning() async throws {
-        let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .writeThrough))
+        let fixture = try await SceneStoreFixture(configuration: .init(savePolicy: .writeThrough))
         let store = try await fixture.registry.store(for: "main")
         let reader = ReaderModel()
         _ = PathBinding(store: store, key: key, codec: .history(.stack(of: Int.self))).bind(\.history, on: reader)
@@ -158,7 +158,7 @@ struct HistoryStorageTests {
     }
 
     @Test @MainActor func twoBoundWindowsShareOneHistory() async throws {
-        let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .writeThrough))
+        let fixture = try await SceneStoreFixture(configuration: .init(savePolicy: .writeThrough))
         let codec = PathCodec.history(.stack(of: Int.self))
         let left = ReaderModel()
         let right = ReaderModel()
@@ -188,7 +188,7 @@ extension HistoryStorageTests {
     static func storedAt123(
         key: String, codec: PathCodec<NavigationHistory<ScenePath>>
     ) async throws -> (SceneStoreFixture, PathBinding<NavigationHistory<ScenePath>>, NavigationHistory<ScenePath>) {
-        let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .writeThrough))
+        let fixture = try await SceneStoreFixture(configuration: .init(savePolicy: .writeThrough))
         let binding = PathBinding(store: try await fixture.registry.store(for: "main"), key: key, codec: codec)
         var start = NavigationHistory<ScenePath>()
         for page in 1...3 { start.push(page) }

@@ -14,7 +14,7 @@ import Testing
     // Hang guard: it took 42 s in its layer here, ran into its old limit in the whole suite (298 s, every test at once on 2 cores); 8 minutes.
     @Test(.timeLimit(.minutes(8)))
     func killedWriterAlwaysLeavesALoadableCompleteScene() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let scene = fixture.root.appendingPathComponent("s.scene").path
         let rounds = Soak.count(quick: 100, full: 300)
         for round in 0..<rounds {
@@ -35,7 +35,7 @@ import Testing
             writer.kill()
             _ = await writer.exitStatus()
 
-            let registry = try SceneRegistry(root: fixture.root, configuration: .testing)
+            let registry = try await SceneRegistry(root: fixture.root, configuration: .testing)
             let store = try await registry.store(for: "s")
             #expect(store.lastQuarantined == nil, "round \(round): the scene file was damaged")
             let values = store.snapshot

@@ -24,7 +24,7 @@ import Glibc
     @Test(.timeLimit(.minutes(2 + CrashTortureTests.kills / 50)))
     func acknowledgedWritesSurviveRandomKills() async throws {
         let kills = Self.kills
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         var ledger = TortureLedger()
         var killed = 0
         var midOperation = 0
@@ -56,7 +56,7 @@ import Glibc
                 try ledger.record(writer: writer.name, lines: lines, death: death)
                 killed += 1
             }
-            try check(ledger, root: fixture.root, round: round)
+            try await check(ledger, root: fixture.root, round: round)
         }
         #expect(midOperation > 0, "no kill landed inside an operation")
         print("crash torture: \(killed) writers killed in \(round) rounds (\(midOperation) inside an operation); \(ledger.acknowledgedWrites) acknowledged sets and removes checked after every round, lost 0")
@@ -66,9 +66,9 @@ import Glibc
     /// Every scene loads undamaged and obeys the ledger; nothing is in
     /// quarantine; once a registry has opened them, no side files of
     /// dead writers are left.
-    private func check(_ ledger: TortureLedger, root: URL, round: Int) throws {
+    private func check(_ ledger: TortureLedger, root: URL, round: Int) async throws {
         for scene in Self.scenes {
-            let disk = try onDisk(scene, root: root)
+            let disk = try await onDisk(scene, root: root)
             #expect(!disk.recovered, "round \(round): \(scene) was damaged")
             let problems = ledger.violations(scene: scene, onDisk: disk.values)
             #expect(problems.isEmpty, "round \(round): \(problems.prefix(5))")

@@ -15,7 +15,7 @@ extension MultiProcess {
         // Hang guard: it took 8 s in its layer here, 55 s in the whole suite (every test at once on 2 cores); 2 minutes.
         @Test(.timeLimit(.minutes(2)))
         func pollingPropagatesASet() async throws {
-            let fixture = try SceneStoreFixture(configuration: Self.polling)
+            let fixture = try await SceneStoreFixture(configuration: Self.polling)
             #expect(fixture.registry.watcherKind == .polling(interval: .milliseconds(50)))
             await fixture.tearDown()
             try await Self.checkSetReachesChangeStream(configuration: Self.polling)
@@ -24,7 +24,7 @@ extension MultiProcess {
         /// A `scenes-lab` writer in another process sets a key; the change
         /// stream here yields it, marked external with the writer's pid.
         static func checkSetReachesChangeStream(configuration: SceneRegistry.Configuration) async throws {
-            let fixture = try SceneStoreFixture(configuration: configuration)
+            let fixture = try await SceneStoreFixture(configuration: configuration)
             let store = try await fixture.registry.store(for: "main")
             let changes = store.changes()
             let writer = try RunningScenes(

@@ -51,7 +51,7 @@ extension MultiProcess {
         @Test(.timeLimit(.minutes(1 + HistoryTests.phases * HistoryTests.operations / 100)), arguments: Storage.all)
         func everyStoredStateIsExplainedByTheHistory(_ storage: Storage) async throws {
             let place = try await StoragePlace.make(storage == .postgres ? .postgres : .files)
-            let observer = try place.registry(.init(savePolicy: .onFlush, watcher: storage.watcher))
+            let observer = try await place.registry(.init(savePolicy: .onFlush, watcher: storage.watcher))
             let watched = try await observer.store(for: "h")
             let regressions = Locked<[String]>([])
             let monitor = Self.monitorGenerations(of: watched, into: regressions)
@@ -97,7 +97,7 @@ extension MultiProcess {
                     history += HistoryOperation.parse(client: client.name, lines: client.log.lines)
                 }
 
-                let stored = try Self.stored(in: place)
+                let stored = try await Self.stored(in: place)
                 let violations = HistoryCheck.violations(stored: stored, keys: Self.keys, history: history)
                 #expect(violations.isEmpty, "phase \(phase): \(violations.joined(separator: "\n"))")
                 let seen = await Self.converge(watched, to: stored)
@@ -112,10 +112,10 @@ extension MultiProcess {
         }
 
         /// The scene's values now, as a fresh registry reads them.
-        static func stored(in place: StoragePlace) throws -> [String: String] {
-            let reader = try place.registry(.init(watcher: .none, readOnly: true))
+        static func stored(in place: StoragePlace) async throws -> [String: String] {
+            let reader = try await place.registry(.init(watcher: .none, readOnly: true))
             defer { reader.abandon() }
-            return Self.view(of: try reader.blockingStore(for: "h"))
+            return Self.view(of: try await reader.store(for: "h"))
         }
 
         static func view(of store: SceneStore) -> [String: String] {

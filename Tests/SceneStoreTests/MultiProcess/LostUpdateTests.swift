@@ -31,7 +31,7 @@ func checkDistinctKeysSurvive(
     writers: Int = 4, saves: Int = 500, watcherArguments: [String],
     observer configuration: SceneRegistry.Configuration
 ) async throws {
-    let fixture = try SceneStoreFixture(configuration: configuration)
+    let fixture = try await SceneStoreFixture(configuration: configuration)
     let total = writers * saves
     let observer = try await fixture.registry.store(for: "shared")
     let changes = observer.changes()
@@ -60,7 +60,7 @@ func checkDistinctKeysSurvive(
     let lastSave = lastViews.map(\.at).max() ?? 0
     let writing = ContinuousClock.now - started
 
-    let disk = try onDisk("shared", root: fixture.root)
+    let disk = try await onDisk("shared", root: fixture.root)
     #expect(disk.values.count == total)
     #expect(disk.generation == UInt64(total), "one save per flush, none skipped")
     let missing = (0..<writers).flatMap { writer in
@@ -103,7 +103,7 @@ func checkSameKeyConverges(
     writers: Int = 4, saves: Int = 250, watcherArguments: [String],
     observer configuration: SceneRegistry.Configuration
 ) async throws {
-    let fixture = try SceneStoreFixture(configuration: configuration)
+    let fixture = try await SceneStoreFixture(configuration: configuration)
     let observer = try await fixture.registry.store(for: "contended")
     let processes = try (0..<writers).map { _ in
         try RunningScenes(
@@ -120,7 +120,7 @@ func checkSameKeyConverges(
                                       "writer \(index) did not finish"))
     }
     let lastSave = lastViews.map(\.at).max() ?? 0
-    let disk = try onDisk("contended", root: fixture.root)
+    let disk = try await onDisk("contended", root: fixture.root)
     let winner = try #require(disk.values["k"].flatMap { value -> String? in
         if case .string(let text) = value { return text }
         return nil

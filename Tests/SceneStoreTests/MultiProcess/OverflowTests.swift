@@ -14,7 +14,7 @@ extension MultiProcess {
         // Hang guard: it took 5 s here (2 cores); 1 minute, at least 4 times that.
         @Test(.timeLimit(.minutes(1)))
         func overflowedQueueStillEndsEqualToDisk() async throws {
-            let fixture = try SceneStoreFixture()
+            let fixture = try await SceneStoreFixture()
             let scenes = (0..<5).map { "open-\($0)" }
             for scene in scenes {
                 let store = try await fixture.registry.store(for: scene)
@@ -32,7 +32,7 @@ extension MultiProcess {
             // the kernel; only the overflow's rescan can bring the changes.
             let limit = (try? String(contentsOfFile: "/proc/sys/fs/inotify/max_queued_events", encoding: .utf8))
                 .flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) } ?? 16384
-            follower.kill(SIGSTOP)
+            await follower.stop()
             let flood = limit + 1000
             for index in 0..<flood {
                 let path = fixture.root.appendingPathComponent(".flood-\(index)").path
@@ -49,7 +49,7 @@ extension MultiProcess {
             follower.kill(SIGCONT)
 
             for scene in scenes {
-                let disk = try onDisk(scene, root: fixture.root)
+                let disk = try await onDisk(scene, root: fixture.root)
                 #expect(disk.values["state"] == .string("after"))
                 let seen = await log.printed(FollowedScene(scene: scene, generation: disk.generation, values: disk.values))
                 #expect(seen, "\(scene) in the follower never matched the disk (generation \(disk.generation))")

@@ -21,7 +21,7 @@ extension MultiProcess {
         // Hang guard: 10 rounds took about 3 s here (2 cores); 3 minutes.
         @Test(.timeLimit(.minutes(3)))
         func deletedOpenRootIsWatchedAgain() async throws {
-            let fixture = try SceneStoreFixture()
+            let fixture = try await SceneStoreFixture()
             let (follower, log) = try await Self.follow(root: fixture.root, program: .lab, Self.followArguments)
             let heard = await Self.rounds(10, follower: follower, log: log, root: fixture.root, expecting: "inotify") {
                 // Stopped while rm runs: each scene file rm unlinks is an
@@ -29,7 +29,7 @@ extension MultiProcess {
                 // from memory (it never saw a discard), into the root rm is
                 // emptying, and rm's rmdir would then fail. It hears the
                 // whole deletion once it runs on.
-                kill(follower.pid, SIGSTOP)
+                await follower.stop()
                 defer { kill(follower.pid, SIGCONT) }
                 let removed = try await MultiProcessSupport.scenes(
                     ["-c", "rm -rf \"$SCENES_ROOT\" && [ ! -e \"$SCENES_ROOT\" ]"], root: fixture.root, program: .shell)
@@ -51,7 +51,7 @@ extension MultiProcess {
                        "a user namespace of its own (unshare, nsenter) needs root"),
               .timeLimit(.minutes(3)))
         func rootMovedAwayWithTheWatchLimitUsedUpIsPolled() async throws {
-            let fixture = try SceneStoreFixture()
+            let fixture = try await SceneStoreFixture()
             let command = "exec unshare --user --map-root-user \"$SCENES_LAB\" "
                 + Self.followArguments.map { "'\($0)'" }.joined(separator: " ")
             let (follower, log) = try await Self.follow(root: fixture.root, program: .shell, ["-c", command])
@@ -121,7 +121,7 @@ extension MultiProcess {
                         heard.insert(scene)
                         kinds.insert(line.watcher)
                     } else {
-                        let disk = (try? onDisk(scene, root: root)).map { "\($0.values) at \($0.generation)" } ?? "unreadable"
+                        let disk = await (try? onDisk(scene, root: root)).map { "\($0.values) at \($0.generation)" } ?? "unreadable"
                         let last = log.lines.last { decodeJSON(Dump.self, from: $0)?.scene == scene } ?? "nothing"
                         missed.append("\(scene): on disk \(disk), last followed \(last)")
                     }
@@ -149,7 +149,7 @@ extension MultiProcess {
         ) async -> Dump? {
             let expected: [String: SceneValue] = ["round": .int(round)]
             while true {
-                guard let stored = try? onDisk(scene, root: root), stored.values == expected else { return nil }
+                guard let stored = try? await onDisk(scene, root: root), stored.values == expected else { return nil }
                 let matches = { (line: Dump) in line.scene == scene && line.values == expected }
                 if let seen = log.lines.dropFirst(start).lazy.compactMap({ decodeJSON(Dump.self, from: $0) }).first(where: matches) {
                     return seen

@@ -14,8 +14,8 @@ extension MultiProcess {
         private static let key = "window.layout"
 
         /// The schema version of the stored layout, read from the disk.
-        private static func storedVersion(root: URL) throws -> Int? {
-            guard case .data(let data)? = try onDisk("main", root: root).values[key] else { return nil }
+        private static func storedVersion(root: URL) async throws -> Int? {
+            guard case .data(let data)? = try await onDisk("main", root: root).values[key] else { return nil }
             return (try JSONSerialization.jsonObject(with: data) as? [String: Any])?["version"] as? Int
         }
 
@@ -24,14 +24,14 @@ extension MultiProcess {
         }
 
         @Test func aModelOfRelease1IsMigratedOnceAndEveryLaterReleaseSeesTheNewest() async throws {
-            let fixture = try SceneStoreFixture()
+            let fixture = try await SceneStoreFixture()
             let root = fixture.root
             #expect(try await Self.release(1, ["write", "--width", "310"], root: root).stdout == "wrote\n")
-            #expect(try Self.storedVersion(root: root) == 1)
+            #expect(try await Self.storedVersion(root: root) == 1)
 
             let second = try await Self.release(2, ["read"], root: root)
             #expect(second.stdout == "migrated true\nmodel {\"columns\":2,\"sidebarWidth\":310}\n", "\(second.stderr)")
-            #expect(try Self.storedVersion(root: root) == 2)
+            #expect(try await Self.storedVersion(root: root) == 2)
             let secondAgain = try await Self.release(2, ["read"], root: root)
             #expect(secondAgain.stdout.hasPrefix("migrated false\n"), "migrated once")
 
@@ -41,8 +41,8 @@ extension MultiProcess {
                 model {"columns":2,"sidebar":{"collapsed":false,"width":310}}
 
                 """, "\(third.stderr)")
-            #expect(try Self.storedVersion(root: root) == 3)
-            let newest = try onDisk("main", root: root).values[Self.key]
+            #expect(try await Self.storedVersion(root: root) == 3)
+            let newest = try await onDisk("main", root: root).values[Self.key]
 
             for older in [1, 2] {
                 let refused = try await Self.release(older, ["read"], root: root)
@@ -51,7 +51,7 @@ extension MultiProcess {
                 let write = try await Self.release(older, ["write", "--width", "1"], root: root)
                 #expect(write.status != 0, "release \(older) refuses to write over version 3")
             }
-            #expect(try onDisk("main", root: root).values[Self.key] == newest, "left untouched")
+            #expect(try await onDisk("main", root: root).values[Self.key] == newest, "left untouched")
             #expect(try await Self.release(3, ["read"], root: root).stdout.hasPrefix("migrated false\n"))
             await fixture.tearDown()
         }
@@ -61,7 +61,7 @@ extension MultiProcess {
         /// against memory and is dropped by the save's check under the lock;
         /// every later one is refused at once.
         @Test func anOlderReleaseWithAStaleViewNeverWritesOverTheNewerModel() async throws {
-            let fixture = try SceneStoreFixture()
+            let fixture = try await SceneStoreFixture()
             let root = fixture.root
             _ = try await Self.release(2, ["write", "--width", "100"], root: root)
             let older = try RunningScenes(
@@ -70,13 +70,13 @@ extension MultiProcess {
             let log = LineLog(older)
             #expect(await log.next(within: .seconds(60)) { $0 == "ready" } != nil)
             _ = try await Self.release(3, ["write", "--width", "300"], root: root)
-            let newest = try onDisk("main", root: root).values[Self.key]
+            let newest = try await onDisk("main", root: root).values[Self.key]
 
             older.send("go")
             let done = await log.next(within: .seconds(120)) { $0.hasPrefix("done") }
             #expect(done == "done written 0 kept-newer 1 refused 4", "\(older.errorOutput.suffix(1000))")
             #expect(await older.exitStatus() == 0)
-            #expect(try onDisk("main", root: root).values[Self.key] == newest)
+            #expect(try await onDisk("main", root: root).values[Self.key] == newest)
             await fixture.tearDown()
         }
 
@@ -86,7 +86,7 @@ extension MultiProcess {
         @Test func releases2And3WritingAtOnceEndWithTheNewerModel() async throws {
             var downgrades = 0
             for round in 0..<10 {
-                let fixture = try SceneStoreFixture()
+                let fixture = try await SceneStoreFixture()
                 let root = fixture.root
                 let writers = try [2, 3].map { release in
                     try RunningScenes(
@@ -102,7 +102,7 @@ extension MultiProcess {
                     #expect(done != nil, "release \(index + 2), round \(round): \(writers[index].errorOutput.suffix(1000))")
                     #expect(await writers[index].exitStatus() == 0)
                 }
-                let stored = try onDisk("main", root: root).values[Self.key]
+                let stored = try await onDisk("main", root: root).values[Self.key]
                 guard case .data(let data)? = stored,
                       let document = try JSONSerialization.jsonObject(with: data) as? [String: Any],
                       let value = document["value"] as? [String: Any],

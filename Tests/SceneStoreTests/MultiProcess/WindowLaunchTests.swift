@@ -39,7 +39,7 @@ extension MultiProcess {
         }
 
         private static func restorable(_ place: StoragePlace) async throws -> [SceneSession] {
-            let registry = try place.registry(.init(watcher: .none))
+            let registry = try await place.registry(.init(watcher: .none))
             defer { registry.abandon() }
             return try await registry.scenesToRestore()
         }
@@ -124,7 +124,7 @@ extension MultiProcess {
             let restorable = try await Self.restorable(place)
             #expect(restorable.map(\.id.rawValue) == [id])
             #expect(restorable.first?.state == .restorable(.relaunch))
-            let stored = try place.registry(.init(watcher: .none))
+            let stored = try await place.registry(.init(watcher: .none))
             #expect(try await stored.store(for: SceneID(id)).value(forKey: "edits", as: Int.self) == 7, "set right before the signal")
             stored.abandon()
             await place.fixture.tearDown()

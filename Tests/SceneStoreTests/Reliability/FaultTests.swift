@@ -14,7 +14,7 @@ import Glibc
 // Hang guard: its slowest test took 6 s here (2 cores); 3 minutes, as TSan runs it several times slower.
 @Suite(.timeLimit(.minutes(3))) struct FaultTests {
     @Test func aStoppedLockHolderTimesOutNamingItsPID() async throws {
-        let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .onFlush, lockTimeout: .milliseconds(300)))
+        let fixture = try await SceneStoreFixture(configuration: .init(savePolicy: .onFlush, lockTimeout: .milliseconds(300)))
         let store = try await fixture.registry.store(for: "main")
         try store.set(1, forKey: "k")
         try await store.flush()
@@ -48,17 +48,17 @@ import Glibc
     /// EROFS, and after remounting read-write the same store saves it all.
     @Test(.enabled(if: getuid() == 0, "mounting a tmpfs needs root"))
     func aReadOnlyRootFailsSavesTypedAndLosesNothing() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let disk = try TmpfsMount(at: fixture.directory.appendingPathComponent("ro-disk"), size: "1m")
         defer { disk.unmount() }
         let root = disk.path.appendingPathComponent("scenes")
         let configuration = SceneRegistry.Configuration(savePolicy: .onFlush, watcher: .inotify)
-        let first = try SceneRegistry(root: root, configuration: configuration)
+        let first = try await SceneRegistry(root: root, configuration: configuration)
         try await first.store(for: "main").set("before", forKey: "kept")
         try await first.close()
 
         #expect(disk.remount(readOnly: true))
-        let registry = try SceneRegistry(root: root, configuration: configuration)
+        let registry = try await SceneRegistry(root: root, configuration: configuration)
         let store = try await registry.store(for: "main")
         #expect(store.value(forKey: "kept", default: "") == "before", "a read-only root still loads")
         try store.set("during", forKey: "new")
@@ -75,7 +75,7 @@ import Glibc
         try await store.flush()
         #expect(store.lastSaveError == nil)
         try await registry.close()
-        let reopened = try SceneRegistry(root: root, configuration: configuration)
+        let reopened = try await SceneRegistry(root: root, configuration: configuration)
         await #expect(try reopened.store(for: "main").snapshot == ["kept": .string("before"), "new": .string("during")])
         try await reopened.close()
         await fixture.tearDown()

@@ -11,19 +11,19 @@ import Testing
 @Suite(.timeLimit(.minutes(8))) struct WindowLifecycleContractTests {
     static let backends = StorageBackend.allCases
 
-    private static func launch(_ place: StoragePlace) throws -> SceneRegistry {
+    private static func launch(_ place: StoragePlace) async throws -> SceneRegistry {
         var configuration = SceneRegistry.Configuration(watcher: .none)
         configuration.lockTimeout = SceneRegistry.Configuration.testing.lockTimeout
-        return try place.registry(configuration)
+        return try await place.registry(configuration)
     }
 
     @Test(arguments: backends)
     func quitThenRelaunchRestoresMostRecentFirstAndACrashRecovers(_ backend: StorageBackend) async throws {
         let place = try await StoragePlace.make(backend)
-        let first = try Self.launch(place)
+        let first = try await Self.launch(place)
         let quit = try await first.newScene(title: "quit")
         try quit.set(1, forKey: "k")
-        let crashed = try Self.launch(place)
+        let crashed = try await Self.launch(place)
         let lost = try await crashed.newScene(title: "crashed")
         try lost.set(2, forKey: "k")
         try await lost.flush()
@@ -31,7 +31,7 @@ import Testing
 
         try await first.close()
         crashed.abandon()
-        let next = try Self.launch(place)
+        let next = try await Self.launch(place)
         let restorable = try await next.scenesToRestore()
         #expect(Set(restorable.map(\.title)) == ["quit", "crashed"], "\(backend)")
         #expect(restorable.first { $0.title == "quit" }?.state == .restorable(.relaunch))
@@ -50,11 +50,12 @@ import Testing
     @Test(arguments: backends)
     func launchesAtOnceNeverShareAWindow(_ backend: StorageBackend) async throws {
         let place = try await StoragePlace.make(backend)
-        let maker = try Self.launch(place)
+        let maker = try await Self.launch(place)
         for _ in 0..<8 { _ = try await maker.newScene() }
         try await maker.close()
         for round in 0..<5 {
-            let launches = try (0..<4).map { _ in try Self.launch(place) }
+            var launches: [SceneRegistry] = []
+            for _ in 0..<4 { launches.append(try await Self.launch(place)) }
             let chosen = try await withThrowingTaskGroup(of: [SceneID].self) { group in
                 for launch in launches {
                     group.addTask {
@@ -77,14 +78,14 @@ import Testing
     @Test(arguments: backends)
     func aWindowClosedForGoodIsNeverOfferedAgain(_ backend: StorageBackend) async throws {
         let place = try await StoragePlace.make(backend)
-        let launch = try Self.launch(place)
+        let launch = try await Self.launch(place)
         let window = try await launch.newScene()
         try window.set("draft", forKey: "text")
         try await window.flush()
         try await launch.closeForGood(window.id)
         try await launch.close()
 
-        let next = try Self.launch(place)
+        let next = try await Self.launch(place)
         #expect(try await next.scenesToRestore().isEmpty)
         #expect(try await next.reopen(window.id) == nil)
         #expect(try await next.store(for: window.id).value(forKey: "text", as: String.self) == nil)
@@ -97,12 +98,12 @@ import Testing
     @Test(arguments: backends)
     func closingForGoodAWindowAnotherLaunchHoldsChangesNothing(_ backend: StorageBackend) async throws {
         let place = try await StoragePlace.make(backend)
-        let holder = try Self.launch(place)
+        let holder = try await Self.launch(place)
         let window = try await holder.newScene(title: "held")
         try window.set("draft", forKey: "text")
         try await window.flush()
 
-        let other = try Self.launch(place)
+        let other = try await Self.launch(place)
         await #expect(throws: SceneStoreError.windowInUse(scene: window.id.rawValue)) {
             try await other.closeForGood(window.id)
         }
@@ -124,13 +125,13 @@ import Testing
     @Test(arguments: backends)
     func pruneLeavesAWindowALaunchReopenedAfterTheList(_ backend: StorageBackend) async throws {
         let place = try await StoragePlace.make(backend)
-        let maker = try Self.launch(place)
+        let maker = try await Self.launch(place)
         let windows = backend == .postgres ? 10 : 40
         for _ in 0..<windows { _ = try await maker.newScene() }
         try await maker.close()
 
-        let launch = try Self.launch(place)
-        let pruner = try Self.launch(place)
+        let launch = try await Self.launch(place)
+        let pruner = try await Self.launch(place)
         let oldest = try #require(try await launch.scenesToRestore().last)
         async let pruned = pruner.prune(olderThan: .zero)
         let reopened = try await launch.reopen(oldest.id)
@@ -141,7 +142,7 @@ import Testing
         let closed = try await pruned
         if reopened != nil {
             #expect(!closed.contains(oldest.id), "\(backend): pruned under the launch")
-            let reader = try Self.launch(place)
+            let reader = try await Self.launch(place)
             #expect(try await reader.store(for: oldest.id).value(forKey: "pushed", as: Int.self) == 7, "\(backend)")
             #expect(try await reader.sessions().map(\.id) == [oldest.id], "\(backend)")
             try await reader.close()

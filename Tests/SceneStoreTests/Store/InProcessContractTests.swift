@@ -30,7 +30,7 @@ struct InProcessContractTests {
 
     func place(_ medium: Medium) async throws -> Place {
         switch medium {
-        case .memory: StoragePlace(fixture: try SceneStoreFixture(inMemory: true), databaseURL: nil)
+        case .memory: StoragePlace(fixture: try await SceneStoreFixture(inMemory: true), databaseURL: nil)
         case .files: try await StoragePlace.make(.files)
         case .postgres: try await StoragePlace.make(.postgres)
         }
@@ -40,7 +40,8 @@ struct InProcessContractTests {
     @Test(arguments: Medium.allCases)
     func distinctKeysFromFourWritersAreAllKept(_ medium: Medium) async throws {
         let place = try await place(medium)
-        let writers = try (0..<4).map { _ in try place.registry() }
+        var writers: [SceneRegistry] = []
+        for _ in 0..<4 { writers.append(try await place.registry()) }
         try await withThrowingTaskGroup(of: Void.self) { group in
             for (index, writer) in writers.enumerated() {
                 group.addTask {
@@ -54,7 +55,7 @@ struct InProcessContractTests {
             try await group.waitForAll()
         }
         for writer in writers { try await writer.close() }
-        let reader = try place.registry()
+        let reader = try await place.registry()
         await #expect(try reader.store(for: "main").snapshot.count == 100)
         try await reader.close()
         await place.tearDown()
@@ -64,7 +65,8 @@ struct InProcessContractTests {
     @Test(arguments: Medium.allCases)
     func updatesFromFourWritersLoseNone(_ medium: Medium) async throws {
         let place = try await place(medium)
-        let writers = try (0..<4).map { _ in try place.registry() }
+        var writers: [SceneRegistry] = []
+        for _ in 0..<4 { writers.append(try await place.registry()) }
         try await withThrowingTaskGroup(of: Void.self) { group in
             for writer in writers {
                 group.addTask {
@@ -75,7 +77,7 @@ struct InProcessContractTests {
             try await group.waitForAll()
         }
         for writer in writers { try await writer.close() }
-        let reader = try place.registry()
+        let reader = try await place.registry()
         await #expect(try reader.store(for: "main").value(forKey: "count", default: 0) == 100)
         try await reader.close()
         await place.tearDown()
@@ -86,10 +88,10 @@ struct InProcessContractTests {
     @Test(arguments: Medium.allCases)
     func anotherWritersSaveAndDiscardArriveAsEvents(_ medium: Medium) async throws {
         let place = try await place(medium)
-        let watching = try place.registry(.init(savePolicy: .onFlush, watcher: .automatic))
+        let watching = try await place.registry(.init(savePolicy: .onFlush, watcher: .automatic))
         let store = try await watching.store(for: "main")
         let updates = store.updates()
-        let other = try place.registry()
+        let other = try await place.registry()
         let theirs = try await other.store(for: "main")
         try theirs.set(2, forKey: "tab")
         try await theirs.flush()
@@ -106,7 +108,7 @@ struct InProcessContractTests {
         try store.set(7, forKey: "tab")
         try await store.flush()
         try await other.close()
-        let reader = try place.registry()
+        let reader = try await place.registry()
         await #expect(try reader.store(for: "main").value(forKey: "tab", default: 0) == 7)
         for registry in [watching, reader] { try await registry.close() }
         await place.tearDown()
@@ -117,8 +119,8 @@ struct InProcessContractTests {
     @Test(arguments: Medium.allCases)
     func aWriteEqualToAStaleViewIsStillWritten(_ medium: Medium) async throws {
         let place = try await place(medium)
-        let a = try place.registry(.init(savePolicy: .onFlush, watcher: WatcherPreference.none))
-        let b = try place.registry(.init(savePolicy: .onFlush, watcher: WatcherPreference.none))
+        let a = try await place.registry(.init(savePolicy: .onFlush, watcher: WatcherPreference.none))
+        let b = try await place.registry(.init(savePolicy: .onFlush, watcher: WatcherPreference.none))
         let storeA = try await a.store(for: "main")
         let storeB = try await b.store(for: "main")
         for round in 0..<10 {
@@ -128,7 +130,7 @@ struct InProcessContractTests {
             try await storeB.flush()
             try storeA.set("a", forKey: "k")
             try await storeA.flush()
-            let reader = try place.registry()
+            let reader = try await place.registry()
             await #expect(try reader.store(for: "main").value(forKey: "k", default: "") == "a", "\(medium), round \(round)")
             try await reader.close()
         }
@@ -142,13 +144,13 @@ struct InProcessContractTests {
     @Test(arguments: Medium.allCases)
     func aCrashKeepsWhatWasFlushedOnFlush(_ medium: Medium) async throws {
         let place = try await place(medium)
-        let first = try place.registry(.testing(savePolicy: .onFlush))
+        let first = try await place.registry(.testing(savePolicy: .onFlush))
         let store = try await first.store(for: "main")
         try store.set(1, forKey: "flushed")
         try await store.flush()
         try store.set(2, forKey: "unflushed")
         place.crash(first)
-        let relaunched = try place.registry()
+        let relaunched = try await place.registry()
         await #expect(try relaunched.store(for: "main").snapshot == ["flushed": .int(1)])
         try await relaunched.close()
         await place.tearDown()

@@ -31,11 +31,11 @@ struct InProcessHistoryTests {
     // Hang guard: 250 phases of 10 operations took 28 s in its layer here, ran into a 3-minute limit in the whole suite (298 s, every test at once on 2 cores); 3 minutes and one more per 500 operations.
     @Test(.timeLimit(.minutes(3 + InProcessHistoryTests.phases * InProcessHistoryTests.operations / 500)), arguments: [Medium.memory, .files])
     func everyStoredStateIsExplainedByTheHistory(_ medium: Medium) async throws {
-        let fixture = try SceneStoreFixture(inMemory: medium == .memory)
-        let open: @Sendable (SceneRegistry.Configuration) throws -> SceneRegistry = { configuration in
-            try SceneRegistry(root: fixture.root, configuration: configuration)
+        let fixture = try await SceneStoreFixture(inMemory: medium == .memory)
+        let open: @Sendable (SceneRegistry.Configuration) async throws -> SceneRegistry = { configuration in
+            try await SceneRegistry(root: fixture.root, configuration: configuration)
         }
-        let observer = try open(.init(savePolicy: .onFlush, watcher: .automatic))
+        let observer = try await open(.init(savePolicy: .onFlush, watcher: .automatic))
         let watched = try await observer.store(for: "h")
         let regressions = Locked<[String]>([])
         let monitor = MultiProcess.HistoryTests.monitorGenerations(of: watched, into: regressions)
@@ -51,7 +51,7 @@ struct InProcessHistoryTests {
                 }
                 return try await group.reduce(into: []) { $0 += $1 }
             }
-            let reader = try open(.init(watcher: .none, readOnly: true))
+            let reader = try await open(.init(watcher: .none, readOnly: true))
             let stored = await MultiProcess.HistoryTests.view(of: try reader.store(for: "h"))
             reader.abandon()
             let violations = HistoryCheck.violations(stored: stored, keys: MultiProcess.HistoryTests.keys, history: history)
@@ -69,12 +69,12 @@ struct InProcessHistoryTests {
 
     /// One client's operations; what each wrote, and when it began and returned.
     static func run(
-        client: String, watching: Bool, open: @Sendable (SceneRegistry.Configuration) throws -> SceneRegistry
+        client: String, watching: Bool, open: @Sendable (SceneRegistry.Configuration) async throws -> SceneRegistry
     ) async throws -> [HistoryOperation] {
         let configuration = SceneRegistry.Configuration(
             savePolicy: .onFlush, watcher: watching ? .automatic : WatcherPreference.none,
             lockTimeout: SceneRegistry.Configuration.testing.lockTimeout)
-        var registry = try open(configuration)
+        var registry = try await open(configuration)
         var store = try await registry.store(for: "h")
         var operations: [HistoryOperation] = []
         var written: [String: [String]] = [:]
@@ -93,7 +93,7 @@ struct InProcessHistoryTests {
                 case 4..<9:
                     kind = .reopen
                     try await registry.close()
-                    registry = try open(configuration)
+                    registry = try await open(configuration)
                     store = try await registry.store(for: "h")
                 case 9..<13:
                     // A set the process dies before saving: it may be lost.
@@ -101,7 +101,7 @@ struct InProcessHistoryTests {
                     try store.set(value, forKey: key)
                     registry.abandon()
                     acknowledged = false
-                    registry = try open(configuration)
+                    registry = try await open(configuration)
                     store = try await registry.store(for: "h")
                 case 13..<60:
                     let again = Bool.random()

@@ -30,7 +30,7 @@ extension SceneKey where Value == Nest {
 @Suite struct DeepModelTests {
     @Test(arguments: [513, 10_000, 100_000])
     func aModelTooDeepToEncodeIsRefusedWithATypedError(depth: Int) async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let store = try await fixture.registry.store(for: "main")
         try store.set(Nest(depth: 3), for: .nest)
         #expect {
@@ -44,7 +44,7 @@ extension SceneKey where Value == Nest {
     }
 
     @Test func aModelAsDeepAsTheLimitIsStored() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let store = try await fixture.registry.store(for: "main")
         // The document wraps the model in one object: 510 levels of the
         // model, the document's and the limit's last.

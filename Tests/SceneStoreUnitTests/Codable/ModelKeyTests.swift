@@ -49,7 +49,7 @@ private func isUnreadable(_ error: any Error, tag: String, because reason: Strin
 // Hang guard: its slowest test took 11 s in its layer here, ran into its old limit in the whole suite (298 s, every test at once on 2 cores); 8 minutes.
 @Suite(.timeLimit(.minutes(8))) struct ModelKeyTests {
     @Test func aModelRoundTripsThroughRelaunchAsTaggedJSONData() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let store = try await fixture.registry.store(for: "main")
         #expect(store[.layout] == Layout(), "the default while the key is empty")
         try store.set(Layout(sidebarWidth: 300, columns: 3), for: .layout)
@@ -67,7 +67,7 @@ private func isUnreadable(_ error: any Error, tag: String, because reason: Strin
     /// and writes it, and the stream yields each new model.
     @MainActor
     @Test func aModelIsBoundWrappedAndStreamed() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let store = try await fixture.registry.store(for: "main")
         try store.set(Layout(sidebarWidth: 300), for: .layout)
 
@@ -97,7 +97,7 @@ private func isUnreadable(_ error: any Error, tag: String, because reason: Strin
     }
 
     @Test func anotherTagIsATypedErrorAndIsNotOverwritten() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let store = try await fixture.registry.store(for: "main")
         try store.set(Layout(sidebarWidth: 1), for: .layout)
         let mismatch = { (error: any Error) in isUnreadable(error, tag: "bookmark", because: "tagged \"layout\"") }
@@ -112,7 +112,7 @@ private func isUnreadable(_ error: any Error, tag: String, because reason: Strin
     /// Version 2 wrote the key; version-1 code refuses to read or write
     /// it, and version-2 code reads what version 1 wrote.
     @Test func aNewerSchemaIsATypedErrorAndAnOlderOneDecodes() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let store = try await fixture.registry.store(for: "main")
         try store.set(Layout(sidebarWidth: 5), for: .layout)
         #expect(try store.value(for: .layoutV2) == LayoutV2(sidebarWidth: 5, theme: nil))
@@ -128,7 +128,7 @@ private func isUnreadable(_ error: any Error, tag: String, because reason: Strin
     }
 
     @Test func otherKindsAndForeignDataAreTypedErrors() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let store = try await fixture.registry.store(for: "main")
         try store.set(3, forKey: "layout")
         let wrongKind = SceneStoreError.wrongType(key: "layout", stored: "int", expected: "a stored model")
@@ -145,7 +145,7 @@ private func isUnreadable(_ error: any Error, tag: String, because reason: Strin
     }
 
     @Test func aModelThatNoLongerDecodesIsATypedError() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let store = try await fixture.registry.store(for: "main")
         let shapeChanged = #"{"format":"scenestore.model","tag":"layout","value":{"columns":"two"},"version":1}"#
         try store.set(Data(shapeChanged.utf8), forKey: "layout")
@@ -160,7 +160,7 @@ private func isUnreadable(_ error: any Error, tag: String, because reason: Strin
     /// `update` is a read-modify-write under the scene lock, also between
     /// two registries on one root.
     @Test func updatesFromTwoWritersNeverLoseEachOther() async throws {
-        let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .onFlush, watcher: .polling(interval: .seconds(3600))))
+        let fixture = try await SceneStoreFixture(configuration: .init(savePolicy: .onFlush, watcher: .polling(interval: .seconds(3600))))
         let mine = try await fixture.registry.store(for: "main")
         let theirs = try await fixture.otherRegistry().store(for: "main")
         try await withThrowingTaskGroup(of: Void.self) { group in

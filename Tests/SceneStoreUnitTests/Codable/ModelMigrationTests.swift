@@ -61,7 +61,7 @@ extension SceneKey where Value == WindowV3 {
     }
 
     @Test func aVersionOneModelIsReadThroughBothStepsAndWrittenBackOnce() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let store = try await fixture.registry.store(for: "main")
         try store.set(WindowV1(width: 310), for: .windowV1)
         try await store.flush()
@@ -83,7 +83,7 @@ extension SceneKey where Value == WindowV3 {
     }
 
     @Test func aVersionTwoModelRunsOnlyTheLastStep() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let store = try await fixture.registry.store(for: "main")
         try store.set(WindowV2(sidebarWidth: 0, columns: 4), for: .windowV2)
         #expect(try await store.migrate(.windowV3) == true)
@@ -98,7 +98,7 @@ extension SceneKey where Value == WindowV3 {
         let v3 = SceneKey("counter", tag: "counter", version: 3, default: Counter(count: 0), migrations: [
             .from(2, json: { json in json }),
         ])
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let store = try await fixture.registry.store(for: "main")
         try store.set(Counter(count: 7), for: v1)
         #expect(try store.value(for: v3) == Counter(count: 7, label: nil))
@@ -116,7 +116,7 @@ extension SceneKey where Value == WindowV3 {
                 return try JSONSerialization.data(withJSONObject: ["name": "\(old["name"] ?? "")!"])
             }),
         ])
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let store = try await fixture.registry.store(for: "main")
         try store.set(Named(name: "a"), for: v1)
         #expect(try store.value(for: v2) == Named(name: "a!"))
@@ -129,7 +129,7 @@ extension SceneKey where Value == WindowV3 {
         let v2 = SceneKey("window", tag: "window", version: 2, default: WindowV2(sidebarWidth: 1, columns: 1), migrations: [
             .from(1, json: { _ in throw Broken() }),
         ])
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let store = try await fixture.registry.store(for: "main")
         try store.set(WindowV1(width: 5), for: .windowV1)
         try await store.flush()
@@ -147,7 +147,7 @@ extension SceneKey where Value == WindowV3 {
     }
 
     @Test func aNewerModelIsNeitherMigratedDownNorWrittenOver() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let store = try await fixture.registry.store(for: "main")
         let newer = WindowV3(sidebar: .init(width: 9, collapsed: false), columns: 1)
         try store.set(newer, for: .windowV3)
@@ -172,7 +172,7 @@ extension SceneKey where Value == WindowV3 {
     @Test func anOlderReleaseWithAStaleViewNeverWritesOverANewerModel() async throws {
         var configuration = SceneRegistry.Configuration.testing
         configuration.watcher = .none
-        let fixture = try SceneStoreFixture(configuration: configuration)
+        let fixture = try await SceneStoreFixture(configuration: configuration)
         let older = try await fixture.registry.store(for: "main")
         try older.set(WindowV2(sidebarWidth: 100, columns: 2), for: .windowV2)
         try await older.flush()
@@ -180,12 +180,12 @@ extension SceneKey where Value == WindowV3 {
         let latest = WindowV3(sidebar: .init(width: 120, collapsed: false), columns: 3)
         try newer.set(latest, for: .windowV3)
         try await newer.flush()
-        let written = try #require(try fixture.stored("window"))
+        let written = try await #require(try fixture.stored("window"))
 
         let changes = older.changes()
         try older.set(WindowV2(sidebarWidth: 1, columns: 1), for: .windowV2)
         try await older.flush()
-        #expect(try fixture.stored("window") == written, "the newer model is kept")
+        #expect(try await fixture.stored("window") == written, "the newer model is kept")
         #expect(older.value(forKey: "window", as: SceneValue.self) == written, "the older store took the newer model")
         #expect(throws: SceneStoreError.newerModel(key: "window", tag: "window", stored: 3, supported: 2)) {
             try older.value(for: .windowV2)
@@ -205,7 +205,7 @@ extension SceneKey where Value == WindowV3 {
     @Test(arguments: [1, 2, 3, 4, 5, 6, 7, 8] as [UInt64])
     func anyOlderModelReadsAsItsStepsComposedSay(seed: UInt64) async throws {
         var random = SceneFileFormatTests.SplitMix(state: seed)  // a failing seed can be run again
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let store = try await fixture.registry.store(for: "main")
         for _ in 0..<50 {
             let width = Int.random(in: -1...5000, using: &random)

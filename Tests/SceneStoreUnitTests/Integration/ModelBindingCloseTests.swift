@@ -16,7 +16,7 @@ struct ModelBindingCloseTests {
 
     @Test(arguments: Ending.allCases)
     func anEditRightBeforeQuittingSurvivesRelaunch(_ ending: Ending) async throws {
-        let fixture = try SceneStoreFixture(configuration: .init())
+        let fixture = try await SceneStoreFixture(configuration: .init())
         var lost: [Int] = []
         for round in 1...Self.rounds {
             let model = WindowModel()
@@ -30,7 +30,7 @@ struct ModelBindingCloseTests {
                 try await fixture.relaunch()
             case .flush:
                 try await bound.flush()
-                try fixture.crash()  // only what flush made durable survives
+                try await fixture.crash()  // only what flush made durable survives
             }
             if try await fixture.registry.store(for: "main").value(forKey: "selectedTab", default: 0) != round { lost.append(round) }
         }
@@ -41,7 +41,7 @@ struct ModelBindingCloseTests {
 
     /// An edit after `stop()` is not the binding's to save.
     @Test func anEditAfterStopIsNotSaved() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let model = WindowModel()
         let bound = await bindAll(try fixture.registry.store(for: "main"), model)
         model.selectedTab = 1

@@ -34,7 +34,7 @@ extension WindowModel {
 // Hang guard: its slowest test took 10 s here (2 cores); 3 minutes, as TSan and the load step run it several times slower.
 @MainActor @Suite(.timeLimit(.minutes(3))) struct ModelBindingTests {
     @Test func restoresAtBindSavesChangesAndSurvivesRelaunch() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let store = try await fixture.registry.store(for: "main")
         try store.set(3, forKey: "selectedTab")
         let model = WindowModel()
@@ -64,7 +64,7 @@ extension WindowModel {
     /// was discarded (`_ =`, as the compiler's fix-it for an unused result
     /// suggests) still saves the model's edits and shows other writers'.
     @Test func aDiscardedHandleKeepsTheBindingRunning() async throws {
-        let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .onFlush, watcher: .automatic))
+        let fixture = try await SceneStoreFixture(configuration: .init(savePolicy: .onFlush, watcher: .automatic))
         let store = try await fixture.registry.store(for: "main")
         let model = WindowModel()
         _ = bindAll(store, model)
@@ -81,7 +81,7 @@ extension WindowModel {
     /// Another writer on the same root (as another process sees it) changes
     /// a key: the model shows it and its observers are notified.
     @Test func showsWhatAnotherWriterStoredAndNotifiesObservers() async throws {
-        let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .onFlush, watcher: .automatic))
+        let fixture = try await SceneStoreFixture(configuration: .init(savePolicy: .onFlush, watcher: .automatic))
         let model = WindowModel()
         let bound = await bindAll(try fixture.registry.store(for: "main"), model)
         let other = try await fixture.otherRegistry().store(for: "main")
@@ -96,7 +96,7 @@ extension WindowModel {
     }
 
     @Test func aDiscardShowsTheDefaults() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let store = try await fixture.registry.store(for: "main")
         try store.set(4, forKey: "selectedTab")
         let model = WindowModel()
@@ -111,7 +111,7 @@ extension WindowModel {
     /// A key holding another kind shows the default and is never
     /// overwritten by it; only an edit of the model writes.
     @Test func neverWritesADefaultOverAValueOfAnotherKind() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let store = try await fixture.registry.store(for: "main")
         try store.set("not a number", forKey: "selectedTab")
         let model = WindowModel()
@@ -130,7 +130,7 @@ extension WindowModel {
         let log = LogCapture()
         var limits = SceneRegistry.Limits()
         limits.maxValueBytes = 4
-        let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .onFlush, limits: limits, logger: log.logger()))
+        let fixture = try await SceneStoreFixture(configuration: .init(savePolicy: .onFlush, limits: limits, logger: log.logger()))
         let store = try await fixture.registry.store(for: "main")
         let model = WindowModel()
         let bound = bindAll(store, model)
@@ -145,7 +145,7 @@ extension WindowModel {
     }
 
     @Test func afterStopNothingIsSavedOrShown() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let store = try await fixture.registry.store(for: "main")
         let model = WindowModel()
         let bound = bindAll(store, model)
@@ -165,7 +165,7 @@ extension WindowModel {
 
     /// A `@SceneStored` property and a bound model on the same key agree.
     @Test func aWrapperAndABoundModelShareTheKey() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let store = try await fixture.registry.store(for: "main")
         let model = WindowModel()
         let bound = bindAll(store, model)

@@ -16,7 +16,7 @@ extension SceneKey where Value == Int {
 // Hang guard: its slowest test took 9 s in its layer here, 60 s in the whole suite (every test at once on 2 cores); 2 minutes.
 @Suite(.timeLimit(.minutes(2))) struct SceneStoredTests {
     @Test func readsTheDefaultThenWhatWasAssignedAndItSurvivesRelaunch() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         do {
             let store = try await fixture.registry.store(for: "main")
             @SceneStored("selectedTab", store: store) var selectedTab = 0
@@ -33,7 +33,7 @@ extension SceneKey where Value == Int {
     }
 
     @Test func everyKindOptionalsAndRawValueTypesRoundTrip() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let store = try await fixture.registry.store(for: "main")
         @SceneStored("b", store: store) var bool = false
         @SceneStored("d", store: store) var double = 0.0
@@ -60,7 +60,7 @@ extension SceneKey where Value == Int {
     }
 
     @Test func assigningNilToAnOptionalRemovesTheKey() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let store = try await fixture.registry.store(for: "main")
         @SceneStored("query", store: store) var query: String? = nil
         query = "dune"
@@ -72,7 +72,7 @@ extension SceneKey where Value == Int {
     }
 
     @Test func aValueOfAnotherKindReadsAsTheDefault() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let store = try await fixture.registry.store(for: "main")
         try store.set("three", forKey: "count")
         @SceneStored("count", store: store) var count = 5
@@ -81,7 +81,7 @@ extension SceneKey where Value == Int {
     }
 
     @Test func aTypedKeyGivesTheNameAndTheDefault() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let store = try await fixture.registry.store(for: "main")
         @SceneStored(.count, store: store) var count
         #expect(count == 7)
@@ -96,7 +96,7 @@ extension SceneKey where Value == Int {
         let log = LogCapture()
         var limits = SceneRegistry.Limits()
         limits.maxValueBytes = 8
-        let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .onFlush, limits: limits, logger: log.logger()))
+        let fixture = try await SceneStoreFixture(configuration: .init(savePolicy: .onFlush, limits: limits, logger: log.logger()))
         let store = try await fixture.registry.store(for: "main")
         @SceneStored("name", store: store) var name = ""
         name = "short"
@@ -113,7 +113,7 @@ extension SceneKey where Value == Int {
     }
 
     @Test func projectedValueStreamsValuesAndUpdatesAtomically() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let store = try await fixture.registry.store(for: "main")
         @SceneStored("count", store: store) var count = 0
         var values = $count.values.makeAsyncIterator()

@@ -13,8 +13,8 @@ import Testing
     /// With a lock timeout of a millisecond, a wait would end in
     /// `lockTimeout`; giving way returns `false`, having written nothing.
     /// Once the lock is free, the same call appends.
-    @Test func theAppendInOneStepGivesWayToAHeldLock() throws {
-        let fixture = try SceneStoreFixture()
+    @Test func theAppendInOneStepGivesWayToAHeldLock() async throws {
+        let fixture = try await SceneStoreFixture()
         let id = SceneID("main")
         let directory = SceneDirectory(root: fixture.root, lockTimeout: .milliseconds(1))
         try SceneDirectory(root: fixture.root).prepare()
@@ -48,7 +48,7 @@ import Testing
     @Test func aFlushThatCouldAppendStillWaitsForTheLock() async throws {
         var configuration = SceneRegistry.Configuration.testing
         configuration.lockTimeout = .milliseconds(50)
-        let fixture = try SceneStoreFixture(configuration: configuration)
+        let fixture = try await SceneStoreFixture(configuration: configuration)
         let store = try await fixture.registry.store(for: "main")
         try store.set(1, forKey: "a")
         try await store.flush()

@@ -6,7 +6,7 @@ import Testing
 @Suite struct CorruptionTests {
     /// Writes a valid scene with `a = 1`, then damages it with `damage`.
     private func damagedScene(_ damage: (URL) throws -> Void) async throws -> (SceneStoreFixture, URL, Data) {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let store = try await fixture.registry.store(for: "main")
         try store.set(1, forKey: "a")
         try await fixture.registry.close()
@@ -74,7 +74,7 @@ import Testing
     }
 
     @Test func plantedSymlinkIsNeverFollowed() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         _ = fixture.registry
         let target = fixture.directory.appendingPathComponent("precious.txt")
         try Data("do not touch".utf8).write(to: target)
@@ -94,13 +94,13 @@ import Testing
     }
 
     @Test func leftoversOfACrashedWriterAreCleanedOnOpen() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let store = try await fixture.registry.store(for: "main")
         try store.set(1, forKey: "k")
         try await store.flush()
         let leftover = fixture.root.appendingPathComponent(".main~tmp-00000000deadbeef")
         try Data("half a write".utf8).write(to: leftover)
-        let registry = try fixture.crash()
+        let registry = try await fixture.crash()
         await #expect(try registry.store(for: "main").value(forKey: "k", default: 0) == 1)
         #expect(!FileManager.default.fileExists(atPath: leftover.path))
         await fixture.tearDown()

@@ -40,11 +40,10 @@ import Testing
 
     @Test(arguments: Case.allCases)
     func aFailedCallFailsTheFlushAndLosesNothing(_ failure: Case) async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         try SceneDirectory(root: fixture.root).prepare()
         let faults = FileFaults()
-        let registry = SceneRegistry(
-            storage: SceneDirectory(root: fixture.root, system: FaultyFileSystem(faults)),
+        let registry = await SceneRegistry(storage: SceneDirectory(root: fixture.root, system: FaultyFileSystem(faults)),
             configuration: .testing(savePolicy: .onFlush))
         let store = try await registry.store(for: "main")
         let stored: [String: SceneValue]
@@ -84,7 +83,7 @@ import Testing
         var configuration = SceneRegistry.Configuration.testing
         configuration.watcher = .none
         configuration.readOnly = true
-        let registry = try SceneRegistry(root: root, configuration: configuration)
+        let registry = try await SceneRegistry(root: root, configuration: configuration)
         let values = try await registry.store(for: "main").snapshot
         try await registry.close()
         return values

@@ -5,7 +5,7 @@ import Testing
 
 @Suite struct FileFormatTests {
     @Test func rootIs0700AndSceneFilesAre0600() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let store = try await fixture.registry.store(for: "main")
         try store.set(1, forKey: "k")
         try await store.flush()
@@ -16,7 +16,7 @@ import Testing
     }
 
     @Test func sceneFileIsFormatThreeNamedAfterTheScene() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let store = try await fixture.registry.store(for: "work-1")
         try store.set("hello", forKey: "greeting")
         try await store.flush()
@@ -39,7 +39,7 @@ import Testing
     }
 
     @Test func writesDoNotLeaveTemporaryFilesBehind() async throws {
-        let live = try SceneStoreFixture()
+        let live = try await SceneStoreFixture()
         let other = try await live.registry.store(for: "main")
         for i in 0..<20 {
             try other.set(i, forKey: "k")

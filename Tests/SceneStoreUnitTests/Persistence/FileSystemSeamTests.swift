@@ -12,18 +12,18 @@ import Testing
 /// records and claims, and a listing all run over it.
 @Suite struct FileSystemSeamTests {
     @Test func everyCallOfTheFileRootPassesThroughItsFileSystem() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let real = fixture.directory.appendingPathComponent("real")
         try FileManager.default.createDirectory(at: real, withIntermediateDirectories: true)
         let virtual = "/scenestore-seam-\(randomToken())"
         defer { try? FileManager.default.removeItem(atPath: virtual) }
         let system = RelocatedFileSystem(virtualRoot: virtual, realRoot: real.path)
         let configuration = SceneRegistry.Configuration(savePolicy: .onFlush, watcher: .none)
-        let open = { () throws in
-            try SceneRegistry(root: URL(fileURLWithPath: virtual), configuration: configuration, system: system)
+        let open = { () async throws in
+            try await SceneRegistry(root: URL(fileURLWithPath: virtual), configuration: configuration, system: system)
         }
 
-        let first = try open()
+        let first = try await open()
         let main = try await first.store(for: "main")
         // 40 records of 1 KiB: past the 16 KiB slack, so at least one compaction.
         for round in 0..<40 {
@@ -45,7 +45,7 @@ import Testing
         #expect(size < 40 * 1024, "no compaction: the file holds every record (\(size) bytes)")
         try Data("not a scene".utf8).write(to: real.appendingPathComponent("damaged.scene"))
 
-        let second = try open()
+        let second = try await open()
         let reopened = try await second.store(for: "main")
         #expect(reopened.value(forKey: "round", default: -1) == 39)
         #expect(reopened.value(forKey: "text", default: "") == String(repeating: "9", count: 1024))

@@ -8,13 +8,13 @@ import TestSupport
 @Suite(.enabled(if: getuid() == 0, "mounting a small tmpfs needs root"))
 struct FullDiskTests {
     @Test func aFullDiskFailsTheFlushAndLosesNothing() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let disk = try TmpfsMount(at: fixture.directory.appendingPathComponent("small-disk"), size: "256k")
         defer { disk.unmount() }
         let mountPoint = disk.path
 
         let root = mountPoint.appendingPathComponent("scenes")
-        let registry = try SceneRegistry(root: root, configuration: .testing)
+        let registry = try await SceneRegistry(root: root, configuration: .testing)
         let store = try await registry.store(for: "main")
         try store.set("before", forKey: "kept")
         try await store.flush()
@@ -43,7 +43,7 @@ struct FullDiskTests {
         try FileManager.default.removeItem(at: filler)
         try await store.flush()
         try await registry.close()
-        let reopened = try SceneRegistry(root: root, configuration: .testing)
+        let reopened = try await SceneRegistry(root: root, configuration: .testing)
         let restored = try await reopened.store(for: "main")
         #expect(restored.value(forKey: "kept", default: "") == "before")
         #expect(restored.value(forKey: "big", default: "").count == 64 * 1024)
@@ -57,18 +57,18 @@ extension FullDiskTests {
     /// documentation says, and a save is scheduled for it: the value
     /// reaches the disk once there is space, with nobody calling flush.
     @Test func anUpdateWhoseSaveFailedIsSavedLaterWithoutAFlush() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let disk = try TmpfsMount(at: fixture.directory.appendingPathComponent("small-disk"), size: "256k")
         defer { disk.unmount() }
         let root = disk.path.appendingPathComponent("scenes")
         let clock = ManualClock()
         var configuration = SceneRegistry.Configuration(savePolicy: .writeThrough, watcher: .none)
         configuration.clock = clock
-        let registry = try SceneRegistry(root: root, configuration: configuration)
+        let registry = try await SceneRegistry(root: root, configuration: configuration)
         let store = try await registry.store(for: "main")
         try store.set("before", forKey: "kept")
         try await store.flush()
-        let watching = try SceneRegistry(root: root, configuration: .testing)
+        let watching = try await SceneRegistry(root: root, configuration: .testing)
         let saved = try await watching.store(for: "main").changes()
 
         let filler = try fillDisk(at: disk.path)
@@ -92,11 +92,11 @@ extension FullDiskTests {
     /// leaves nothing: no claim file, no record, no temp file; once there
     /// is space, the next one succeeds. 10 rounds.
     @Test func aNewSceneThatFailsOnAFullDiskLeavesNothing() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let disk = try TmpfsMount(at: fixture.directory.appendingPathComponent("small-disk"), size: "256k")
         defer { disk.unmount() }
         let root = disk.path.appendingPathComponent("scenes")
-        let registry = try SceneRegistry(root: root, configuration: .testing)
+        let registry = try await SceneRegistry(root: root, configuration: .testing)
         _ = try await registry.newScene(title: "first")
         let before = Set(try FileManager.default.contentsOfDirectory(atPath: root.path))
 

@@ -65,8 +65,8 @@ import Testing
     /// position still tells that the log ends there after each of them
     /// (with the head taking in the log, every check after the first
     /// append failed and fell back to reading and parsing the last record).
-    @Test func appendsFromTheKnownEndLandAndTheLogEndsThere() throws {
-        let fixture = try SceneStoreFixture()
+    @Test func appendsFromTheKnownEndLandAndTheLogEndsThere() async throws {
+        let fixture = try await SceneStoreFixture()
         var scene = try Scene(fixture)
         var reader = SceneFileReader()
         let written = try scene.writeWhole()
@@ -87,8 +87,8 @@ import Testing
     /// Another writer appended after the position: the log's closing is
     /// gone from its offset, and the version there is no longer the one
     /// named. Nothing is written.
-    @Test func aPositionAnotherAppendWentPastIsRefused() throws {
-        let fixture = try SceneStoreFixture()
+    @Test func aPositionAnotherAppendWentPastIsRefused() async throws {
+        let fixture = try await SceneStoreFixture()
         var scene = try Scene(fixture)
         let position = try scene.writeWhole()
         let (theirs, base) = scene.next(2)
@@ -101,8 +101,8 @@ import Testing
     /// The file written whole again (a compaction): a new head, whatever
     /// its log's end. The position's head no longer matches, the last
     /// record names another version: nothing is written.
-    @Test func aPositionInAFileWrittenWholeSinceIsRefused() throws {
-        let fixture = try SceneStoreFixture()
+    @Test func aPositionInAFileWrittenWholeSinceIsRefused() async throws {
+        let fixture = try await SceneStoreFixture()
         var scene = try Scene(fixture)
         let position = try scene.writeWhole()
         let base = scene.file
@@ -115,8 +115,8 @@ import Testing
     /// file's end) is no reason to write elsewhere: the log's end is found
     /// from its last record, and the append lands there.
     @Test(arguments: [-1, 1, 7, 1 << 20])
-    func aWrongOffsetFallsBackToTheLastRecord(shift: Int) throws {
-        let fixture = try SceneStoreFixture()
+    func aWrongOffsetFallsBackToTheLastRecord(shift: Int) async throws {
+        let fixture = try await SceneStoreFixture()
         var scene = try Scene(fixture)
         var position = try scene.writeWhole()
         position.offset += shift

@@ -14,7 +14,7 @@ import Testing
 
     @Test(arguments: Loss.allCases)
     func aLockAfterTheRootWasReplacedIsTakenOnTheNewFile(_ loss: Loss) async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let root = fixture.root
         try SceneDirectory(root: root).prepare()
         let kept = SceneDirectory(root: root)

@@ -131,7 +131,7 @@ import Testing
 
     /// Saves on flush only, so that each round is one record.
     @Test func aSaveOverTheStoredVersionAppendsItsRecordOnFlush() async throws {
-        let fixture = try SceneStoreFixture(configuration: .testing(savePolicy: .onFlush))
+        let fixture = try await SceneStoreFixture(configuration: .testing(savePolicy: .onFlush))
         let store = try await fixture.registry.store(for: "main")
         try store.set("x", forKey: "kept")
         try await store.flush()
@@ -162,7 +162,7 @@ import Testing
     /// (twice its whole size, plus the slack), and is written whole again
     /// when it would.
     @Test func theFileIsWrittenWholeBeforeItOutgrowsItsBound() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let store = try await fixture.registry.store(for: "main")
         let text = String(repeating: "v", count: 100)
         var largest = 0
@@ -191,7 +191,7 @@ import Testing
     /// as a whole; the next save writes the file whole, without it, and
     /// nothing is quarantined.
     @Test func aTornTailIsDroppedAndTheNextSaveWritesTheFileWhole() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let store = try await fixture.registry.store(for: "main")
         try store.set(1, forKey: "a")
         try await store.flush()

@@ -15,7 +15,7 @@ import Testing
         let rounds = 150
         var lost = 0
         for round in 0..<rounds {
-            let fixture = try SceneStoreFixture(configuration: .init(savePolicy: policy))
+            let fixture = try await SceneStoreFixture(configuration: .init(savePolicy: policy))
             let store = try await fixture.registry.store(for: "main")
             let writer = Task.detached { () -> Int in
                 var last = -1
@@ -35,7 +35,7 @@ import Testing
             for _ in 0..<(round % 20) { await Task.yield() }
             try await fixture.registry.close()
             let last = await writer.value
-            let reopened = try SceneRegistry(root: fixture.root, configuration: .testing)
+            let reopened = try await SceneRegistry(root: fixture.root, configuration: .testing)
             let onDisk = try await reopened.store(for: "main").value(forKey: "counter", default: -1)
             if onDisk != last { lost += 1 }
             try await reopened.close()

@@ -13,13 +13,13 @@ import Testing
     @Test(arguments: watchers)
     func aSetAfterAnotherProcessDiscardedIsKept(watcher: WatcherPreference) async throws {
         for round in 0..<10 {
-            let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .onFlush, watcher: watcher))
+            let fixture = try await SceneStoreFixture(configuration: .init(savePolicy: .onFlush, watcher: watcher))
             let store = try await fixture.registry.store(for: "main")
             try store.set(1, forKey: "before")
             try await store.flush()
             let updates = store.updates()
 
-            let other = try fixture.otherRegistry()
+            let other = try await fixture.otherRegistry()
             try await other.discard("main")
             // Acknowledged after the discard returned: must survive it.
             try store.set(2, forKey: "after")
@@ -29,7 +29,7 @@ import Testing
             #expect(store.value(forKey: "before", default: 0) == 0, "round \(round)")
             try await store.flush()
 
-            let reopened = try SceneRegistry(root: fixture.root, configuration: .testing)
+            let reopened = try await SceneRegistry(root: fixture.root, configuration: .testing)
             await #expect(try reopened.store(for: "main").snapshot == ["after": .int(2)], "round \(round)")
             try await reopened.close()
             await fixture.tearDown()
@@ -38,7 +38,7 @@ import Testing
 
     @Test(arguments: watchers)
     func streamsGoOnAfterADiscard(watcher: WatcherPreference) async throws {
-        let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .onFlush, watcher: watcher))
+        let fixture = try await SceneStoreFixture(configuration: .init(savePolicy: .onFlush, watcher: watcher))
         let store = try await fixture.registry.store(for: "main")
         try store.set(5, forKey: "k")
         try await store.flush()
@@ -48,7 +48,7 @@ import Testing
 
         try await fixture.otherRegistry().discard("main")
         #expect(await iterator.next() == 0)
-        let writer = try fixture.otherRegistry(configuration: .testing)
+        let writer = try await fixture.otherRegistry(configuration: .testing)
         try await writer.store(for: "main").set(9, forKey: "k")
         try await writer.store(for: "main").flush()
         #expect(await values.first(within: .seconds(30)) { $0 == 9 } == 9)
@@ -58,7 +58,7 @@ import Testing
 
     @Test func anotherProcessesQuarantineIsNeverTakenForADiscard() async throws {
         for round in 0..<20 {
-            let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .onFlush, watcher: .inotify))
+            let fixture = try await SceneStoreFixture(configuration: .init(savePolicy: .onFlush, watcher: .inotify))
             let a = try await fixture.registry.store(for: "main")
             let b = try await fixture.otherRegistry().store(for: "main")
             try a.set(1, forKey: "x")
@@ -114,7 +114,7 @@ import Testing
             }
             #expect(a.snapshot == expected, "round \(round)")
             #expect(b.snapshot == expected, "round \(round)")
-            let reopened = try SceneRegistry(root: fixture.root, configuration: .testing)
+            let reopened = try await SceneRegistry(root: fixture.root, configuration: .testing)
             await #expect(try reopened.store(for: "main").snapshot == expected, "round \(round)")
             try await reopened.close()
             await fixture.tearDown()

@@ -46,7 +46,7 @@ import Testing
     }
 
     @Test func openingASceneNeverUnlinksTheLockFileAHolderHas() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let registry = fixture.registry
         let directory = SceneDirectory(root: fixture.root)
         // Every tricky scene exists and one holds its lock, as a writer in
@@ -61,7 +61,7 @@ import Testing
         let leftover = URL(fileURLWithPath: directory.tempPath(SceneID("a"), token: randomToken()))
         try Data("half".utf8).write(to: leftover)
 
-        let other = try SceneRegistry(root: fixture.root, configuration: .testing)
+        let other = try await SceneRegistry(root: fixture.root, configuration: .testing)
         _ = try await other.store(for: "a")
         #expect(!FileManager.default.fileExists(atPath: leftover.path))
         #expect(try inode(of: URL(fileURLWithPath: directory.locks.path)) == heldInode)

@@ -28,7 +28,7 @@ import Testing
         0x7FF0_0000_0000_0001,            // signalling NaN
     ])
     func aNaNWithAPayloadKeepsEveryKeyOfTheScene(bits: UInt64) async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let store = try await fixture.registry.store(for: "main")
         try store.set(Double(bitPattern: bits), forKey: "nan")
         try store.set("kept", forKey: "other")
@@ -43,7 +43,7 @@ import Testing
 
     @Test(arguments: [UInt64.max, UInt64.max - 1, UInt64(Int64.max) + 1])
     func aGenerationThatCannotGrowIsDamageNotATrap(generation: UInt64) async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         _ = fixture.registry
         try plant(fixture, generation: generation, values: ["a": .int(1)])
         let store = try await fixture.registry.store(for: "main")
@@ -55,7 +55,7 @@ import Testing
     }
 
     @Test func aQuarantineFolderThatIsASymlinkIsNeverFollowed() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         _ = fixture.registry
         let elsewhere = fixture.directory.appendingPathComponent("elsewhere")
         try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: false)
@@ -71,7 +71,7 @@ import Testing
     }
 
     @Test func aHugeFileIsQuarantinedWithoutBeingRead() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         _ = fixture.registry
         // Sparse: large on paper, no disk used; larger than any scene of
         // `Limits.largest` (64 MiB) can be on disk. A read of it would take
@@ -93,7 +93,7 @@ import Testing
         ("65 MiB value", ["big": SceneValue.data(Data(count: 65 << 20))]),
     ])
     func aFileBreakingTheLimitsIsQuarantined(name: String, values: [String: SceneValue]) async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         _ = fixture.registry
         try plant(fixture, values: values)
         let store = try await fixture.registry.store(for: "main")
@@ -111,7 +111,7 @@ import Testing
         ("9 MiB scene", ["a": SceneValue.data(Data(count: 1 << 20 - 1))].merging((0..<9).map { ("k\($0)", SceneValue.data(Data(count: 1 << 20 - 2))) }) { $1 }),
     ])
     func aFileAboveThisProcesssLimitsIsRead(name: String, values: [String: SceneValue]) async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         _ = fixture.registry
         try plant(fixture, values: values)
         let store = try await fixture.registry.store(for: "main")
@@ -121,7 +121,7 @@ import Testing
     }
 
     @Test func aFileOfAnotherSceneIsNotLoadedAsThisOne() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         _ = fixture.registry
         try plant(fixture, "dst", values: ["secret": .string("src's")], sceneField: "src")
         let store = try await fixture.registry.store(for: "dst")
@@ -132,7 +132,7 @@ import Testing
 
     @Test(arguments: [0 as UInt8, 2])
     func aFormatVersionBelowThreeIsMalformed(version: UInt8) async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         _ = fixture.registry
         try plant(fixture, values: ["a": .int(1)])
         var bytes = try Data(contentsOf: sceneFile(fixture))

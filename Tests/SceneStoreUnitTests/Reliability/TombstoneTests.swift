@@ -8,7 +8,7 @@ import Testing
 /// regular file at its name remembers none (a store then writes back).
 @Suite struct TombstoneTests {
     @Test func theLastDiscardsAreRememberedAcrossNewIncarnations() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let directory = SceneDirectory(root: fixture.root)
         let id = SceneID("main")
         let remembered = 32
@@ -27,7 +27,7 @@ import Testing
     }
 
     @Test func aTombstoneThatIsNoRegularFileNamesNothing() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let directory = SceneDirectory(root: fixture.root)
         let id = SceneID("main")
         let path = directory.tombstonePath(id)

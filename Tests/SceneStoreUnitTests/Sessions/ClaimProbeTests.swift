@@ -33,9 +33,9 @@ import Testing
     /// on the code that read `/proc/locks`, a page read after another lock
     /// went away skipped an entry, and a held window was offered.
     @Test func heldWindowsStayHeldWhileOtherLocksComeAndGo() async throws {
-        let fixture = try WindowLifecycleTests.fixture()
+        let fixture = try await WindowLifecycleTests.fixture()
         for _ in 0..<150 { _ = try await fixture.registry.newScene() }
-        let other = try fixture.otherRegistry()
+        let other = try await fixture.otherRegistry()
         let churn = try Self.lockChurn(in: fixture.directory.appendingPathComponent("churn"), files: 64)
         var offered = 0
         for _ in 0..<200 where !(try await other.scenesToRestore().isEmpty) { offered += 1 }
@@ -51,7 +51,7 @@ import Testing
     /// held for a moment (on the code that did not unlock before closing,
     /// 5 of 200 relaunches still saw it held).
     @Test func aWindowLetGoOfIsFreeAtOnceWhileThisProcessSpawnsChildren() async throws {
-        let fixture = try WindowLifecycleTests.fixture()
+        let fixture = try await WindowLifecycleTests.fixture()
         let spawner = Background {
             // posix_spawn: the child shares this process's descriptors until its exec.
             var child: pid_t = 0
@@ -64,7 +64,7 @@ import Testing
         var stillHeld = 0
         for _ in 0..<200 {
             let window = try await fixture.registry.newScene()
-            let relaunched = try fixture.crash()
+            let relaunched = try await fixture.crash()
             if !(try await relaunched.scenesToRestore().contains { $0.id == window.id && $0.state == .restorable(.recover) }) {
                 stillHeld += 1
             }

@@ -8,10 +8,10 @@ import Testing
 /// while one has, whose stores may hold the incarnation that ended.
 // Hang guard: each test takes well under a second here (2 cores); 2 minutes.
 @Suite(.timeLimit(.minutes(2))) struct DiscardSideFileTests {
-    static func fixture() throws -> SceneStoreFixture {
+    static func fixture() async throws -> SceneStoreFixture {
         var configuration = SceneRegistry.Configuration.testing(savePolicy: .onFlush)
         configuration.watcher = .none
-        return try SceneStoreFixture(configuration: configuration)
+        return try await SceneStoreFixture(configuration: configuration)
     }
 
     /// The root's entries that belong to scene `id` (its file, side files),
@@ -21,7 +21,7 @@ import Testing
     }
 
     @Test func aWindowClosedForGoodLeavesNoFileOfItsOwn() async throws {
-        let fixture = try Self.fixture()
+        let fixture = try await Self.fixture()
         let window = try await fixture.registry.newScene()
         try window.set("draft", forKey: "text")
         try await window.flush()
@@ -32,7 +32,7 @@ import Testing
     }
 
     @Test func aDiscardNobodyElseCanSeeLeavesNoFileOfTheScene() async throws {
-        let fixture = try Self.fixture()
+        let fixture = try await Self.fixture()
         let store = try await fixture.registry.store(for: "notes")
         try store.set(1, forKey: "k")
         try await store.flush()
@@ -46,7 +46,7 @@ import Testing
     /// yet: the tombstone stays, so its save keeps that edit alone and
     /// never writes the discarded value again.
     @Test func aTombstoneAnotherRegistryMayNeedStaysAndNothingDiscardedComesBack() async throws {
-        let fixture = try Self.fixture()
+        let fixture = try await Self.fixture()
         let window = try await fixture.registry.newScene()
         try window.set("draft", forKey: "text")
         try await window.flush()
@@ -56,13 +56,13 @@ import Testing
         try await fixture.registry.closeForGood(window.id)
         #expect(try Self.files(of: window.id, in: fixture).contains(".\(window.id.rawValue)~discarded"))
         try await elsewhere.flush()
-        #expect(try fixture.stored("text", scene: window.id.rawValue) == nil, "the discarded value came back")
-        #expect(try fixture.stored("late", scene: window.id.rawValue) == .int(1))
+        #expect(try await fixture.stored("text", scene: window.id.rawValue) == nil, "the discarded value came back")
+        #expect(try await fixture.stored("late", scene: window.id.rawValue) == .int(1))
         await fixture.tearDown()
     }
 
     @Test func discardingARestorableWindowClosesItForGood() async throws {
-        let fixture = try Self.fixture()
+        let fixture = try await Self.fixture()
         let window = try await fixture.registry.newScene(title: "Notes")
         try window.set("draft", forKey: "text")
         let relaunched = try await fixture.relaunch()
@@ -75,13 +75,13 @@ import Testing
 
     /// A window a registry holds stays open: its process shows it, emptied.
     @Test func discardingAHeldWindowEmptiesItAndKeepsIt() async throws {
-        let fixture = try Self.fixture()
+        let fixture = try await Self.fixture()
         let window = try await fixture.registry.newScene(title: "Notes")
         try window.set("draft", forKey: "text")
         try await window.flush()
         try await fixture.otherRegistry().discard(window.id)
         #expect(try await fixture.registry.sessions().map(\.title) == ["Notes"])
-        #expect(try fixture.stored("text", scene: window.id.rawValue) == nil)
+        #expect(try await fixture.stored("text", scene: window.id.rawValue) == nil)
         await fixture.tearDown()
     }
 
@@ -89,13 +89,13 @@ import Testing
     /// closed for good, 200 rounds: whichever comes first, the discarded
     /// value never comes back, and what that registry saves last is there.
     @Test func aRegistryOpeningDuringACloseNeverBringsTheDiscardedValueBack() async throws {
-        let fixture = try Self.fixture()
+        let fixture = try await Self.fixture()
         for round in 0..<200 {
             let window = try await fixture.registry.newScene()
             try window.set("draft", forKey: "text")
             try await window.flush()
             async let closed: Void = fixture.registry.closeForGood(window.id)
-            let other = try fixture.otherRegistry()
+            let other = try await fixture.otherRegistry()
             let store = try await other.store(for: window.id)
             try store.set(round, forKey: "mine")
             try await store.flush()
@@ -103,8 +103,8 @@ import Testing
             try store.set(round, forKey: "after")
             try await store.flush()
             let scene = window.id.rawValue
-            #expect(try fixture.stored("text", scene: scene) == nil, "round \(round): the discarded value came back")
-            #expect(try fixture.stored("after", scene: scene) == .int(round), "round \(round)")
+            #expect(try await fixture.stored("text", scene: scene) == nil, "round \(round): the discarded value came back")
+            #expect(try await fixture.stored("after", scene: scene) == .int(round), "round \(round)")
             try await other.close()
         }
         await fixture.tearDown()

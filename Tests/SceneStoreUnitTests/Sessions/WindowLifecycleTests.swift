@@ -17,17 +17,17 @@ import Testing
 
     static func fixture(
         _ calendar: Calendar = Calendar(), expiry: Duration? = nil, savePolicy: SceneRegistry.SavePolicy = .default
-    ) throws -> SceneStoreFixture {
+    ) async throws -> SceneStoreFixture {
         var configuration = SceneRegistry.Configuration.testing(savePolicy: savePolicy)
         configuration.watcher = .none
         configuration.now = { calendar.now }
         configuration.restorableExpiry = expiry
-        return try SceneStoreFixture(configuration: configuration)
+        return try await SceneStoreFixture(configuration: configuration)
     }
 
     @Test func quittingKeepsEveryOpenWindowForTheNextLaunchMostRecentFirst() async throws {
         let calendar = Calendar()
-        let fixture = try Self.fixture(calendar)
+        let fixture = try await Self.fixture(calendar)
         var ids: [SceneID] = []
         for index in 0..<3 {
             let window = try await fixture.registry.newScene(title: "window \(index)")
@@ -55,14 +55,14 @@ import Testing
     /// Saves on flush only: under the default policy the second set may be
     /// saved before the crash.
     @Test func aCrashLeavesTheWindowsToRecoverWithWhatWasSavedAndTheirTitlesOnFlush() async throws {
-        let fixture = try Self.fixture(savePolicy: .onFlush)
+        let fixture = try await Self.fixture(savePolicy: .onFlush)
         let window = try await fixture.registry.newScene()
         try await fixture.registry.setTitle("Notes", for: window.id)
         try window.set("saved", forKey: "text")
         try await window.flush()
         try window.set("not saved", forKey: "text")
 
-        let relaunched = try fixture.crash()
+        let relaunched = try await fixture.crash()
         let restorable = try await relaunched.scenesToRestore()
         #expect(restorable.map(\.id) == [window.id])
         #expect(restorable.first?.state == .restorable(.recover))
@@ -73,9 +73,9 @@ import Testing
     }
 
     @Test func aWindowAnotherLaunchHoldsIsNeitherListedNorReopened() async throws {
-        let fixture = try Self.fixture()
+        let fixture = try await Self.fixture()
         let window = try await fixture.registry.newScene()
-        let other = try fixture.otherRegistry()
+        let other = try await fixture.otherRegistry()
         #expect(try await other.scenesToRestore().isEmpty)
         #expect(try await other.reopen(window.id) == nil)
         #expect(try await other.sessions().map(\.state) == [.open(pid: getpid())])
@@ -86,17 +86,17 @@ import Testing
         try await window.flush()
         try shared.set(2, forKey: "theirs")
         try await shared.flush()
-        #expect(try fixture.stored("mine", scene: window.id.rawValue) == .int(1))
-        #expect(try fixture.stored("theirs", scene: window.id.rawValue) == .int(2))
+        #expect(try await fixture.stored("mine", scene: window.id.rawValue) == .int(1))
+        #expect(try await fixture.stored("theirs", scene: window.id.rawValue) == .int(2))
         await fixture.tearDown()
     }
 
     /// 150 held windows: `/proc/locks` then runs past its first page (4 KiB),
     /// which a read sized by the file's reported length (0) used to stop at.
     @Test func everyHeldWindowIsSeenHeldWhenThereAreMany() async throws {
-        let fixture = try Self.fixture()
+        let fixture = try await Self.fixture()
         for _ in 0..<150 { _ = try await fixture.registry.newScene() }
-        let other = try fixture.otherRegistry()
+        let other = try await fixture.otherRegistry()
         let sessions = try await other.sessions()
         #expect(sessions.count == 150)
         #expect(sessions.filter { $0.state == .open(pid: getpid()) }.count == 150)
@@ -105,7 +105,7 @@ import Testing
     }
 
     @Test func aWindowClosedForGoodIsGoneEverywhere() async throws {
-        let fixture = try Self.fixture()
+        let fixture = try await Self.fixture()
         let window = try await fixture.registry.newScene()
         try window.set("draft", forKey: "text")
         try await window.flush()
@@ -127,18 +127,18 @@ import Testing
 
     @Test func restorableWindowsExpireOnTheInjectedCalendar() async throws {
         let calendar = Calendar()
-        let fixture = try Self.fixture(calendar, expiry: .seconds(7 * 86_400))
+        let fixture = try await Self.fixture(calendar, expiry: .seconds(7 * 86_400))
         let old = try await fixture.registry.newScene(title: "old")
         try old.set(1, forKey: "k")
         try await fixture.registry.close()   // old: last active now
 
         calendar.advance(by: 3 * 86_400)
-        let second = try fixture.otherRegistry()
+        let second = try await fixture.otherRegistry()
         _ = try await second.newScene(title: "recent")
         try await second.close()   // recent: last active 3 days later
 
         calendar.advance(by: 5 * 86_400)   // 8 days after old, 5 after recent
-        let third = try fixture.otherRegistry()
+        let third = try await fixture.otherRegistry()
         #expect(try await third.scenesToRestore().map(\.title) == ["recent"])
         #expect(try await third.store(for: old.id).value(forKey: "k", as: Int.self) == nil, "old was closed for good")
         await fixture.tearDown()
@@ -146,16 +146,16 @@ import Testing
 
     @Test func pruneClosesOnlyTheWindowsOlderThanTheAgeGiven() async throws {
         let calendar = Calendar()
-        let fixture = try Self.fixture(calendar)
+        let fixture = try await Self.fixture(calendar)
         let first = try await fixture.registry.newScene()
         try await fixture.registry.close()
         calendar.advance(by: 3600)
-        let second = try fixture.otherRegistry()
+        let second = try await fixture.otherRegistry()
         let kept = try await second.newScene()
         try await second.close()
 
         calendar.advance(by: 60)
-        let third = try fixture.otherRegistry()
+        let third = try await fixture.otherRegistry()
         #expect(try await third.prune(olderThan: .seconds(1800)) == [first.id])
         #expect(try await third.scenesToRestore().map(\.id) == [kept.id])
         await fixture.tearDown()

@@ -21,9 +21,9 @@ import TestSupport
     /// lock is let go every call succeeds.
     @Test func windowCallsWaitingForTheWindowsLockLeaveTheCooperativePoolFree() async throws {
         // The library's default timeout: before the fix, the pool froze for it.
-        let fixture = try SceneStoreFixture(configuration: Self.configuration(lockTimeout: .seconds(10)))
+        let fixture = try await SceneStoreFixture(configuration: Self.configuration(lockTimeout: .seconds(10)))
         let window = try await fixture.registry.newScene()
-        let quitting = try fixture.otherRegistry()
+        let quitting = try await fixture.otherRegistry()
         let quitWindow = try await quitting.newScene()
         let held = try HeldLock(.scene(.windows), root: fixture.root)
 
@@ -64,7 +64,7 @@ import TestSupport
         held.release()
         for call in calls { try await call.value }
         #expect(ended.withLock { $0 } == calls.count)
-        let relaunched = try fixture.otherRegistry()
+        let relaunched = try await fixture.otherRegistry()
         let restorable = try await relaunched.scenesToRestore()
         #expect(restorable.first { $0.id == quitWindow.id }?.state == .restorable(.relaunch))
         await fixture.tearDown()
@@ -75,9 +75,9 @@ import TestSupport
     /// relaunch, not to recover; reopened and then crashed, it is to
     /// recover again. 10 rounds; the other launches wait for the lock.
     @Test func aQuitThatCannotTakeTheWindowsLockComesBackAsARelaunch() async throws {
-        let fixture = try SceneStoreFixture(configuration: Self.configuration(lockTimeout: .seconds(120)))
+        let fixture = try await SceneStoreFixture(configuration: Self.configuration(lockTimeout: .seconds(120)))
         let impatient = Self.configuration(lockTimeout: .zero)
-        var quitting = try fixture.otherRegistry(configuration: impatient)
+        var quitting = try await fixture.otherRegistry(configuration: impatient)
         let window = try await quitting.newScene().id
         for round in 0..<10 {
             let held = try HeldLock(.scene(.windows), root: fixture.root)
@@ -92,13 +92,13 @@ import TestSupport
             #expect(restorable.first?.state == .restorable(.relaunch), "round \(round): \(restorable)")
 
             // Reopened, then killed: to recover, whatever the last quit left on the claim.
-            let crashing = try fixture.otherRegistry()
+            let crashing = try await fixture.otherRegistry()
             #expect(try await crashing.reopen(window) != nil, "round \(round)")
             crashing.abandon()
             let recovering = try await fixture.otherRegistry().scenesToRestore()
             #expect(recovering.first?.state == .restorable(.recover), "round \(round): \(recovering)")
 
-            quitting = try fixture.otherRegistry(configuration: impatient)
+            quitting = try await fixture.otherRegistry(configuration: impatient)
             try #require(try await quitting.reopen(window) != nil, "round \(round)")
         }
         await fixture.tearDown()
@@ -108,7 +108,7 @@ import TestSupport
     /// a compaction names them) are gone after the next launch that lists
     /// the windows; the records are intact. 10 leftovers, 3 launches.
     @Test func windowsTempFilesKilledWritersLeftAreRemovedByTheNextLaunch() async throws {
-        let fixture = try SceneStoreFixture(configuration: Self.configuration(lockTimeout: .seconds(10)))
+        let fixture = try await SceneStoreFixture(configuration: Self.configuration(lockTimeout: .seconds(10)))
         let kept = try await fixture.registry.newScene(title: "kept").id
         try await fixture.registry.close()
         let directory = SceneDirectory(root: fixture.root)

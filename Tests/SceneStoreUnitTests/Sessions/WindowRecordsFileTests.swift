@@ -14,7 +14,7 @@ import Testing
     static func fixture() async throws -> (fixture: SceneStoreFixture, path: String) {
         var configuration = SceneRegistry.Configuration.testing
         configuration.watcher = .none
-        let fixture = try SceneStoreFixture(configuration: configuration)
+        let fixture = try await SceneStoreFixture(configuration: configuration)
         let kept = try await fixture.registry.store(for: "kept")
         try kept.set(1, forKey: "k")
         try await kept.flush()

@@ -9,23 +9,23 @@ import Testing
 @Suite struct ClockPolicyTests {
     static func fixture(
         _ policy: SceneRegistry.SavePolicy, lockTimeout: Duration = .seconds(10), clock: ManualClock
-    ) throws -> SceneStoreFixture {
+    ) async throws -> SceneStoreFixture {
         var configuration = SceneRegistry.Configuration(savePolicy: policy, watcher: .none, lockTimeout: lockTimeout)
         configuration.clock = clock
-        return try SceneStoreFixture(configuration: configuration)
+        return try await SceneStoreFixture(configuration: configuration)
     }
 
     /// A registry that watches the root: what the store saves arrives on
     /// its stream, so a test waits for the save as an event.
-    static func observer(of fixture: SceneStoreFixture) throws -> SceneStore {
-        try fixture.otherRegistry(configuration: SceneRegistry.Configuration(savePolicy: .onFlush)).blockingStore(for: "main")
+    static func observer(of fixture: SceneStoreFixture) async throws -> SceneStore {
+        try await fixture.otherRegistry(configuration: SceneRegistry.Configuration(savePolicy: .onFlush)).store(for: "main")
     }
 
     @Test func anEditWithinTheWindowIsSavedWhenTheClockReachesItsEnd() async throws {
         let clock = ManualClock()
-        let fixture = try Self.fixture(.coalesced(.seconds(10)), clock: clock)
+        let fixture = try await Self.fixture(.coalesced(.seconds(10)), clock: clock)
         let store = try await fixture.registry.store(for: "main")
-        let saved = try Self.observer(of: fixture).changes()
+        let saved = try await Self.observer(of: fixture).changes()
 
         try store.set(1, forKey: "a")  // a quiet store: saved at once
         #expect(await saved.first { $0.key == "a" && $0.newValue == .int(1) } != nil)
@@ -36,7 +36,7 @@ import Testing
         try await store.flush()
         try store.set(2, forKey: "a")  // within the window of that save
         await clock.advance(by: .milliseconds(9_999))
-        #expect(try fixture.stored("a") == .int(1), "saved before the window ended")
+        #expect(try await fixture.stored("a") == .int(1), "saved before the window ended")
         await clock.advance(by: .milliseconds(1))
         #expect(await saved.first { $0.key == "a" && $0.newValue == .int(2) } != nil, "never saved")
         await fixture.tearDown()
@@ -45,10 +45,10 @@ import Testing
     @Test func aFailedSaveIsRetriedOneSecondLaterOnTheClock() async throws {
         let clock = ManualClock()
         // A zero lock timeout: a save that meets the lock fails at once.
-        let fixture = try Self.fixture(.writeThrough, lockTimeout: .zero, clock: clock)
+        let fixture = try await Self.fixture(.writeThrough, lockTimeout: .zero, clock: clock)
         let store = try await fixture.registry.store(for: "main")
         let updates = store.updates()
-        let saved = try Self.observer(of: fixture).changes()
+        let saved = try await Self.observer(of: fixture).changes()
 
         let held = try SceneDirectory(root: fixture.root).lock(.scene("main"))
         try store.set(1, forKey: "a")
@@ -59,7 +59,7 @@ import Testing
         }
         held.unlock()
         await clock.advance(by: .milliseconds(999))
-        #expect(try fixture.stored("a") == nil, "retried before the back-off ended")
+        #expect(try await fixture.stored("a") == nil, "retried before the back-off ended")
         await clock.advance(by: .milliseconds(1))
         #expect(await saved.first { $0.key == "a" && $0.newValue == .int(1) } != nil, "never retried")
         await fixture.tearDown()
@@ -67,7 +67,7 @@ import Testing
 
     @Test func aLockIsWaitedForUntilTheTimeoutHasPassedOnTheClock() async throws {
         let clock = ManualClock()
-        let fixture = try Self.fixture(.onFlush, lockTimeout: .seconds(10), clock: clock)
+        let fixture = try await Self.fixture(.onFlush, lockTimeout: .seconds(10), clock: clock)
         let store = try await fixture.registry.store(for: "main")
         let held = try SceneDirectory(root: fixture.root).lock(.scene("main"))
         try store.set(1, forKey: "a")
@@ -102,7 +102,7 @@ import Testing
         #expect(waited == .seconds(10))
         held.unlock()
         try await store.flush()
-        #expect(try fixture.stored("a") == .int(1))
+        #expect(try await fixture.stored("a") == .int(1))
         await fixture.tearDown()
     }
 }

@@ -11,11 +11,11 @@ import Testing
 @Suite(.timeLimit(.minutes(1))) struct CloseThreadTests {
     @Test func closeWaitsForTheCleanupHoldingNoThreadOfTheCaller() async throws {
         for round in 0..<10 {
-            let fixture = try SceneStoreFixture()
+            let fixture = try await SceneStoreFixture()
             // No store and no window: close() reaches the wait without
             // suspending before it, so only a wait that suspends frees the
             // thread.
-            let registry = try fixture.otherRegistry()
+            let registry = try await fixture.otherRegistry()
             // The cleanup queue held until `opened`.
             let opened = DispatchSemaphore(value: 0)
             SceneDirectory.cleanupQueue.async { opened.wait() }

@@ -17,11 +17,10 @@ import Testing
 
     @Test(arguments: [SceneRegistry.SavePolicy.onFlush, .default], Caller.allCases)
     func aFlushNeitherWritesNorSyncsOnTheCallersThread(_ policy: SceneRegistry.SavePolicy, _ caller: Caller) async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         try SceneDirectory(root: fixture.root).prepare()
         let calls = FileFaults()
-        let registry = SceneRegistry(
-            storage: SceneDirectory(root: fixture.root, system: FaultyFileSystem(calls)),
+        let registry = await SceneRegistry(storage: SceneDirectory(root: fixture.root, system: FaultyFileSystem(calls)),
             configuration: .testing(savePolicy: policy))
         let store = try await registry.store(for: "main")
         let executor = BlockingCallExecutor(name: "FlushThreadTests")

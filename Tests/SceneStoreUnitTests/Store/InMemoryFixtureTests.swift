@@ -10,7 +10,7 @@ import Testing
         // What a killed test process left: no process has that pid.
         let abandoned = URL(fileURLWithPath: "/dev/shm/scenestore-2147483647-left\(getpid())")
         try FileManager.default.createDirectory(at: abandoned, withIntermediateDirectories: false)
-        let fixture = try SceneStoreFixture(inMemory: true)
+        let fixture = try await SceneStoreFixture(inMemory: true)
         #expect(!FileManager.default.fileExists(atPath: abandoned.path), "an abandoned directory is removed")
         #expect(fixture.directory.path.hasPrefix("/dev/shm/scenestore-\(getpid())-"))
 

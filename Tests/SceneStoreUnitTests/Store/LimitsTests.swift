@@ -4,9 +4,9 @@ import SceneStoreTesting
 import Testing
 
 @Suite struct LimitsTests {
-    @Test func keysMustBeOneTo256Bytes() throws {
-        let fixture = try SceneStoreFixture()
-        let store = try fixture.registry.blockingStore(for: "main")
+    @Test func keysMustBeOneTo256Bytes() async throws {
+        let fixture = try await SceneStoreFixture()
+        let store = try await fixture.registry.store(for: "main")
         #expect(throws: SceneStoreError.invalidKey("", limit: 256)) { try store.set(1, forKey: "") }
         let long = String(repeating: "é", count: 129)  // 258 bytes
         #expect(throws: SceneStoreError.invalidKey(long, limit: 256)) { try store.set(1, forKey: long) }
@@ -14,9 +14,9 @@ import Testing
         #expect(store.snapshot.count == 1)
     }
 
-    @Test func oneValueAtMostOneMebibyte() throws {
-        let fixture = try SceneStoreFixture()
-        let store = try fixture.registry.blockingStore(for: "main")
+    @Test func oneValueAtMostOneMebibyte() async throws {
+        let fixture = try await SceneStoreFixture()
+        let store = try await fixture.registry.store(for: "main")
         try store.set(Data(count: 1 << 20), forKey: "max")
         #expect(throws: SceneStoreError.valueTooLarge(key: "big", size: (1 << 20) + 1, limit: 1 << 20)) {
             try store.set(Data(count: (1 << 20) + 1), forKey: "big")
@@ -24,11 +24,11 @@ import Testing
         #expect(store.snapshot["big"] == nil)
     }
 
-    @Test func sceneSizeIsLimitedAndTheFailedSetChangesNothing() throws {
+    @Test func sceneSizeIsLimitedAndTheFailedSetChangesNothing() async throws {
         var configuration = SceneRegistry.Configuration.testing
         configuration.limits.maxSceneBytes = 100
-        let fixture = try SceneStoreFixture(configuration: configuration)
-        let store = try fixture.registry.blockingStore(for: "main")
+        let fixture = try await SceneStoreFixture(configuration: configuration)
+        let store = try await fixture.registry.store(for: "main")
         try store.set(String(repeating: "a", count: 90), forKey: "a")  // 91 bytes
         #expect(throws: SceneStoreError.sceneTooLarge(scene: "main", key: "b", size: 91 + 11, limit: 100)) {
             try store.set(String(repeating: "b", count: 10), forKey: "b")

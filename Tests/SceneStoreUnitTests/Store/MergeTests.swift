@@ -7,7 +7,7 @@ import Testing
 /// identities, separate lock descriptors, separate watchers.
 @Suite struct MergeTests {
     @Test func differentKeysFromTwoWritersAreBothKept() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let a = try await fixture.registry.store(for: "main")
         let b = try await fixture.otherRegistry().store(for: "main")
         try a.set(1, forKey: "a")
@@ -20,7 +20,7 @@ import Testing
     }
 
     @Test func aSaveMergesWhatTheOtherWroteAndReportsItAsExternal() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let a = try await fixture.registry.store(for: "main")
         let b = try await fixture.otherRegistry().store(for: "main")
         // The change arrives through the watcher or through the merge of
@@ -38,7 +38,7 @@ import Testing
     }
 
     @Test func removesArePendingEditsToo() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let a = try await fixture.registry.store(for: "main")
         try a.set(1, forKey: "gone")
         try a.set(2, forKey: "stays")
@@ -54,7 +54,7 @@ import Testing
     }
 
     @Test func generationsGrowByOnePerSave() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let a = try await fixture.registry.store(for: "main")
         let b = try await fixture.otherRegistry().store(for: "main")
         for i in 0..<10 {

@@ -13,7 +13,7 @@ struct OpenRaceTests {
     /// (`lastQuarantined`). 30 rounds, each with its own root.
     @Test func twoThreadsOpeningADamagedSceneShareOneReading() async throws {
         for round in 0..<30 {
-            let fixture = try SceneStoreFixture()
+            let fixture = try await SceneStoreFixture()
             let registry = fixture.registry
             try Data("not a scene \(round)".utf8).write(to: fixture.root.appendingPathComponent("main.scene"))
             let opened = Locked<[SceneStore]>([])
@@ -51,7 +51,7 @@ struct OpenRaceTests {
 
     /// A load that fails is not kept: the next call reads again.
     @Test func aFailedOpenIsTriedAgainByTheNextCall() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let file = fixture.root.appendingPathComponent("main.scene")
         // A newer format cannot be opened, and is left as it is.
         try (Data("SCNSTORE".utf8) + [99, 0, 0, 0]).write(to: file)

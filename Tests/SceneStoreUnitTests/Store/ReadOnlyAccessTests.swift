@@ -6,8 +6,8 @@ import Testing
 /// A registry opened `.readOnly` reads and changes nothing on disk;
 /// `.none` starts no file watcher.
 @Suite struct ReadOnlyAccessTests {
-    static func readOnly(_ root: URL) throws -> SceneRegistry {
-        try SceneRegistry(root: root, configuration: .init(watcher: .none, readOnly: true))
+    static func readOnly(_ root: URL) async throws -> SceneRegistry {
+        try await SceneRegistry(root: root, configuration: .init(watcher: .none, readOnly: true))
     }
 
     static func listing(_ directory: URL) -> [String] {
@@ -15,9 +15,9 @@ import Testing
     }
 
     @Test func aMissingRootStaysMissingAndWritesThrow() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let root = fixture.directory.appendingPathComponent("absent")
-        let registry = try Self.readOnly(root)
+        let registry = try await Self.readOnly(root)
         await #expect(try registry.sceneIDs() == [])
         let store = try await registry.store(for: "main")
         #expect(store.snapshot.isEmpty)
@@ -33,7 +33,7 @@ import Testing
     }
 
     @Test func readsAnExistingSceneAndLeavesTheRootAsItWas() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let writer = try await fixture.registry.store(for: "main")
         try writer.set(7, forKey: "k")
         try await fixture.registry.close()
@@ -41,7 +41,7 @@ import Testing
         try Data("damaged".utf8).write(to: fixture.root.appendingPathComponent("broken.scene"))
         let before = Self.listing(fixture.root)
 
-        let registry = try Self.readOnly(fixture.root)
+        let registry = try await Self.readOnly(fixture.root)
         await #expect(try registry.sceneIDs().map(\.rawValue) == ["broken", "main"])
         let store = try await registry.store(for: "main")
         #expect(store.value(forKey: "k", default: 0) == 7)
@@ -51,15 +51,15 @@ import Testing
 
         #expect(Self.listing(fixture.root) == before)
         #expect(try Data(contentsOf: fixture.root.appendingPathComponent("broken.scene")) == Data("damaged".utf8))
-        let again = try Self.readOnly(fixture.root)
+        let again = try await Self.readOnly(fixture.root)
         await #expect(try again.store(for: "main").value(forKey: "k", default: 0) == 7)
         try await again.close()
         await fixture.tearDown()
     }
 
     @Test func noWatcherPreferenceStartsNone() async throws {
-        let fixture = try SceneStoreFixture()
-        let registry = try SceneRegistry(root: fixture.root, configuration: .init(watcher: .none))
+        let fixture = try await SceneStoreFixture()
+        let registry = try await SceneRegistry(root: fixture.root, configuration: .init(watcher: .none))
         #expect(registry.watcherKind == nil)
         let store = try await registry.store(for: "main")
         #expect(store.watcherKind == nil)

@@ -26,7 +26,7 @@ import Testing
     ]
 
     @Test func flushedValuesSurviveRelaunch() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let store = try await fixture.registry.store(for: "main")
         for (key, value) in Self.samples { try store.set(value, forKey: key) }
         try await store.flush()
@@ -39,7 +39,7 @@ import Testing
     }
 
     @Test func closingFlushesWhatWasNotFlushed() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         try await fixture.registry.store(for: "main").set(9, forKey: "unflushed")
         let relaunched = try await fixture.relaunch()
         await #expect(try relaunched.store(for: "main").value(forKey: "unflushed", default: 0) == 9)
@@ -48,7 +48,7 @@ import Testing
 
     /// Saving on flush only: the sets after the flush were never saved.
     @Test func crashKeepsExactlyWhatWasFlushedOnFlush() async throws {
-        let fixture = try SceneStoreFixture(configuration: .testing(savePolicy: .onFlush))
+        let fixture = try await SceneStoreFixture(configuration: .testing(savePolicy: .onFlush))
         let store = try await fixture.registry.store(for: "main")
         try store.set(1, forKey: "a")
         try store.set("kept", forKey: "b")
@@ -57,18 +57,18 @@ import Testing
         try store.set(3, forKey: "c")
         store.removeValue(forKey: "b")
 
-        let relaunched = try fixture.crash()
+        let relaunched = try await fixture.crash()
         await #expect(try relaunched.store(for: "main").snapshot == ["a": .int(1), "b": .string("kept")])
         await fixture.tearDown()
     }
 
     @Test func coalescedSavesReachTheDiskWithoutFlush() async throws {
-        let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .coalesced(.milliseconds(5))))
+        let fixture = try await SceneStoreFixture(configuration: .init(savePolicy: .coalesced(.milliseconds(5))))
         let store = try await fixture.registry.store(for: "main")
         let saved = store.updates()
         try store.set(5, forKey: "k")
         // A second registry sees the value only once it is on disk.
-        let other = try fixture.otherRegistry()
+        let other = try await fixture.otherRegistry()
         let otherStore = try await other.store(for: "main")
         let arrived = await otherStore.values(forKey: "k", default: 0).first(where: { $0 == 5 })
         #expect(arrived == 5)
@@ -76,16 +76,22 @@ import Testing
         await fixture.tearDown()
     }
 
-    @Test func sameSceneIDGivesTheSameStore() throws {
-        let fixture = try SceneStoreFixture()
-        let a = try fixture.registry.blockingStore(for: "main")
-        let b = try fixture.registry.blockingStore(for: SceneID("main"))
+    @Test func sameSceneIDGivesTheSameStore() async throws {
+        let fixture = try await SceneStoreFixture()
+        let (a, b, other) = try Self.blockingStores(fixture.registry)
         #expect(a === b)
-        #expect(try fixture.registry.blockingStore(for: "other") !== a)
+        #expect(other !== a)
+        #expect(try await fixture.registry.store(for: "main") === a)
+    }
+
+    /// `main` twice and `other`, as synchronous code opens them.
+    private static func blockingStores(_ registry: SceneRegistry) throws -> (SceneStore, SceneStore, SceneStore) {
+        (try registry.blockingStore(for: "main"), try registry.blockingStore(for: SceneID("main")),
+         try registry.blockingStore(for: "other"))
     }
 
     @Test func closedRegistryRefusesWork() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let store = try await fixture.registry.store(for: "main")
         try await fixture.registry.close()
         #expect(throws: SceneStoreError.closed(scene: "main")) { try store.set(1, forKey: "k") }
@@ -93,7 +99,7 @@ import Testing
     }
 
     @Test func discardDeletesTheSceneAndTheStoreStaysUsable() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let store = try await fixture.registry.store(for: "old")
         try store.set(1, forKey: "k")
         try await store.flush()
@@ -109,7 +115,7 @@ import Testing
     }
 
     @Test func aDeletedRootIsCreatedAgainByTheNextSave() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let store = try await fixture.registry.store(for: "main")
         try store.set(1, forKey: "k")
         try await store.flush()

@@ -28,16 +28,16 @@ import Testing
     /// through the disk, and through its watcher if it has one.
     static func twoWriters(
         _ watching: Watching = .none, savePolicy: SceneRegistry.SavePolicy = SceneRegistry.Configuration.testing.savePolicy
-    ) throws -> (SceneStoreFixture, SceneStore, SceneStore) {
+    ) async throws -> (SceneStoreFixture, SceneStore, SceneStore) {
         var configuration = SceneRegistry.Configuration.testing(savePolicy: savePolicy)
         configuration.watcher = watching.preference
-        let fixture = try SceneStoreFixture(configuration: configuration)
-        return (fixture, try fixture.registry.blockingStore(for: "main"), try fixture.otherRegistry().blockingStore(for: "main"))
+        let fixture = try await SceneStoreFixture(configuration: configuration)
+        return (fixture, try await fixture.registry.store(for: "main"), try await fixture.otherRegistry().store(for: "main"))
     }
 
     @Test(arguments: Watching.allCases)
     func aSetEqualToAStaleValueIsWritten(_ watching: Watching) async throws {
-        let (fixture, a, b) = try Self.twoWriters(watching)
+        let (fixture, a, b) = try await Self.twoWriters(watching)
         var lost = 0
         for round in 0..<Self.rounds {
             try a.set("a\(round)", forKey: "k")
@@ -47,7 +47,7 @@ import Testing
             // A still shows a<round>: the same set again must reach the disk.
             try a.set("a\(round)", forKey: "k")
             try await a.flush()
-            if try fixture.stored("k") != .string("a\(round)") { lost += 1 }
+            if try await fixture.stored("k") != .string("a\(round)") { lost += 1 }
         }
         #expect(lost == 0, "\(watching): lost \(lost) of \(Self.rounds)")
         print("stale view, set, \(watching): lost \(lost) of \(Self.rounds)")
@@ -56,7 +56,7 @@ import Testing
 
     @Test(arguments: Watching.allCases)
     func aRemoveOfAKeyThisStoreHasNotSeenIsWritten(_ watching: Watching) async throws {
-        let (fixture, a, b) = try Self.twoWriters(watching)
+        let (fixture, a, b) = try await Self.twoWriters(watching)
         var lost = 0
         for round in 0..<Self.rounds {
             try b.set(round, forKey: "k")
@@ -64,7 +64,7 @@ import Testing
             // A has never seen k (or saw it removed): the remove must still win.
             a.removeValue(forKey: "k")
             try await a.flush()
-            if try fixture.stored("k") != nil { lost += 1 }
+            if try await fixture.stored("k") != nil { lost += 1 }
         }
         #expect(lost == 0, "\(watching): lost \(lost) of \(Self.rounds)")
         print("stale view, remove, \(watching): lost \(lost) of \(Self.rounds)")
@@ -72,7 +72,7 @@ import Testing
     }
 
     @Test func aRepeatedSetWithNothingElseWritingWritesNoNewVersion() async throws {
-        let (fixture, a, _) = try Self.twoWriters()
+        let (fixture, a, _) = try await Self.twoWriters()
         try a.set(1, forKey: "k")
         try await a.flush()
         let generation = a.generation
@@ -87,7 +87,7 @@ import Testing
 
     /// Saving on flush only, so that the three sets are pending together.
     @Test func aSetEqualToAPendingValueStaysOneEditOnFlush() async throws {
-        let (fixture, a, _) = try Self.twoWriters(savePolicy: .onFlush)
+        let (fixture, a, _) = try await Self.twoWriters(savePolicy: .onFlush)
         let changes = a.changes()
         try a.set(1, forKey: "k")
         try a.set(1, forKey: "k")
@@ -102,12 +102,12 @@ import Testing
 
 extension SceneStoreFixture {
     /// What a fresh registry on the root reads for `key` of scene "main".
-    func stored(_ key: String, scene: String = "main") throws -> SceneValue? {
+    func stored(_ key: String, scene: String = "main") async throws -> SceneValue? {
         var configuration = SceneRegistry.Configuration.testing
         configuration.watcher = .none
         configuration.readOnly = true
-        let reader = try SceneRegistry(root: root, configuration: configuration)
+        let reader = try await SceneRegistry(root: root, configuration: configuration)
         defer { reader.abandon() }
-        return try reader.blockingStore(for: scene).value(forKey: key, as: SceneValue.self)
+        return try await reader.store(for: scene).value(forKey: key, as: SceneValue.self)
     }
 }

@@ -8,7 +8,7 @@ import Testing
 // Hang guard: its slowest test took 16 s in its layer here, 153 s in the whole suite (every test at once on 2 cores); 4 minutes.
 @Suite(.timeLimit(.minutes(4))) struct UpdateTests {
     @Test func thousandTasksTimesTenIncrementsEndAtTenThousand() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let store = try await fixture.registry.store(for: "main")
         await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<1000 {
@@ -26,7 +26,7 @@ import Testing
     /// Two registries on one root (each as another process sees it), each
     /// with stale memory: every update starts from the other's last write.
     @Test func updatesFromTwoRegistriesNeverLoseEachOther() async throws {
-        let fixture = try SceneStoreFixture(configuration: .init(
+        let fixture = try await SceneStoreFixture(configuration: .init(
             savePolicy: .onFlush, watcher: .polling(interval: .seconds(3600)), lockTimeout: .seconds(120)))
         let mine = try await fixture.registry.store(for: "main")
         let theirs = try await fixture.otherRegistry().store(for: "main")
@@ -44,7 +44,7 @@ import Testing
     }
 
     @Test func aValueOfAnotherKindIsATypedErrorAndStaysUntouched() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let store = try await fixture.registry.store(for: "main")
         try store.set("text", forKey: "count")
         await #expect(throws: SceneStoreError.wrongType(key: "count", stored: "string", expected: "Int")) {
@@ -56,7 +56,7 @@ import Testing
 
     @Test func aThrowingTransformWritesNothingAndReturningNilRemoves() async throws {
         struct Refused: Error {}
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let store = try await fixture.registry.store(for: "main")
         try store.set(1, forKey: "n")
         try await store.flush()
@@ -78,7 +78,7 @@ import Testing
 // Hang guard: its slowest test took 9 s in its layer here, 62 s in the whole suite (every test at once on 2 cores); 2 minutes.
 @Suite(.timeLimit(.minutes(2))) struct UpdateAndLocalSetTests {
     @Test func aSetMadeDuringAnUpdatesTransformIsNotOverwrittenByItsResult() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let store = try await fixture.registry.store(for: "main")
         try store.set(["start"].joined(), forKey: "log")
         let entered = AsyncStream.makeStream(of: Void.self)

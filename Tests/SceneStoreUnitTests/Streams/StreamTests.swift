@@ -5,7 +5,7 @@ import Testing
 
 @Suite struct StreamTests {
     @Test func everySubscriberSeesEveryChangeInOrder() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let store = try await fixture.registry.store(for: "main")
         let streams = (0..<8).map { _ in store.changes() }
         let count = 200
@@ -22,7 +22,7 @@ import Testing
     }
 
     @Test func concurrentWritersStillDeliverInStateOrder() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let store = try await fixture.registry.store(for: "main")
         let changes = store.changes()
         await withTaskGroup(of: Void.self) { group in
@@ -42,7 +42,7 @@ import Testing
     }
 
     @Test func valuesStreamStartsWithTheCurrentValueThenFollows() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let store = try await fixture.registry.store(for: "main")
         try store.set(1, forKey: "tab")
         let values = store.values(forKey: "tab", default: 0)
@@ -57,7 +57,7 @@ import Testing
     }
 
     @Test func valuesStreamKeepsOnlyTheLatestForASlowConsumer() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let store = try await fixture.registry.store(for: "main")
         let values = store.values(forKey: "n", default: 0)
         for i in 1...1000 { try store.set(i, forKey: "n") }
@@ -67,7 +67,7 @@ import Testing
     }
 
     @Test func cancelledSubscribersAreRemoved() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let store = try await fixture.registry.store(for: "main")
         for _ in 0..<10_000 {
             let task = Task {
@@ -84,7 +84,7 @@ import Testing
     }
 
     @Test func droppedStreamsAreRemovedToo() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let store = try await fixture.registry.store(for: "main")
         for _ in 0..<1000 {
             _ = store.changes()
@@ -94,7 +94,7 @@ import Testing
     }
 
     @Test func closeFinishesStreams() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let store = try await fixture.registry.store(for: "main")
         let changes = store.changes()
         let values = store.values(forKey: "k", default: 0)
@@ -111,7 +111,7 @@ import Testing
     /// A discard is an event, not an end: the store stays usable and its
     /// streams go on until it closes.
     @Test func discardSendsAnEventAndStreamsGoOnUntilClose() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let store = try await fixture.registry.store(for: "main")
         try store.set(1, forKey: "k")
         let updates = store.updates()
@@ -128,7 +128,7 @@ import Testing
 
     /// The other registry saves on flush only, so that its four edits are one save.
     @Test func anotherProcessesSaveArrivesAsOneUpdateOnFlush() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let store = try await fixture.registry.store(for: "main")
         let updates = store.updates()
         try store.set(0, forKey: "mine")

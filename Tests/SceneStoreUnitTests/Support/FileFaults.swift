@@ -5,7 +5,8 @@ import SystemPackage
 // A file system whose calls fail as a test chooses, for the unit tests of
 // the file root's failure paths (FileFaultTests, FlushThreadTests).
 
-/// The live calls, but those a ``FileFaults`` holds fail as it says.
+/// The live calls, but those a ``FileFaults`` holds fail as it says; each
+/// call is counted, with the thread it ran on.
 struct FaultyFileSystem: FileSystem {
     let faults: FileFaults
     private let live = LiveFileSystem()
@@ -55,34 +56,55 @@ struct FaultyFileSystem: FileSystem {
         try failing(.rename) { () throws(Errno) in try live.rename(from, in: fromDirectory, to: to, in: toDirectory) }
     }
 
-    func close(_ file: FileDescriptor) { live.close(file) }
-    func read(_ file: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer, at offset: Int) throws(Errno) -> Int {
-        try live.read(file, into: buffer, at: offset)
+    func close(_ file: FileDescriptor) {
+        _ = faults.take(.close)
+        live.close(file)
     }
-    func resize(_ file: FileDescriptor, to size: Int) throws(Errno) { try live.resize(file, to: size) }
-    func status(_ file: FileDescriptor) throws(Errno) -> FileStatus { try live.status(file) }
+    func read(_ file: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer, at offset: Int) throws(Errno) -> Int {
+        try failing(.read) { () throws(Errno) in try live.read(file, into: buffer, at: offset) }
+    }
+    func resize(_ file: FileDescriptor, to size: Int) throws(Errno) {
+        try failing(.resize) { () throws(Errno) in try live.resize(file, to: size) }
+    }
+    func status(_ file: FileDescriptor) throws(Errno) -> FileStatus {
+        try failing(.status) { () throws(Errno) in try live.status(file) }
+    }
     func status(_ path: String, followingLinks: Bool) throws(Errno) -> FileStatus {
-        try live.status(path, followingLinks: followingLinks)
+        try failing(.status) { () throws(Errno) in try live.status(path, followingLinks: followingLinks) }
     }
     func makeDirectory(_ path: String, in directory: FileDescriptor?) throws(Errno) {
-        try live.makeDirectory(path, in: directory)
+        try failing(.makeDirectory) { () throws(Errno) in try live.makeDirectory(path, in: directory) }
     }
-    func link(_ existing: String, as new: String) throws(Errno) { try live.link(existing, as: new) }
-    func unlink(_ path: String) throws(Errno) { try live.unlink(path) }
-    func entries(ofDirectory path: String) throws(Errno) -> [String] { try live.entries(ofDirectory: path) }
+    func link(_ existing: String, as new: String) throws(Errno) {
+        try failing(.link) { () throws(Errno) in try live.link(existing, as: new) }
+    }
+    func unlink(_ path: String) throws(Errno) {
+        try failing(.unlink) { () throws(Errno) in try live.unlink(path) }
+    }
+    func entries(ofDirectory path: String) throws(Errno) -> [String] {
+        try failing(.entries) { () throws(Errno) in try live.entries(ofDirectory: path) }
+    }
     func lock(_ file: FileDescriptor, byte: Int64, exclusive: Bool) throws(Errno) -> Bool {
-        try live.lock(file, byte: byte, exclusive: exclusive)
+        try failing(.lock) { () throws(Errno) in try live.lock(file, byte: byte, exclusive: exclusive) }
     }
-    func unlock(_ file: FileDescriptor, byte: Int64) { live.unlock(file, byte: byte) }
-    func isLocked(_ file: FileDescriptor, byte: Int64) throws(Errno) -> Bool { try live.isLocked(file, byte: byte) }
+    func unlock(_ file: FileDescriptor, byte: Int64) {
+        _ = faults.take(.lock)
+        live.unlock(file, byte: byte)
+    }
+    func isLocked(_ file: FileDescriptor, byte: Int64) throws(Errno) -> Bool {
+        try failing(.lock) { () throws(Errno) in try live.isLocked(file, byte: byte) }
+    }
 }
 
 /// The failures a test injects into a ``FaultyFileSystem``: each call
 /// fails as set, every time, until cleared (a disk stays full until space
 /// is freed). It also counts the calls and notes the threads they ran on.
 final class FileFaults: Sendable {
-    enum Call: Sendable, Hashable {
-        case open, pwrite, fsync, fdatasync, exchange, rename
+    enum Call: Sendable, Hashable, CaseIterable {
+        case open, close, read, pwrite, resize, fsync, fdatasync, status, makeDirectory, exchange, rename, link, unlink
+        case entries
+        /// Taking, releasing or asking for an OFD lock.
+        case lock
     }
 
     enum Fault: Sendable {

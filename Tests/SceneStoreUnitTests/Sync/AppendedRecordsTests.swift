@@ -11,7 +11,7 @@ import Testing
 // Hang guard: its slowest test took 11 s in its layer here, 149 s in the whole suite (every test at once on 2 cores); 4 minutes.
 @Suite(.timeLimit(.minutes(4))) struct AppendedRecordsTests {
     @Test func anotherProcesssSavesAreReadAsRecordsInALargeScene() async throws {
-        let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .onFlush, watcher: .inotify))
+        let fixture = try await SceneStoreFixture(configuration: .init(savePolicy: .onFlush, watcher: .inotify))
         let store = try await fixture.registry.store(for: "main")
         for key in 0..<3000 { try store.set("value \(key) of the scene", forKey: "key \(key)") }
         try await store.flush()
@@ -32,7 +32,7 @@ import Testing
     /// Saves of both stores interleaved, past the writer's compactions:
     /// each ends with the other's values, its own records passed over.
     @Test func savesOfBothSidesAndCompactionsConverge() async throws {
-        let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .onFlush, watcher: .inotify))
+        let fixture = try await SceneStoreFixture(configuration: .init(savePolicy: .onFlush, watcher: .inotify))
         let store = try await fixture.registry.store(for: "main")
         let other = try await fixture.otherRegistry().store(for: "main")
         let text = String(repeating: "v", count: 200)

@@ -11,7 +11,7 @@ import Testing
     /// After every save, appended or written whole (a compaction), the
     /// store's reading position is exactly where the file's log ends.
     @Test func theReadingPositionFollowsOwnAppendsAndCompactions() async throws {
-        let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .onFlush, watcher: .inotify))
+        let fixture = try await SceneStoreFixture(configuration: .init(savePolicy: .onFlush, watcher: .inotify))
         let store = try await fixture.registry.store(for: "main")
         let text = String(repeating: "v", count: 300)
         var inodes: Set<UInt64> = []
@@ -31,7 +31,7 @@ import Testing
     /// Another process's record after the position: the log no longer
     /// ends there, and the store reads that record.
     @Test func anotherProcesssRecordIsNeverTakenForTheStoresOwn() async throws {
-        let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .onFlush, watcher: .inotify))
+        let fixture = try await SceneStoreFixture(configuration: .init(savePolicy: .onFlush, watcher: .inotify))
         let store = try await fixture.registry.store(for: "main")
         try store.set("mine", forKey: "a")
         try await store.flush()
@@ -53,7 +53,7 @@ import Testing
     /// read it. Both end with every value of both.
     @Test(arguments: 0..<10)
     func sameLengthRecordsOfTwoStoresAreAllRead(round: Int) async throws {
-        let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .onFlush, watcher: .inotify))
+        let fixture = try await SceneStoreFixture(configuration: .init(savePolicy: .onFlush, watcher: .inotify))
         let mine = try await fixture.registry.store(for: "main")
         let theirs = try await fixture.otherRegistry().store(for: "main")
         let count = 60

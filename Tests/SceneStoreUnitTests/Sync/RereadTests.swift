@@ -16,7 +16,7 @@ extension SyncWatcherTests {
             let clock = ManualClock()
             var configuration = SceneRegistry.Configuration(savePolicy: .onFlush, watcher: .polling(interval: .seconds(1)))
             configuration.clock = clock
-            let fixture = try SceneStoreFixture(configuration: configuration)
+            let fixture = try await SceneStoreFixture(configuration: configuration)
             #expect(fixture.registry.watcherKind == .polling(interval: .seconds(1)))
             let store = try await fixture.registry.store(for: "main")
             let changes = store.changes()
@@ -38,7 +38,7 @@ extension SyncWatcherTests {
         @Test func thePreferenceSelectsHowTheRootIsWatched() async throws {
             for (preference, kind) in [(WatcherPreference.none, WatcherKind?.none), (.inotify, .inotify), (.automatic, .inotify),
                                        (.polling(interval: .seconds(2)), .polling(interval: .seconds(2)))] {
-                let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .onFlush, watcher: preference))
+                let fixture = try await SceneStoreFixture(configuration: .init(savePolicy: .onFlush, watcher: preference))
                 #expect(fixture.registry.watcherKind == kind, "\(preference)")
                 await fixture.tearDown()
             }
@@ -58,8 +58,8 @@ extension SyncWatcherTests {
             let disk = try TmpfsMount.ramfs(at: base.url.appendingPathComponent("coarse"))
             defer { disk.unmount() }
             let root = disk.path
-            let polling = try SceneRegistry(root: root, configuration: .init(savePolicy: .onFlush, watcher: .polling(interval: .milliseconds(5))))
-            let writing = try SceneRegistry(root: root, configuration: .init(savePolicy: .onFlush, watcher: .none))
+            let polling = try await SceneRegistry(root: root, configuration: .init(savePolicy: .onFlush, watcher: .polling(interval: .milliseconds(5))))
+            let writing = try await SceneRegistry(root: root, configuration: .init(savePolicy: .onFlush, watcher: .none))
             let store = try await polling.store(for: "main")
             let writer = try await writing.store(for: "main")
             var missed: [Int] = []

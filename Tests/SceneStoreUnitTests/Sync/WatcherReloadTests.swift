@@ -12,7 +12,7 @@ import Testing
     /// A store hears of its own saves too; it never takes them for another
     /// process's (they carry its writer token).
     @Test func ownSavesAreNeverTakenForAnotherProcesss() async throws {
-        let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .onFlush, watcher: .inotify))
+        let fixture = try await SceneStoreFixture(configuration: .init(savePolicy: .onFlush, watcher: .inotify))
         let store = try await fixture.registry.store(for: "main")
         let changes = store.changes()
         for round in 0..<100 {
@@ -32,7 +32,7 @@ import Testing
     /// a change arrives all the same.
     @Test(arguments: [10, 3000])
     func aChangeArrivesWhateverTheFilesSize(keys: Int) async throws {
-        let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .onFlush, watcher: .inotify))
+        let fixture = try await SceneStoreFixture(configuration: .init(savePolicy: .onFlush, watcher: .inotify))
         let store = try await fixture.registry.store(for: "main")
         for key in 0..<keys { try store.set("value \(key) of the scene", forKey: "key \(key)") }
         try await store.flush()

@@ -7,9 +7,9 @@ enum Tab: String, SceneStorable { case mixed, books, library }
 enum Level: Int, SceneStorable { case low = 1, high = 2 }
 
 @Suite struct SceneValueTests {
-    @Test func everyStorableKindReadsBackAsItself() throws {
-        let fixture = try SceneStoreFixture()
-        let store = try fixture.registry.blockingStore(for: "main")
+    @Test func everyStorableKindReadsBackAsItself() async throws {
+        let fixture = try await SceneStoreFixture()
+        let store = try await fixture.registry.store(for: "main")
         try store.set(true, forKey: "bool")
         try store.set(-5, forKey: "int")
         try store.set(0.25, forKey: "double")
@@ -31,9 +31,9 @@ enum Level: Int, SceneStorable { case low = 1, high = 2 }
         #expect(store.value(forKey: "optional", default: Int?.none) == 7)
     }
 
-    @Test func readingAnotherKindReturnsTheDefault() throws {
-        let fixture = try SceneStoreFixture()
-        let store = try fixture.registry.blockingStore(for: "main")
+    @Test func readingAnotherKindReturnsTheDefault() async throws {
+        let fixture = try await SceneStoreFixture()
+        let store = try await fixture.registry.store(for: "main")
         try store.set("not a number", forKey: "count")
         #expect(store.value(forKey: "count", default: 42) == 42)
         #expect(store.value(forKey: "count", as: Int.self) == nil)
@@ -41,17 +41,17 @@ enum Level: Int, SceneStorable { case low = 1, high = 2 }
         #expect(store.value(forKey: "count", default: "x") == "not a number")
     }
 
-    @Test func settingNilRemovesTheKey() throws {
-        let fixture = try SceneStoreFixture()
-        let store = try fixture.registry.blockingStore(for: "main")
+    @Test func settingNilRemovesTheKey() async throws {
+        let fixture = try await SceneStoreFixture()
+        let store = try await fixture.registry.store(for: "main")
         try store.set(3, forKey: "k")
         try store.set(Int?.none, forKey: "k")
         #expect(store.snapshot["k"] == nil)
     }
 
-    @Test func typedKeysReadAtTheCallSite() throws {
-        let fixture = try SceneStoreFixture()
-        let store = try fixture.registry.blockingStore(for: "main")
+    @Test func typedKeysReadAtTheCallSite() async throws {
+        let fixture = try await SceneStoreFixture()
+        let store = try await fixture.registry.store(for: "main")
         #expect(store[.selectedTab] == .mixed)
         try store.set(.library, for: .selectedTab)
         #expect(store[.selectedTab] == .library)
@@ -65,9 +65,9 @@ enum Level: Int, SceneStorable { case low = 1, high = 2 }
     }
 
     @Test(arguments: ["", ".", "..", ".hidden", "a/b", "../x", "a\0b", "tab\t", "é", String(repeating: "a", count: 129)])
-    func invalidSceneIDsAreRejectedBeforeAnyFileIsTouched(id: String) throws {
-        let fixture = try SceneStoreFixture()
-        #expect(throws: SceneStoreError.self) { try fixture.registry.blockingStore(for: id) }
+    func invalidSceneIDsAreRejectedBeforeAnyFileIsTouched(id: String) async throws {
+        let fixture = try await SceneStoreFixture()
+        await #expect(throws: SceneStoreError.self) { try await fixture.registry.store(for: id) }
         // The root's lock file is the registry's own, made when it opened.
         let entries = try FileManager.default.contentsOfDirectory(atPath: fixture.root.path)
         #expect(entries == [RootLock.fileName])

@@ -7,7 +7,7 @@ import Testing
 @Suite(.timeLimit(.minutes(2)))
 struct DemoCatalogTests {
     @Test func itemRemovedFromTheCatalogIsDroppedAtRestoreAndTheRestStays() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         // Library: Teardrop, Heroes (also liked), Stalker (also liked).
         let first = try await headless(["tab library", "open 3", "open 1", "open 1", "push 9"], root: fixture.root)
         let before = try #require(first.lines.last)
@@ -33,7 +33,7 @@ struct DemoCatalogTests {
     }
 
     @Test func removingAnUnknownTitleFailsAndKeepsTheCatalog() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let listed = try await scenes(["catalog", "list"], root: fixture.root).stdout
         let result = try await scenes(["catalog", "remove", "--movie", "No Such Movie"], root: fixture.root)
         #expect(result.status == 1)

@@ -10,7 +10,7 @@ import Testing
 @Suite(.timeLimit(.minutes(8)), .enabled(if: LockHolder.isAvailable, "needs perl"))
 struct DemoConcurrentPushTests {
     @Test func twoWindowsPushingWhileTheSceneIsLockedKeepBothElements() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let (left, right) = try await twoDemoWindows(root: fixture.root)
 
         var pushed: [Int] = []

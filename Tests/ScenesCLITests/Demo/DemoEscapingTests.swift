@@ -8,7 +8,7 @@ import Testing
 @Suite(.serialized, .enabled(if: TmuxPane.isAvailable, "needs tmux"), .timeLimit(.minutes(2)))
 struct DemoEscapingTests {
     @Test func storedEscapeSequencesArePrintedNotObeyed() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let pushed = try await headless(["push A\u{1B}[7mB\u{1B}[0m"], root: fixture.root)
         #expect(pushed.status == 0, "\(pushed.stderr)")
 

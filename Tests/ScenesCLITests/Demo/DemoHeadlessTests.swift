@@ -16,7 +16,7 @@ struct DemoHeadlessTests {
     ]
 
     @Test func everyCommandPrintsOneSingleLineJSONState() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let run = try await headless(Self.script, root: fixture.root)
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.lines.count == Self.script.count)
@@ -35,7 +35,7 @@ struct DemoHeadlessTests {
     /// The state line is written by hand (StateLine.json): each string
     /// comes back as pushed, and nothing a terminal obeys is written raw.
     @Test func stateLinesEscapeWhatTheyMust() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let texts = ["q\"uote", "back\\slash", "t\tab", "b\u{08}f\u{0C}", "esc\u{1B}[7m", "del\u{7F}c1\u{9B}", "bidi\u{202E}\u{2066}", "é✓/"]
         let run = try await headless(texts.map { "push \($0)" }, root: fixture.root)
         #expect(run.status == 0, "\(run.stderr)")
@@ -50,7 +50,7 @@ struct DemoHeadlessTests {
     }
 
     @Test func relaunchRestoresTabAndEveryStack() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let first = try await headless(Self.script + ["quit"], root: fixture.root)
         let before = try #require(first.lines.last)
         let relaunched = try await headless(["show"], root: fixture.root)
@@ -61,7 +61,7 @@ struct DemoHeadlessTests {
     }
 
     @Test func secondSceneIsUnaffected() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let main = try await headless(Self.script, root: fixture.root)
         let work = try await headless(["show", "push 1", "tab library", "open 1"], scene: "work", root: fixture.root)
         let fresh = try #require(work.lines.first)
@@ -75,7 +75,7 @@ struct DemoHeadlessTests {
     }
 
     @Test func backRootAndBackToFirstBookNavigate() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let run = try await headless([
             "push 1", "push 2", "push 3", "back", "root",
             "tab books", "open 1", "open 1", "open 1", "open 3", "back", "root",
@@ -89,7 +89,7 @@ struct DemoHeadlessTests {
     }
 
     @Test func unknownCommandsAreRefusedOnStderrAndChangeNothing() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let run = try await headless(
             ["push 4", "bogus", "tab nowhere", "open 0", "open 99", "tab books", "push 5", "show"],
             root: fixture.root)

@@ -9,7 +9,7 @@ import Testing
 @Suite(.timeLimit(.minutes(8)))
 struct DemoHistoryTests {
     @Test func backTwiceQuitRelaunchForwardTwiceIsWhereItWas() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let first = try await headless(
             ["push 1", "push 2", "push 3", "tab books", "open 1", "open 1", "back", "tab mixed", "back", "back", "quit"],
             root: fixture.root)
@@ -32,14 +32,14 @@ struct DemoHistoryTests {
     }
 
     @Test func aPushClearsTheForwardEntries() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let run = try await headless(["push 1", "push 2", "back", "push 9", "forward"], root: fixture.root)
         #expect(run.lines.map(\.forward.mixed) == [[], [], [.number(2)], [], []])
         #expect(run.lines.last?.stacks.mixed == [.number(1), .number(9)])
     }
 
     @Test func acknowledgedBackStepsSurviveSIGKILL() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let demo = try RunningScenes(["run", "--scene", "main"], root: fixture.root)
         for command in ["push 1", "push 2", "push 3", "back", "back"] {
             demo.send(command)
@@ -55,7 +55,7 @@ struct DemoHistoryTests {
     }
 
     @Test func twoWindowsShowTheSameHistory() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let (left, right) = try await twoDemoWindows(root: fixture.root)
         for command in ["push 1", "push 2", "back"] {
             left.send(command)
@@ -79,7 +79,7 @@ struct DemoHistoryTests {
     }
 
     @Test func theLibraryListsWhatWasViewedNewestFirst() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let run = try await headless(["tab library", "open 1", "back", "open 2", "root"], root: fixture.root)
         let root = try #require(run.lines.last)
         let recent = root.screen.links.filter { $0.hasPrefix("Recently viewed: ") }

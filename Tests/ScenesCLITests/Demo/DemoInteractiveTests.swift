@@ -24,7 +24,7 @@ struct DemoInteractiveTests {
     }
 
     @Test func navigateQuitAndRelaunchRestoresTheScreens() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let pane = try TmuxPane()
         defer { pane.stop() }
 
@@ -65,7 +65,7 @@ struct DemoInteractiveTests {
     /// `f` brings back what `b` left, and the status line counts the
     /// forward entries.
     @Test func backThenForwardOnScreen() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let pane = try TmuxPane()
         defer { pane.stop() }
         try await Self.launchAndPushNumber1(in: pane, root: fixture.root)
@@ -80,7 +80,7 @@ struct DemoInteractiveTests {
 
     /// Ctrl-C quits like SIGINT: the scene is saved and the exit status is 130.
     @Test func controlCSavesAndExits130() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let pane = try TmuxPane()
         defer { pane.stop() }
         try await Self.launchAndPushNumber1(in: pane, root: fixture.root)
@@ -95,7 +95,7 @@ struct DemoInteractiveTests {
     /// A warning the library logs while the screen is the demo's goes to
     /// the log file and the status line, never over the screen.
     @Test func warningsGoToTheLogFileAndTheStatusLine() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let pane = try TmuxPane()
         defer { pane.stop() }
         try await Self.launchAndPushNumber1(in: pane, root: fixture.root)
@@ -116,7 +116,7 @@ struct DemoInteractiveTests {
     }
 
     @Test func sigtermFlushesTheSceneAndRestoresTheTerminal() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let pane = try TmuxPane()
         defer { pane.stop() }
 
@@ -140,7 +140,7 @@ struct DemoInteractiveTests {
     }
 
     @Test func anotherProcessesChangesAreMirroredOnScreen() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let pane = try TmuxPane()
         defer { pane.stop() }
 

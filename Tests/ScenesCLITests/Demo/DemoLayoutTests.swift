@@ -16,7 +16,7 @@ struct DemoLayoutTests {
     /// A root screen shows its title once; a String element reads
     /// `Text "a"` in its link, its title and the breadcrumb alike.
     @Test func theRootTitleShowsOnceAndStringsHaveOneLabelStyle() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let pane = try TmuxPane()
         defer { pane.stop() }
         try DemoInteractiveTests.launch(in: pane, root: fixture.root)
@@ -34,7 +34,7 @@ struct DemoLayoutTests {
     /// On a 36-column terminal a deep breadcrumb keeps its end and says
     /// it was cut; any other cut line ends in "…".
     @Test func aCutBreadcrumbKeepsItsEndAndShowsAnEllipsis() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let pane = try TmuxPane(columns: 36, rows: 30)
         defer { pane.stop() }
         try DemoInteractiveTests.launch(in: pane, root: fixture.root)
@@ -49,7 +49,7 @@ struct DemoLayoutTests {
 
     /// Six rows: the list still shows, with the selection, above the status line.
     @Test func aSixRowTerminalStillShowsTheList() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let pane = try TmuxPane(columns: 100, rows: 6)
         defer { pane.stop() }
         try DemoInteractiveTests.launch(in: pane, root: fixture.root)

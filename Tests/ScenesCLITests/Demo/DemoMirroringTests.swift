@@ -7,7 +7,7 @@ import Testing
 @Suite(.timeLimit(.minutes(8)))
 struct DemoMirroringTests {
     @Test func commandsInOneProcessArriveInTheOtherAsExternalLines() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let (left, right) = try await twoDemoWindows(root: fixture.root)
 
         let commands = ["push 7", "push seven", "tab library", "open 2", "settings", "tab books", "open 4"]
@@ -30,7 +30,7 @@ struct DemoMirroringTests {
     }
 
     @Test func eachChangeReachesTheOtherProcessPromptly() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let (left, right) = try await twoDemoWindows(root: fixture.root)
 
         var latencies: [Duration] = []

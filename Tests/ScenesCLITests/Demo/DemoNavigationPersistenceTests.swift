@@ -10,7 +10,7 @@ import Testing
 @Suite(.timeLimit(.minutes(2)))
 struct DemoNavigationPersistenceTests {
     @Test func theDemoKeepsAnElementOfTheMixedPathItCannotShow() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         // A newer demo stored a Date between two numbers.
         let newer = ScenePathTypes([.init(Int.self), .init(String.self), .init(Date.self)])
         var path = ScenePath()

@@ -12,7 +12,7 @@ import Testing
 @Suite(.timeLimit(.minutes(2)))
 struct DemoSaveFailureTests {
     @Test func aPushThatCannotBeSavedShowsWhatTheStoreHolds() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let lock = fixture.root.appendingPathComponent(".scenestore.lock")
         try? FileManager.default.removeItem(at: lock)
         try FileManager.default.createDirectory(at: lock, withIntermediateDirectories: true)

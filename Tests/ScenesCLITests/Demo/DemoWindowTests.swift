@@ -18,7 +18,7 @@ struct DemoWindowTests {
     }
 
     @Test func aLaunchReopensTheLatestWindowAndNewMakesAnother() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let first = try await Self.launch([], ["push 5"], root: fixture.root)
         let window = try #require(first.last?.scene)
         #expect(window.hasPrefix("w-"))
@@ -45,7 +45,7 @@ struct DemoWindowTests {
     /// Two launches at once with one window to reopen: one reopens it,
     /// the other makes a new one; `scenes list` shows both open.
     @Test func twoLaunchesAtOnceGetTwoWindows() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let window = try #require(try await Self.launch([], ["push 1"], root: fixture.root).last?.scene)
         let launches = try (0..<2).map { _ in try RunningScenes(["run"], root: fixture.root) }
         for launch in launches { launch.send("show") }
@@ -75,7 +75,7 @@ struct DemoWindowScreenTests {
     }
 
     @Test func xThenYClosesTheWindowForGood() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let pane = try TmuxPane()
         defer { pane.stop() }
         try Self.launch(in: pane, root: fixture.root)
@@ -103,7 +103,7 @@ struct DemoWindowScreenTests {
     }
 
     @Test func aKilledWindowComesBackWithANote() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let pane = try TmuxPane()
         defer { pane.stop() }
         try Self.launch(in: pane, root: fixture.root)
@@ -126,7 +126,7 @@ struct DemoWindowScreenTests {
     /// Two windows on one scene: moving the highlight in one leaves the
     /// other's where it was, though the move is saved with the scene.
     @Test func theHighlightStaysInItsWindow() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let left = try TmuxPane()
         let right = try TmuxPane()
         defer {
@@ -152,7 +152,7 @@ struct DemoWindowScreenTests {
 @Suite(.timeLimit(.minutes(2)))
 struct PruneCommandTests {
     @Test func pruneClosesOnlyTheWindowsOlderThanTheAgeAndLeavesScenesByID() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let old = try await scenes(["run"], root: fixture.root, stdin: "push 1\n")
         let window = try #require(old.stdout.split(separator: "\n").compactMap { DemoLine(String($0)) }.last?.scene)
         _ = try await scenes(["run", "--scene", "main"], root: fixture.root, stdin: "push 2\n")

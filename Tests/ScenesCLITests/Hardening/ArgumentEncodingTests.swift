@@ -22,7 +22,7 @@ struct ArgumentEncodingTests {
         (#"--backend=postgres://u:S3cret"$(printf '\377')"@h/db list"#, "argument 1 (--backend=...) is not valid UTF-8"),
     ])
     func argumentThatIsNotUTF8IsAUsageError(arguments: String, message: String) async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let root = fixture.directory.appendingPathComponent("absent")
         let result = try await scenes(["-c", #"exec "$SCENES" "# + arguments], root: root, program: .shell)
         #expect(result.status == 64, "\(arguments): \(result.stderr)")
@@ -33,7 +33,7 @@ struct ArgumentEncodingTests {
 
     /// UTF-8 beyond ASCII is text like any other.
     @Test func utf8IsStoredAsGiven() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let set = try await scenes(
             ["-c", #"exec "$SCENES" set --scene a "$(printf 'k\303\251')" --string "$(printf '\342\202\254 \360\237\230\200')""#],
             root: fixture.root, program: .shell)

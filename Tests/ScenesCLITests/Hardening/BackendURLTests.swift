@@ -36,7 +36,7 @@ struct BackendURLTests {
         "mysql://scenes:S3cretPW@127.0.0.1/db?password=S3cretPW",
     ])
     func unusableURLIsRefusedWithoutItsSecrets(url: String) async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         for arguments in [["get", "--scene", "s", "k"], ["set", "--scene", "s", "k", "--int", "1"]] {
             let result = try await scenes(
                 arguments + ["--backend", url], root: fixture.root, environment: ["SCENES_LOG_LEVEL": "trace"])
@@ -49,7 +49,7 @@ struct BackendURLTests {
 
     /// The refusals say what is wrong, without the values.
     @Test func refusalsNameTheProblem() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let cases = [
             ("postgres://scenes@127.0.0.1/db?sslmode=bogus", "sslmode takes disable, prefer, require"),
             ("postgres://scenes:S3cretPW@127.0.0.1/db?password=S3cretPW", "the password is given twice"),
@@ -74,7 +74,7 @@ struct BackendURLTests {
         "postgres://scenes@127.0.0.1:PORT/db?connect_timeout=2&password=S3cret%26PW",
     ])
     func unreachableServerIsNamedWithoutItsSecrets(url: String) async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let url = url.replacingOccurrences(of: "PORT", with: String(try TemporaryPostgresServer.freePort()))
         for environment in [["SCENES_LOG_LEVEL": "trace"], ["SCENES_DATABASE_URL": url]] {
             let backend = environment["SCENES_DATABASE_URL"] == nil ? ["--backend", url] : []
@@ -93,7 +93,7 @@ struct BackendURLTests {
     func parametersAndUnixSocketsConnect() async throws {
         let server = try await blockingWork { try TemporaryPostgresServer.start() }
         defer { server.destroy() }
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let password = try #require(server.password.addingPercentEncoding(withAllowedCharacters: .alphanumerics))
         let socket = try #require(
             server.root.appendingPathComponent("socket").path.addingPercentEncoding(withAllowedCharacters: .alphanumerics))

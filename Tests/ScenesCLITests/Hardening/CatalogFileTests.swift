@@ -14,7 +14,7 @@ struct CatalogFileTests {
     }
 
     @Test func writtenPrivatelyAndAtomically() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let folder = fixture.root.appendingPathComponent("catalog")
         #expect(try await scenes(["catalog", "reset"], root: fixture.root).status == 0)
         #expect(Self.mode(folder) == 0o700)
@@ -26,7 +26,7 @@ struct CatalogFileTests {
     }
 
     @Test func listingAMissingCatalogWritesNothing() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let root = fixture.directory.appendingPathComponent("absent")
         let list = try await scenes(["catalog", "list"], root: root)
         #expect(list.status == 0)
@@ -38,7 +38,7 @@ struct CatalogFileTests {
     /// every command that touches it, and nothing is written through it.
     @Test(arguments: [false, true])
     func aSymlinkIsNeverFollowed(folderIsTheLink: Bool) async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let outside = fixture.directory.appendingPathComponent("outside")
         try FileManager.default.createDirectory(at: outside, withIntermediateDirectories: true)
         let target = outside.appendingPathComponent("library.json")

@@ -31,7 +31,7 @@ import Testing
 
     @Test(arguments: cases)
     func theDirectWayPrintsAndExitsAsTheParsersWay(_ arguments: [String]) async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         for (key, value) in [("text", ["--string", "hello"]), ("number", ["--int", "-7"]), ("blob", ["--data-base64", "AAEC/w=="]),
                              ("control", ["--string", "a\u{1B}[2Jb\\c"])] {
             let set = try await scenes(["set", "--scene", "a", key] + value, root: fixture.root)
@@ -48,7 +48,7 @@ import Testing
     }
 
     @Test func anExplicitRootIsTakenTheDirectWay() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let other = fixture.directory.appendingPathComponent("other")
         #expect(try await scenes(["set", "--root", other.path, "--scene", "a", "k", "--bool", "true"], root: fixture.root).status == 0)
         let direct = try await scenes(["get", "--root", other.path, "--scene", "a", "k"], root: fixture.root)

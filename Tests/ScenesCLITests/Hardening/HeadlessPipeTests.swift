@@ -13,7 +13,7 @@ import Glibc
 @Suite(.timeLimit(.minutes(2)))
 struct HeadlessPipeTests {
     @Test func closedStdoutFlushesAndExits141() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         // Only this process and the child hold the pipes: closing the read
         // end here is the reader going away.
         let output = try cloexecPipe()

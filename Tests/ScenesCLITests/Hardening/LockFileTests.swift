@@ -23,7 +23,7 @@ struct LockFileTests {
     /// a directory could be locked but is not ours.
     @Test(arguments: ["fifo", "directory"])
     func somethingElseAtTheLockPathIsRefusedAtOnce(_ kind: String) async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         #expect(try await scenes(["set", "--scene", "a", "k", "--int", "1"], root: fixture.root).status == 0)
         let lock = fixture.root.appendingPathComponent(".scenestore.lock").path
         #expect(unlink(lock) == 0)
@@ -53,7 +53,7 @@ extension CrossProcessSync.LockFileTests {
     /// lock on a loaded disk, and that is slowness, not the bug.
     @Test func manyProcessesCreatingTheLockFileAtOnceAllGetIn() async throws {
         for round in 0..<5 {
-            let fixture = try SceneStoreFixture()
+            let fixture = try await SceneStoreFixture()
             try FileManager.default.createDirectory(at: fixture.root, withIntermediateDirectories: true)
             let writers = try (0..<6).map { writer in
                 try RunningScenes(
@@ -63,7 +63,7 @@ extension CrossProcessSync.LockFileTests {
             for (index, writer) in writers.enumerated() {
                 #expect(await writer.exitStatus(within: .seconds(300)) == 0, "round \(round), writer \(index): \(writer.errorOutput.suffix(500))")
             }
-            let registry = try SceneRegistry(root: fixture.root, configuration: .testing)
+            let registry = try await SceneRegistry(root: fixture.root, configuration: .testing)
             await #expect(try registry.store(for: "s").snapshot.count == 120, "round \(round)")
             try await registry.close()
             await fixture.tearDown()

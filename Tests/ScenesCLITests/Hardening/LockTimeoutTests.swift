@@ -9,7 +9,7 @@ import Testing
 @Suite(.timeLimit(.minutes(2)), .enabled(if: LockHolder.isAvailable, "needs perl"))
 struct LockTimeoutTests {
     @Test func setGivesUpOnAStoppedHolder() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         #expect(try await scenes(["set", "--scene", "a", "k", "--int", "1"], root: fixture.root).status == 0)
         let file = fixture.root.appendingPathComponent("a.scene")
         let before = try Data(contentsOf: file)
@@ -43,7 +43,7 @@ struct LockTimeoutTests {
         ("abc", "The value 'abc' is invalid for '--lock-timeout <seconds>'"),
     ])
     func badTimeoutsAreUsageErrors(value: String, message: String) async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let root = fixture.directory.appendingPathComponent("absent")
         for arguments in [
             ["--lock-timeout", value, "set", "--scene", "a", "k", "--int", "1"],

@@ -14,7 +14,7 @@ struct LogEscapingTests {
     func aHostileSceneNameIsLoggedEscaped() async throws {
         let server = try await blockingWork { try TemporaryPostgresServer.start() }
         defer { server.destroy() }
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let backend = ["--backend", server.socketURL()]
         let created = try await scenes(["set", "--scene", "good", "k", "--int", "1"] + backend, root: fixture.root)
         #expect(created.status == 0, "\(created.stderr)")

@@ -23,7 +23,7 @@ struct MisspeltBackendURLTests {
         "host=127.0.0.1 user=app password=Xyzzy42 dbname=app",
     ])
     func misspeltURLIsRefusedWithoutItsPassword(url: String) async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let show = ["show", "--scene", "p"]
         let runs = [
             (show + ["--backend", url], ["SCENES_LOG_LEVEL": "trace"]),

@@ -32,7 +32,7 @@ struct NumberParsingTests {
     ]
 
     @Test func refusedFormsAreUsageErrorsAndWriteNothing() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let root = fixture.directory.appendingPathComponent("absent")
         for (flag, text) in Self.refused {
             let result = try await scenes(["set", "--scene", "a", "k", flag, text], root: root)
@@ -43,7 +43,7 @@ struct NumberParsingTests {
     }
 
     @Test func acceptedFormsStoreWhatWasWritten() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         for (index, (flag, text, value)) in Self.accepted.enumerated() {
             let key = "k\(index)"
             let set = try await scenes(["set", "--scene", "a", key, flag, text], root: fixture.root)
@@ -54,7 +54,7 @@ struct NumberParsingTests {
     }
 
     @Test func exactlyNanIsAccepted() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         #expect(try await scenes(["set", "--scene", "a", "k", "--double", "nan"], root: fixture.root).status == 0)
         let get = try await scenes(["get", "--json", "--scene", "a", "k"], root: fixture.root)
         guard case .double(let stored)? = decodeJSON(SceneValue.self, from: get.stdout) else {

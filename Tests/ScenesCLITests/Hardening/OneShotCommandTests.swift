@@ -17,7 +17,7 @@ struct OneShotCommandTests {
         ["discard", "--scene", "a"],
     ])
     func aMissingRootStaysMissing(arguments: [String]) async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let root = fixture.directory.appendingPathComponent("absent")
         let result = try await scenes(arguments, root: root)
         #expect(result.status == 1, "\(result.stderr)")
@@ -26,7 +26,7 @@ struct OneShotCommandTests {
     }
 
     @Test func listOfAMissingRootIsEmptyAndCreatesNothing() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let root = fixture.directory.appendingPathComponent("absent")
         let plain = try await scenes(["list"], root: root)
         #expect(plain.status == 0 && plain.stdout.isEmpty, "\(plain)")
@@ -38,7 +38,7 @@ struct OneShotCommandTests {
     /// Reading an existing scene leaves the root exactly as it was: no lock
     /// file, no quarantine, even for a damaged scene file.
     @Test func readingCreatesNoFileInAnExistingRoot() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         #expect(try await scenes(["set", "--scene", "a", "k", "--int", "1"], root: fixture.root).status == 0)
         try FileManager.default.removeItem(at: fixture.root.appendingPathComponent(".scenestore.lock"))
         try Data("not a scene".utf8).write(to: fixture.root.appendingPathComponent("broken.scene"))
@@ -61,7 +61,7 @@ struct OneShotCommandTests {
         ["list"],
     ])
     func readingCommandsStartNoWatcher(arguments: [String]) async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         #expect(try await scenes(["set", "--scene", "a", "k", "--int", "1"], root: fixture.root).status == 0)
         let held = try HeldScenes.blockedOnStdout(arguments, root: fixture.root)
         #expect(await held.wait { held.isBlockedWritingStdout }, "never blocked writing its output")
@@ -77,7 +77,7 @@ struct OneShotCommandTests {
         ["discard", "--scene", "a"],
     ])
     func writingCommandsStartNoWatcher(arguments: [String]) async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         #expect(try await scenes(["set", "--scene", "a", "k", "--int", "1"], root: fixture.root).status == 0)
         let holder = try LockHolder(scene: "a", root: fixture.root)
         let held = try HeldScenes.waitingForLock(["--lock-timeout", "60"] + arguments, root: fixture.root)

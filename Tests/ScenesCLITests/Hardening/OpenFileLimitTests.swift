@@ -12,7 +12,7 @@ import Testing
 struct OpenFileLimitTests {
     @Test(arguments: [4, 5, 8, 15])
     func aCommandWithTooFewDescriptorsSaysSoAndWritesNothing(_ limit: Int) async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let result = try await scenes(
             ["-c", "ulimit -n \(limit) && exec \"$SCENES\" set --scene a k --int 3"], root: fixture.root, program: .shell)
         #expect(result.status == 71, "ulimit -n \(limit): \(result.status) \(result.stderr)")
@@ -21,7 +21,7 @@ struct OpenFileLimitTests {
     }
 
     @Test func theMinimumIsEnoughForASet() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let set = try await scenes(
             ["-c", "ulimit -n 16 && exec \"$SCENES\" set --scene a k --int 3"], root: fixture.root, program: .shell)
         #expect(set.status == 0, "\(set.stderr)")

@@ -21,7 +21,7 @@ struct RootOptionTests {
         ["catalog", "reset", "--root", ""],
     ])
     func emptyRootIsAUsageError(arguments: [String]) async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let workingDirectory = fixture.directory.appendingPathComponent("cwd")
         try FileManager.default.createDirectory(at: workingDirectory, withIntermediateDirectories: false)
         let result = try await scenes(arguments, root: fixture.root, workingDirectory: workingDirectory)
@@ -33,7 +33,7 @@ struct RootOptionTests {
     /// A root that group or others may read gets one warning per command,
     /// however many scenes the command opens.
     @Test func looseRootIsReportedOnceOnStderr() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         for scene in ["a", "b", "c"] {
             #expect(try await scenes(["set", "--scene", scene, "k", "--int", "1"], root: fixture.root).status == 0)
         }

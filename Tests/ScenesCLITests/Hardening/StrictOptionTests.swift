@@ -11,7 +11,7 @@ import Testing
 @Suite(.timeLimit(.minutes(2)))
 struct StrictOptionTests {
     @Test func boolTakesExactlyTrueOrFalse() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         for text in ["TRUE", "True", "FALSE", "1", "0", "yes", "no", "t", "", " true", "true "] {
             let result = try await scenes(["set", "--scene", "a", "k", "--bool", text], root: fixture.root)
             #expect(result.status == 64, "--bool \(text.debugDescription) was accepted")
@@ -24,7 +24,7 @@ struct StrictOptionTests {
     }
 
     @Test func olderThanTakesOnlyAnUnsignedCount() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         for text in ["+5s", "-0s", "-5s", "+0d", " 5s", "5 s", "0x5s", "5_0s", "s", "5", "5w", "\u{0661}s"] {
             let result = try await scenes(["prune", "--older-than=" + text], root: fixture.root)
             #expect(result.status == 64, "--older-than \(text.debugDescription) was accepted")
@@ -39,7 +39,7 @@ struct StrictOptionTests {
     /// A scene id may start with a dash: `--scene -x` takes it as the id,
     /// as `--scene=-x` did.
     @Test func sceneTakesAnIDThatStartsWithADash() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let set = try await scenes(["set", "--scene", "-x", "k", "--int", "1"], root: fixture.root)
         #expect(set.status == 0, "\(set.stderr)")
         #expect(try await scenes(["get", "--scene", "-x", "k"], root: fixture.root).stdout == "1\n")

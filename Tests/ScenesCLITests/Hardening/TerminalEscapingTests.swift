@@ -29,7 +29,7 @@ struct TerminalEscapingTests {
     }
 
     @Test func getAndShowEscapeAndJSONIsExact() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let set = try await scenes(["set", "--scene", "a", Self.hostileKey, "--string", Self.hostile], root: fixture.root)
         #expect(set.status == 0, "\(set.stderr)")
 
@@ -54,7 +54,7 @@ struct TerminalEscapingTests {
     /// as `abcdef`), so a value could show as another: printed escaped,
     /// also in messages; JSON escapes them too and stays exact.
     @Test func bidiControlsAreEscaped() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let bidi: [Unicode.Scalar] = [
             "\u{061C}", "\u{200E}", "\u{200F}", "\u{202A}", "\u{202B}", "\u{202C}", "\u{202D}", "\u{202E}",
             "\u{2066}", "\u{2067}", "\u{2068}", "\u{2069}",
@@ -84,7 +84,7 @@ struct TerminalEscapingTests {
     }
 
     @Test func watchEscapesInText() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let watch = try RunningScenes(["watch", "--scene", "w"], root: fixture.root)
         let log = LineLog(watch)
         #expect(await log.next { $0.hasPrefix("watching scene w") } != nil)
@@ -97,7 +97,7 @@ struct TerminalEscapingTests {
     }
 
     @Test func catalogListEscapesTitles() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         #expect(try await scenes(["catalog", "reset"], root: fixture.root).status == 0)
         let file = fixture.root.appendingPathComponent("catalog/library.json")
         var catalog = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])

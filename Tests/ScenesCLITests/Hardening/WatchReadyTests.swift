@@ -11,7 +11,7 @@ import Testing
 struct WatchReadyTests {
     @Test(arguments: [[], ["--json"]])
     func aChangeRightAfterReadyIsPrinted(format: [String]) async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         #expect(try await scenes(["set", "--scene", "w", "color", "--string", "red"], root: fixture.root).status == 0)
         // Stdout full: watch blocks writing its ready line, with the store open.
         let held = try HeldScenes.blockedOnStdout(["watch", "--scene", "w"] + format, root: fixture.root)

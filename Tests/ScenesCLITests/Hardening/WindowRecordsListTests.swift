@@ -18,7 +18,7 @@ struct WindowRecordsListTests {
 
     @Test(arguments: damages)
     func listReportsRecordsItCannotReadAndFails(_ kind: String) async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         #expect(try await scenes(["set", "--scene", "a", "k", "--int", "1"], root: fixture.root).status == 0)
         let records = fixture.root.appendingPathComponent(".windows.scene").path
         switch kind {

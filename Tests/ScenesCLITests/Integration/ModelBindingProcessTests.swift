@@ -23,7 +23,7 @@ extension CrossProcessSync {
     // Hang guard: its slowest test took under 1 s here (2 cores); 3 minutes, as the load step runs it several times slower.
     @MainActor @Suite(.timeLimit(.minutes(3))) struct ModelBindingProcessTests {
         @Test func aValueSetByAnotherProcessReachesTheModelAndItsObservers() async throws {
-            let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .onFlush, watcher: .automatic))
+            let fixture = try await SceneStoreFixture(configuration: .init(savePolicy: .onFlush, watcher: .automatic))
             let store = try await fixture.registry.store(for: "S")
             let model = EditorModel()
             let bound = store.bind([

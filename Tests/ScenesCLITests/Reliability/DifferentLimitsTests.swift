@@ -16,7 +16,7 @@ struct DifferentLimitsTests {
     @Test func aSceneOverTheDefaultLimitsIsReadAndKeptByAProcessWithThem() async throws {
         var configuration = SceneRegistry.Configuration(savePolicy: .onFlush)
         configuration.limits.maxValueBytes = 4 << 20
-        let fixture = try SceneStoreFixture(configuration: configuration)
+        let fixture = try await SceneStoreFixture(configuration: configuration)
         let store = try await fixture.registry.store(for: "main")
         let big = Data(repeating: 7, count: 2_000_000)
         try store.set("a", forKey: "a")

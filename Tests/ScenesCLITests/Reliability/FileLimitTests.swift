@@ -19,15 +19,15 @@ import Testing
     /// created, a temporary file, the directory synced) as for an append.
     @Test(arguments: [false, true])
     func runningOutOfDescriptorsFailsTypedAndLosesNothing(freshScene: Bool) async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let report = try await probe(freshScene ? ["--fresh-scene"] : [], root: fixture.root)
         #expect(report.errno == EMFILE, "\(report.error ?? "the flush did not fail")")
         #expect(report.keptInMemory && report.savedAfter)
         if freshScene {
-            #expect(try onDisk("fresh", root: fixture.root).values == ["during": .string("during")])
-            #expect(try onDisk("main", root: fixture.root).values == ["before": .string("before")])
+            #expect(try await onDisk("fresh", root: fixture.root).values == ["during": .string("during")])
+            #expect(try await onDisk("main", root: fixture.root).values == ["before": .string("before")])
         } else {
-            let disk = try onDisk("main", root: fixture.root)
+            let disk = try await onDisk("main", root: fixture.root)
             #expect(disk.values == ["before": .string("before"), "during": .string("during")])
         }
         await fixture.tearDown()

@@ -88,7 +88,7 @@ struct PostgresPartitionTests {
     }
 
     private func run(on network: PartitionedNetwork, urls: [String]) async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
 
         var watchers: [RunningScenes] = []
         var views: [Locked<[String: Int]>] = []
@@ -176,7 +176,7 @@ extension PostgresPartitionTests {
     /// watcher on the other host sees everything acknowledged.
     @Test func aWriterHoldingItsConnectionFailsWithinItsTimeoutAndResumesAfterTheHeal() async throws {
         try await withServer { network, urls in
-            let fixture = try SceneStoreFixture()
+            let fixture = try await SceneStoreFixture()
             let (watcher, view, follower) = try await follow("q", on: 1, of: network, url: urls[1], root: fixture.root)
             defer {
                 watcher.kill()

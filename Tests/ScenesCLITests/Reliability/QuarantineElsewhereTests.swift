@@ -19,7 +19,7 @@ struct QuarantineElsewhereTests {
     @Test func aStoreWritesBackWhatAnotherProcesssQuarantineTookFromIt() async throws {
         var kept = 0
         for round in 0..<10 {
-            let fixture = try SceneStoreFixture(configuration: Self.configuration)
+            let fixture = try await SceneStoreFixture(configuration: Self.configuration)
             let store = try await fixture.registry.store(for: "main")
             try store.set("a", forKey: "a")
             try store.set(round, forKey: "b")
@@ -48,7 +48,7 @@ struct QuarantineElsewhereTests {
     /// scene written after the discard.
     @Test func aDiscardElsewhereIsNotUndoneByTheStoreThatHeldTheScene() async throws {
         for round in 0..<10 {
-            let fixture = try SceneStoreFixture(configuration: Self.configuration)
+            let fixture = try await SceneStoreFixture(configuration: Self.configuration)
             let store = try await fixture.registry.store(for: "main")
             try store.set("a", forKey: "a")
             try await store.flush()

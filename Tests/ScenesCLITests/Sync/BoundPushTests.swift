@@ -27,8 +27,8 @@ extension CrossProcessSync {
             let types = ScenePathTypes([.init(Int.self), .init(String.self)])
             var kept: [Int] = []
             for round in 0..<Self.rounds {
-                let fixture = try SceneStoreFixture()
-                let seed = try SceneRegistry(root: fixture.root, configuration: .testing)
+                let fixture = try await SceneStoreFixture()
+                let seed = try await SceneRegistry(root: fixture.root, configuration: .testing)
                 try await seed.store(for: "main").set(try scenePath(1, "kept?").encoded(types: types), forKey: "mixed.path")
                 try await seed.close()
                 let arguments = ["bound-push", "--scene", "main", "--count", "\(Self.pushes)"]
@@ -48,7 +48,7 @@ extension CrossProcessSync {
                     #expect(!log.lines.contains { $0.hasPrefix("error") }, "\(log.lines)")
                 }
 
-                let reader = try SceneRegistry(root: fixture.root, configuration: .testing)
+                let reader = try await SceneRegistry(root: fixture.root, configuration: .testing)
                 let data = try await #require(try reader.store(for: "main").value(forKey: "mixed.path", as: Data.self))
                 let path = try ScenePath.restore(from: data, types: types, policy: .strict).path
                 try await reader.close()

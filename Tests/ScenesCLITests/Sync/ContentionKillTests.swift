@@ -16,10 +16,10 @@ extension CrossProcessSync {
         // Hang guard: it took 6 s in its layer here, ran into its old limit in the whole suite (298 s, every test at once on 2 cores); 8 minutes.
         @Test(.timeLimit(.minutes(8)))
         func killedContendersNeverWedgeTheLockOrDamageTheScene() async throws {
-            let fixture = try SceneStoreFixture()
+            let fixture = try await SceneStoreFixture()
             // Watches the scene without a lock and without recovering
             // anything: a damaged file stays for `onDisk` to see.
-            let watcher = try SceneRegistry(root: fixture.root, configuration: .init(watcher: .inotify, readOnly: true))
+            let watcher = try await SceneRegistry(root: fixture.root, configuration: .init(watcher: .inotify, readOnly: true))
             defer { watcher.abandon() }
             let watched = try await watcher.store(for: "s")
             let rounds = 30
@@ -62,7 +62,7 @@ extension CrossProcessSync {
                 // Nobody holds the lock now: it must be free at once.
                 #expect(!HeldLock.isHeld(.scene("s"), root: fixture.root), "round \(round): the lock is still held")
 
-                let disk = try onDisk("s", root: fixture.root)
+                let disk = try await onDisk("s", root: fixture.root)
                 #expect(!disk.recovered, "round \(round): the scene file was damaged")
                 #expect(disk.values["newcomer"] == .int(round), "round \(round): the new writer's save is missing")
                 if case .int(let counter)? = disk.values["counter"] {

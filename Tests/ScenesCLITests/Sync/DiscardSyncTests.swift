@@ -11,7 +11,7 @@ extension CrossProcessSync {
     // Hang guard: its slowest test took under 1 s here (2 cores); 1 minute, at least 4 times that.
     @Suite(.timeLimit(.minutes(1))) struct DiscardSyncTests {
         @Test func discardInAnotherProcessEmptiesTheStoreAndStreamsGoOn() async throws {
-            let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .onFlush, watcher: .automatic))
+            let fixture = try await SceneStoreFixture(configuration: .init(savePolicy: .onFlush, watcher: .automatic))
             let store = try await fixture.registry.store(for: "d")
             try store.set(1, forKey: "a")
             try store.set("two", forKey: "b")
@@ -46,7 +46,7 @@ extension CrossProcessSync {
         }
 
         @Test func discardHereIsSeenByWatchInAnotherProcess() async throws {
-            let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .onFlush, watcher: .automatic))
+            let fixture = try await SceneStoreFixture(configuration: .init(savePolicy: .onFlush, watcher: .automatic))
             let store = try await fixture.registry.store(for: "d")
             try store.set(1, forKey: "x")
             try await store.flush()

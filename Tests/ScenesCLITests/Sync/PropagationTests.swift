@@ -13,7 +13,7 @@ extension CrossProcessSync {
         }
 
         @Test func everyFlushedKeyOfAWriterArrives() async throws {
-            let fixture = try SceneStoreFixture(configuration: .init(savePolicy: .onFlush, watcher: .automatic))
+            let fixture = try await SceneStoreFixture(configuration: .init(savePolicy: .onFlush, watcher: .automatic))
             let store = try await fixture.registry.store(for: "main")
             let changes = store.changes()
             let writer = try RunningScenes(["stress", "--scene", "main", "--count", "100", "--prefix", "k"], root: fixture.root, program: .lab)
@@ -49,7 +49,7 @@ extension CrossProcessSync {
 /// `scenes set` in another process; the change stream here yields the new
 /// value, marked external with the writer's pid.
 func checkSetReachesChangeStream(configuration: SceneRegistry.Configuration) async throws {
-    let fixture = try SceneStoreFixture(configuration: configuration)
+    let fixture = try await SceneStoreFixture(configuration: configuration)
     let store = try await fixture.registry.store(for: "main")
     let changes = store.changes()
     let setter = try RunningScenes(["set", "--scene", "main", "tab", "--int", "3"], root: fixture.root)

@@ -31,7 +31,7 @@ struct StorageContractTests {
         try await place.runWriters { writer in
             ["stress", "--scene", "shared", "--count", "\(perWriter)", "--prefix", "w\(writer)-"] + contendedWriter
         }
-        let registry = try place.registry(.init(watcher: .none))
+        let registry = try await place.registry(.init(watcher: .none))
         let store = try await registry.store(for: "shared")
         let values = store.snapshot
         #expect(values.count == 4 * perWriter)
@@ -49,7 +49,7 @@ struct StorageContractTests {
     func fourProcessesIncrementingOneKeyEndAtThousand(_ backend: Backend) async throws {
         let place = try await place(backend)
         try await place.runWriters { _ in ["stress", "--scene", "c", "--increment", "count", "--count", "250"] + contendedWriter }
-        let registry = try place.registry(.init(watcher: .none))
+        let registry = try await place.registry(.init(watcher: .none))
         let count = try await registry.store(for: "c").value(forKey: "count", as: Int.self)
         #expect(count == 1000)
         print("storage contract, \(backend): 4 processes x 250 updates -> \(count.map(String.init) ?? "nothing")")
@@ -82,7 +82,7 @@ struct StorageContractTests {
     @Test(arguments: Backend.allCases)
     func aWriteEqualToAStaleViewIsStillWritten(_ backend: Backend) async throws {
         let place = try await place(backend)
-        let registry = try place.registry(.init(savePolicy: .onFlush, watcher: .none))
+        let registry = try await place.registry(.init(savePolicy: .onFlush, watcher: .none))
         let a = try await registry.store(for: "main")
         var lost: [String] = []
         for round in 0..<10 {
@@ -111,7 +111,7 @@ struct StorageContractTests {
     @Test(arguments: Backend.allCases)
     func anotherProcessesWritesAndDiscardArriveAsEvents(_ backend: Backend) async throws {
         let place = try await place(backend)
-        let registry = try place.registry()
+        let registry = try await place.registry()
         let store = try await registry.store(for: "main")
         let updates = store.updates()
         #expect(try await scenes(["set", "--scene", "main", "tab", "--int", "2"] + place.arguments, root: place.fixture.root).status == 0)
@@ -146,14 +146,14 @@ struct StorageContractTests {
 struct DatabaseLocationTests {
     @Test(arguments: ["mysql://db/x", "postgres://", "postgres://host:notaport/db", "not a url"])
     func aURLThatCannotBeUsedExits64(_ url: String) async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let result = try await scenes(["--backend", url, "get", "--scene", "a", "k"], root: fixture.root)
         #expect(result.status == 64, "\(url): \(result.stderr)")
         #expect(result.stderr.contains("invalid scene storage"))
     }
 
     @Test func aServerThatDoesNotAnswerExits69AtOnce() async throws {
-        let fixture = try SceneStoreFixture()
+        let fixture = try await SceneStoreFixture()
         let url = "postgres://nobody@127.0.0.1:\(try TemporaryPostgresServer.freePort())/x"
         let started = ContinuousClock.now
         let result = try await scenes(["--backend", url, "set", "--scene", "a", "k", "--int", "1"], root: fixture.root)

@@ -21,7 +21,7 @@ extension CrossProcessSync {
         }
 
         private func checkWatchShowsSet(watcherArguments: [String], expectedWatcher: String) async throws {
-            let fixture = try SceneStoreFixture()
+            let fixture = try await SceneStoreFixture()
             let watch = try RunningScenes(["watch", "--json", "--scene", "w"] + watcherArguments, root: fixture.root)
             let log = LineLog(watch)
             let ready = try #require(await log.next(WatchEvent.self) { $0.event == "ready" })
