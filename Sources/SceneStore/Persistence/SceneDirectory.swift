@@ -118,7 +118,9 @@ struct SceneDirectory: Sendable {
 
     // MARK: Root
 
-    /// Creates the root (and missing parents) with mode 0700.
+    /// Creates the root (and missing parents) with mode 0700, each made
+    /// durable in its parent (its parent `fsync`ed: a name a `mkdir` adds
+    /// may otherwise be gone after a power loss, and every scene with it).
     func prepare() throws(SceneStoreError) {
         if let found = try? system.status(rootPath, followingLinks: true) {
             guard found.kind == .directory else {
@@ -136,6 +138,8 @@ struct SceneDirectory: Sendable {
             try io("mkdir", directory.path, unless: .fileExists) { () throws(Errno) in
                 try system.makeDirectory(directory.path, in: nil)
             }
+            let parent = directory.deletingLastPathComponent().path
+            try OpenFile(parent, .directory(followingLink: true), system: system).sync()
         }
     }
 

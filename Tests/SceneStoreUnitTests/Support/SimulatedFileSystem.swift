@@ -1,0 +1,339 @@
+import Foundation
+@testable import SceneStore
+import SystemPackage
+
+/// A file system in memory that decides what survives a power loss, for
+/// the production storage to run over: each file's bytes and each
+/// directory's names exist twice, as the running system sees them and as
+/// the disk holds them. `fsync`/`fdatasync` of a file make its bytes
+/// durable, `fsync` of a directory its names (a new or renamed name is
+/// durable only then, as on ext4 without `auto_da_alloc`). ``powerLoss(_:)``
+/// puts every file and directory back as the disk holds it, after the kill
+/// mode has its way with what was not synced, and forgets every
+/// descriptor and lock (every process died). Open file description locks
+/// are per descriptor (no descriptor here is duplicated).
+///
+/// `lyingSync` makes every sync return success and keep nothing: a disk
+/// that acknowledges and drops, which a checker must catch.
+final class SimulatedFileSystem: FileSystem {
+    /// What a power loss does to what was written but not synced
+    /// (FoundationDB's kill modes).
+    enum KillMode: Sendable, CaseIterable {
+        /// Nothing unsynced survives.
+        case dropAll
+        /// Each unsynced 512-byte sector of a file, and each unsynced change
+        /// of a directory's names, survives or not, as the seed says.
+        case tornSectors
+    }
+
+    fileprivate struct Inode: Sendable {
+        var isDirectory: Bool
+        var bytes: [UInt8] = []
+        var durableBytes: [UInt8] = []
+        var names: [String: Int] = [:]
+        var durableNames: [String: Int] = [:]
+    }
+
+    fileprivate struct World: Sendable {
+        var inodes: [Int: Inode] = [1: Inode(isDirectory: true)]
+        var nextInode = 2
+        /// Open descriptors and the inode each names.
+        var open: [CInt: Int] = [:]
+        var nextDescriptor: CInt = 3
+        /// Per inode, per byte: the descriptors holding it, exclusive or not.
+        var locks: [Int: [Int64: [CInt: Bool]]] = [:]
+        var random: UInt64
+    }
+
+    private let world: Locked<World>
+    let lyingSync: Bool
+    static let device: UInt64 = 0x5eed
+
+    init(seed: UInt64, lyingSync: Bool = false) {
+        world = Locked(World(random: seed))
+        self.lyingSync = lyingSync
+    }
+
+    // MARK: Power
+
+    /// Every process dies and the disk comes back as `mode` leaves it.
+    func powerLoss(_ mode: KillMode) {
+        world.withLock { world in
+            for number in world.inodes.keys.sorted() {
+                guard var inode = world.inodes[number] else { continue }
+                switch mode {
+                case .dropAll:
+                    inode.bytes = inode.durableBytes
+                    inode.names = inode.durableNames
+                case .tornSectors:
+                    inode.bytes = Self.torn(inode.bytes, over: inode.durableBytes, random: &world.random)
+                    for name in Set(inode.names.keys).union(inode.durableNames.keys).sorted()
+                    where inode.names[name] != inode.durableNames[name] && world.next() % 2 == 0 {
+                        inode.names[name] = inode.durableNames[name]
+                    }
+                }
+                inode.durableBytes = inode.bytes
+                inode.durableNames = inode.names
+                world.inodes[number] = inode
+            }
+            world.open = [:]
+            world.locks = [:]
+        }
+    }
+
+    /// `durable` with each 512-byte sector where `current` differs taken
+    /// from `current` or not, and the length of one of the two.
+    private static func torn(_ current: [UInt8], over durable: [UInt8], random: inout UInt64) -> [UInt8] {
+        guard current != durable else { return current }
+        var result = durable
+        let length = splitMix(&random) % 2 == 0 ? current.count : durable.count
+        if result.count < length { result += [UInt8](repeating: 0, count: length - result.count) }
+        result.removeSubrange(min(length, result.count)...)
+        for sector in stride(from: 0, to: length, by: 512) where splitMix(&random) % 2 == 0 {
+            for index in sector..<min(sector + 512, length) {
+                result[index] = index < current.count ? current[index] : 0
+            }
+        }
+        return result
+    }
+
+    // MARK: FileSystem
+
+    func open(_ path: String, _ mode: OpenMode, in directory: FileDescriptor?) throws(Errno) -> FileDescriptor {
+        try world.withLock { world throws(Errno) in
+            let (parent, name) = try world.parent(of: path, in: directory)
+            var number = name.isEmpty ? parent : world.inodes[parent]?.names[name]
+            switch mode {
+            case .createNew where number != nil:
+                throw .fileExists
+            case .createNew, .writeCreating, .readWriteCreating:
+                if number == nil {
+                    let made = world.create(isDirectory: false)
+                    world.inodes[parent]?.names[name] = made
+                    number = made
+                }
+            case .read, .write, .directory:
+                guard number != nil else { throw .noSuchFileOrDirectory }
+            }
+            guard let number, let inode = world.inodes[number] else { throw .noSuchFileOrDirectory }
+            switch mode {
+            case .directory: guard inode.isDirectory else { throw .notDirectory }
+            case .write, .writeCreating, .readWriteCreating, .createNew: guard !inode.isDirectory else { throw .isDirectory }
+            case .read: break
+            }
+            let descriptor = world.nextDescriptor
+            world.nextDescriptor += 1
+            world.open[descriptor] = number
+            return FileDescriptor(rawValue: descriptor)
+        }
+    }
+
+    func close(_ file: FileDescriptor) {
+        world.withLock { world in
+            guard let number = world.open.removeValue(forKey: file.rawValue) else { return }
+            for byte in world.locks[number]?.keys.sorted() ?? [] { world.locks[number]?[byte]?[file.rawValue] = nil }
+        }
+    }
+
+    func read(_ file: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer, at offset: Int) throws(Errno) -> Int {
+        try world.withLock { world throws(Errno) in
+            let inode = try world.inode(of: file)
+            guard !inode.isDirectory else { throw .isDirectory }
+            guard offset < inode.bytes.count else { return 0 }
+            let count = min(buffer.count, inode.bytes.count - offset)
+            inode.bytes.withUnsafeBytes { bytes in
+                buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + count]))
+            }
+            return count
+        }
+    }
+
+    func write(_ file: FileDescriptor, _ bytes: UnsafeRawBufferPointer, at offset: Int) throws(Errno) -> Int {
+        try world.withLock { world throws(Errno) in
+            let number = try world.number(of: file)
+            guard var inode = world.inodes[number], !inode.isDirectory else { throw .badFileDescriptor }
+            if inode.bytes.count < offset + bytes.count {
+                inode.bytes += [UInt8](repeating: 0, count: offset + bytes.count - inode.bytes.count)
+            }
+            inode.bytes.replaceSubrange(offset..<offset + bytes.count, with: bytes)
+            world.inodes[number] = inode
+            return bytes.count
+        }
+    }
+
+    func resize(_ file: FileDescriptor, to size: Int) throws(Errno) {
+        try world.withLock { world throws(Errno) in
+            let number = try world.number(of: file)
+            guard var inode = world.inodes[number] else { throw .badFileDescriptor }
+            if inode.bytes.count < size {
+                inode.bytes += [UInt8](repeating: 0, count: size - inode.bytes.count)
+            } else {
+                inode.bytes.removeSubrange(size...)
+            }
+            world.inodes[number] = inode
+        }
+    }
+
+    func sync(_ file: FileDescriptor) throws(Errno) {
+        try world.withLock { world throws(Errno) in
+            let number = try world.number(of: file)
+            guard !lyingSync, var inode = world.inodes[number] else { return }
+            inode.durableBytes = inode.bytes
+            inode.durableNames = inode.names
+            world.inodes[number] = inode
+        }
+    }
+
+    func syncData(_ file: FileDescriptor) throws(Errno) {
+        try sync(file)
+    }
+
+    func status(_ file: FileDescriptor) throws(Errno) -> FileStatus {
+        try world.withLock { world throws(Errno) in world.status(try world.number(of: file)) }
+    }
+
+    func status(_ path: String, followingLinks: Bool) throws(Errno) -> FileStatus {
+        try world.withLock { world throws(Errno) in
+            let (parent, name) = try world.parent(of: path, in: nil)
+            guard let number = name.isEmpty ? parent : world.inodes[parent]?.names[name] else {
+                throw .noSuchFileOrDirectory
+            }
+            return world.status(number)
+        }
+    }
+
+    func makeDirectory(_ path: String, in directory: FileDescriptor?) throws(Errno) {
+        try world.withLock { world throws(Errno) in
+            let (parent, name) = try world.parent(of: path, in: directory)
+            guard world.inodes[parent]?.names[name] == nil else { throw .fileExists }
+            let made = world.create(isDirectory: true)
+            world.inodes[parent]?.names[name] = made
+        }
+    }
+
+    func rename(_ from: String, in fromDirectory: FileDescriptor?, to: String, in toDirectory: FileDescriptor?) throws(Errno) {
+        try world.withLock { world throws(Errno) in
+            let (source, name) = try world.parent(of: from, in: fromDirectory)
+            let (target, newName) = try world.parent(of: to, in: toDirectory)
+            guard let number = world.inodes[source]?.names.removeValue(forKey: name) else { throw .noSuchFileOrDirectory }
+            world.inodes[target]?.names[newName] = number
+        }
+    }
+
+    func exchange(_ first: String, _ second: String) throws(Errno) {
+        try world.withLock { world throws(Errno) in
+            let (one, oneName) = try world.parent(of: first, in: nil)
+            let (other, otherName) = try world.parent(of: second, in: nil)
+            guard let a = world.inodes[one]?.names[oneName], let b = world.inodes[other]?.names[otherName] else {
+                throw .noSuchFileOrDirectory
+            }
+            world.inodes[one]?.names[oneName] = b
+            world.inodes[other]?.names[otherName] = a
+        }
+    }
+
+    func link(_ existing: String, as new: String) throws(Errno) {
+        try world.withLock { world throws(Errno) in
+            let (source, name) = try world.parent(of: existing, in: nil)
+            let (target, newName) = try world.parent(of: new, in: nil)
+            guard let number = world.inodes[source]?.names[name] else { throw .noSuchFileOrDirectory }
+            guard world.inodes[target]?.names[newName] == nil else { throw .fileExists }
+            world.inodes[target]?.names[newName] = number
+        }
+    }
+
+    func unlink(_ path: String) throws(Errno) {
+        try world.withLock { world throws(Errno) in
+            let (parent, name) = try world.parent(of: path, in: nil)
+            guard let number = world.inodes[parent]?.names[name] else { throw .noSuchFileOrDirectory }
+            guard world.inodes[number]?.isDirectory == false else { throw .isDirectory }
+            world.inodes[parent]?.names[name] = nil
+        }
+    }
+
+    func entries(ofDirectory path: String) throws(Errno) -> [String] {
+        try world.withLock { world throws(Errno) in
+            let (parent, name) = try world.parent(of: path, in: nil)
+            guard let number = name.isEmpty ? parent : world.inodes[parent]?.names[name],
+                  let inode = world.inodes[number] else { throw .noSuchFileOrDirectory }
+            guard inode.isDirectory else { throw .notDirectory }
+            return inode.names.keys.sorted()
+        }
+    }
+
+    func lock(_ file: FileDescriptor, byte: Int64, exclusive: Bool) throws(Errno) -> Bool {
+        try world.withLock { world throws(Errno) in
+            let number = try world.number(of: file)
+            let others = (world.locks[number]?[byte] ?? [:]).filter { $0.key != file.rawValue }
+            guard !others.values.contains(true), !(exclusive && !others.isEmpty) else { return false }
+            world.locks[number, default: [:]][byte, default: [:]][file.rawValue] = exclusive
+            return true
+        }
+    }
+
+    func unlock(_ file: FileDescriptor, byte: Int64) {
+        world.withLock { world in
+            guard let number = world.open[file.rawValue] else { return }
+            world.locks[number]?[byte]?[file.rawValue] = nil
+        }
+    }
+
+    func isLocked(_ file: FileDescriptor, byte: Int64) throws(Errno) -> Bool {
+        try world.withLock { world throws(Errno) in
+            let number = try world.number(of: file)
+            return (world.locks[number]?[byte] ?? [:]).contains { $0.key != file.rawValue }
+        }
+    }
+}
+
+extension SimulatedFileSystem.World {
+    mutating func next() -> UInt64 { splitMix(&random) }
+
+    mutating func create(isDirectory: Bool) -> Int {
+        let number = nextInode
+        nextInode += 1
+        inodes[number] = .init(isDirectory: isDirectory)
+        return number
+    }
+
+    func number(of file: FileDescriptor) throws(Errno) -> Int {
+        guard let number = open[file.rawValue] else { throw .badFileDescriptor }
+        return number
+    }
+
+    func inode(of file: FileDescriptor) throws(Errno) -> SimulatedFileSystem.Inode {
+        guard let inode = inodes[try number(of: file)] else { throw .badFileDescriptor }
+        return inode
+    }
+
+    /// The directory holding `path`'s last name, and that name (empty for
+    /// `/` itself); a relative path starts at `directory`.
+    func parent(of path: String, in directory: FileDescriptor?) throws(Errno) -> (Int, String) {
+        var components = path.split(separator: "/").map(String.init)
+        var current = 1
+        if !path.hasPrefix("/"), let directory { current = try number(of: directory) }
+        guard let last = components.popLast() else { return (1, "") }
+        for component in components {
+            guard let next = inodes[current]?.names[component] else { throw .noSuchFileOrDirectory }
+            guard inodes[next]?.isDirectory == true else { throw .notDirectory }
+            current = next
+        }
+        return (current, last)
+    }
+
+    func status(_ number: Int) -> FileStatus {
+        let inode = inodes[number]
+        return FileStatus(
+            kind: inode?.isDirectory == true ? .directory : .regular, permissions: 0o700,
+            size: inode?.bytes.count ?? 0, identity: FileIdentity(device: SimulatedFileSystem.device, inode: UInt64(number)))
+    }
+}
+
+/// SplitMix64: the next value of `state`.
+func splitMix(_ state: inout UInt64) -> UInt64 {
+    state &+= 0x9e37_79b9_7f4a_7c15
+    var z = state
+    z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
+    z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
+    return z ^ (z >> 31)
+}
