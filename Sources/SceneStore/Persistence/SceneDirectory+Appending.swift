@@ -74,6 +74,7 @@ extension SceneDirectory {
             }
         }
         try scene.file.syncData()
+        if directoryUnsynced.withLock({ $0 }) { try syncDirectory() }
         return true
     }
 

@@ -32,7 +32,12 @@ extension SceneDirectory: SceneStorage {
     ) async throws(SceneStoreError) -> Result {
         let lock = try lock(.scene(id))
         defer { lock.unlock() }
-        return try await body(FileTransaction(directory: self, id: id))
+        let result = try await body(FileTransaction(directory: self, id: id))
+        // A save that found its values already on disk (written by one that
+        // failed at the root's sync) writes nothing, but is durable only
+        // once the root's names are.
+        if directoryUnsynced.withLock({ $0 }) { try syncDirectory() }
+        return result
     }
 
     /// The record appended when the scene is free and its log still ends

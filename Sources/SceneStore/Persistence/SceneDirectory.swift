@@ -51,6 +51,8 @@ struct SceneDirectory: Sendable {
     /// most of a second to list. Cleaned by
     /// ``removeLeftoversOnce(of:holdingLock:)``.
     let leftovers: Locked<Leftovers?>
+    /// Whether the root's last `fsync` failed (``syncDirectory()``).
+    let directoryUnsynced = Locked(false)
     let cleansLeftovers: Bool
     /// Where ``onOwnThread(_:)`` runs work.
     let executor: QueueExecutor
@@ -118,29 +120,38 @@ struct SceneDirectory: Sendable {
 
     // MARK: Root
 
-    /// Creates the root (and missing parents) with mode 0700, each made
-    /// durable in its parent (its parent `fsync`ed: a name a `mkdir` adds
-    /// may otherwise be gone after a power loss, and every scene with it).
+    /// Creates the root (and missing parents) with mode 0700. While the
+    /// root has no lock file yet (no launch got past this on it), every
+    /// directory from the root's parent up to `/` is `fsync`ed, so that the
+    /// names the `mkdir`s added are durable: without it a power loss soon
+    /// after the first launch could take the root and every scene in it, and
+    /// a launch that failed half-way (a parent made, its sync failed) would
+    /// leave that name undurable for good (found by the simulation).
     func prepare() throws(SceneStoreError) {
+        let firstLaunch = (try? system.status(locks.path, followingLinks: false)) == nil
         if let found = try? system.status(rootPath, followingLinks: true) {
             guard found.kind == .directory else {
                 throw .io(syscall: "mkdir", path: rootPath, errno: .notDirectory)
             }
-            return
-        }
-        var missing: [URL] = []
-        var cursor = root.standardizedFileURL
-        while (try? system.status(cursor.path, followingLinks: true)) == nil, cursor.path != "/" {
-            missing.append(cursor)
-            cursor = cursor.deletingLastPathComponent()
-        }
-        for directory in missing.reversed() {
-            try io("mkdir", directory.path, unless: .fileExists) { () throws(Errno) in
-                try system.makeDirectory(directory.path, in: nil)
+        } else {
+            var missing: [URL] = []
+            var cursor = root.standardizedFileURL
+            while (try? system.status(cursor.path, followingLinks: true)) == nil, cursor.path != "/" {
+                missing.append(cursor)
+                cursor = cursor.deletingLastPathComponent()
             }
-            let parent = directory.deletingLastPathComponent().path
-            try OpenFile(parent, .directory(followingLink: true), system: system).sync()
+            for directory in missing.reversed() {
+                try io("mkdir", directory.path, unless: .fileExists) { () throws(Errno) in
+                    try system.makeDirectory(directory.path, in: nil)
+                }
+            }
         }
+        guard firstLaunch else { return }
+        var parent = root.standardizedFileURL
+        repeat {
+            parent = parent.deletingLastPathComponent()
+            try OpenFile(parent.path, .directory(followingLink: true), system: system).sync()
+        } while parent.path != "/"
     }
 
     /// The root's permission bits when group or others have any access
@@ -243,7 +254,16 @@ struct SceneDirectory: Sendable {
             throw error
         }
         if exchanged != nil {
-            try syncDirectory()
+            do {
+                try syncDirectory()
+            } catch {
+                // Not durable: the old version goes back under the name
+                // (under the lock nobody appended to the new one), so
+                // that no process appends to a file whose name a power
+                // loss may take.
+                if (try? system.exchange(temp, target)) != nil, (try? syncDirectory()) != nil { try? system.unlink(temp) }
+                throw error
+            }
             return temp
         }
         let previous = previousPath(id, token: token)
@@ -255,7 +275,14 @@ struct SceneDirectory: Sendable {
             if linked { try? system.unlink(previous) }
             throw error
         }
-        try syncDirectory()
+        do {
+            try syncDirectory()
+        } catch {
+            // As above: the old version back, or no file where there was none.
+            let undone = linked ? (try? system.rename(previous, to: target)) != nil : (try? system.unlink(target)) != nil
+            if undone { _ = try? syncDirectory() }
+            throw error
+        }
         return linked ? previous : nil
     }
 
@@ -271,8 +298,21 @@ struct SceneDirectory: Sendable {
     /// Where ``close()`` waits for them.
     static let cleanupQueue = DispatchQueue(label: "SceneStore.cleanup", qos: .utility)
 
+    /// `fsync`s the root. A failure is remembered until a sync succeeds:
+    /// the names a replaced file or a discard changed may not be durable
+    /// (a whole write puts the old version back when it can, above), so
+    /// every append and transaction of this registry before then syncs the
+    /// root again before it returns; otherwise a file whose name was never
+    /// durable would take every later commit with it on a power loss
+    /// (found by the simulation, seeds 116 and 159).
     func syncDirectory() throws(SceneStoreError) {
-        try OpenFile(rootPath, .directory(followingLink: true), system: system).sync()
+        do {
+            try OpenFile(rootPath, .directory(followingLink: true), system: system).sync()
+            directoryUnsynced.withLock { $0 = false }
+        } catch {
+            directoryUnsynced.withLock { $0 = true }
+            throw error
+        }
     }
 
     /// Creates the new file `path` to write (0600, never through a symbolic link).

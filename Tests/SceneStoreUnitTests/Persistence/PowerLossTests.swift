@@ -46,6 +46,31 @@ import Testing
         try await relaunched.close()
     }
 
+    /// Regression (the simulation's seed 116): the root's `fsync` after the
+    /// first save's rename failed, that save threw, and the next flush found
+    /// its values already in the file and returned without a sync; the
+    /// scene file's name was never durable, so a power loss took every key.
+    /// A save (an append, or a transaction that writes nothing) after a
+    /// failed directory sync now syncs the directory before it returns.
+    @Test(arguments: [false, true])
+    func aSaveAfterAFailedDirectorySyncSurvivesAPowerLoss(_ setsAgain: Bool) async throws {
+        let system = SimulatedFileSystem(seed: 1)
+        let root = URL(fileURLWithPath: "/home/user/scenes")
+        let configuration = SceneRegistry.Configuration(savePolicy: .onFlush, watcher: .none)
+        let registry = try await SceneRegistry(root: root, configuration: configuration, system: system)
+        let store = try await registry.store(for: "main")
+        try store.set(1, forKey: "k")
+        system.failNextDirectorySync()
+        await #expect(throws: SceneStoreError.self) { try await store.flush() }
+        if setsAgain { try store.set(2, forKey: "k") }
+        try await store.flush()
+        registry.abandon()
+        system.powerLoss(.dropAll)
+        let relaunched = try await SceneRegistry(root: root, configuration: configuration, system: system)
+        #expect(try await relaunched.store(for: "main").value(forKey: "k", default: 0) == (setsAgain ? 2 : 1))
+        try await relaunched.close()
+    }
+
     /// One seed's run: what the relaunch read that contradicts what was
     /// acknowledged or written.
     static func run(seed: UInt64, lyingSync: Bool = false) async throws -> [String] {

@@ -43,7 +43,49 @@ final class SimulatedFileSystem: FileSystem {
         /// Per inode, per byte: the descriptors holding it, exclusive or not.
         var locks: [Int: [Int64: [CInt: Bool]]] = [:]
         var random: UInt64
+        /// The fallible call (open, write, resize, a sync, mkdir, rename,
+        /// exchange, link) that fails, counted from 1; the faults fired.
+        var failingCall: Int?
+        var calls = 0
+        var fired: [String] = []
+        /// Whether the next `fsync` of a directory fails (`EIO`).
+        var failDirectorySync = false
     }
+
+    /// What a failing call does, as ``failCall(_:)`` sets it up.
+    enum Fault: Sendable, Hashable, CustomStringConvertible {
+        case error(Errno)
+        /// A write that writes half its bytes (then the next one fails).
+        case shortWrite
+
+        var description: String {
+            switch self {
+            case .error(let errno): "\(errno)"
+            case .shortWrite: "short write"
+            }
+        }
+    }
+
+    /// Makes the `number`th fallible call from now fail, with a fault the
+    /// seed picks among those the call can meet.
+    func failCall(_ number: Int) {
+        world.withLock { world in
+            world.failingCall = world.calls + number
+        }
+    }
+
+    /// Makes the next `fsync` of a directory fail with `EIO`.
+    func failNextDirectorySync() {
+        world.withLock { $0.failDirectorySync = true }
+    }
+
+    /// No call fails from now on.
+    func stopFaults() {
+        world.withLock { $0.failingCall = nil }
+    }
+
+    /// The faults that fired, each with its call.
+    var firedFaults: [String] { world.withLock { $0.fired } }
 
     private let world: Locked<World>
     let lyingSync: Bool
@@ -101,6 +143,8 @@ final class SimulatedFileSystem: FileSystem {
 
     func open(_ path: String, _ mode: OpenMode, in directory: FileDescriptor?) throws(Errno) -> FileDescriptor {
         try world.withLock { world throws(Errno) in
+            try world.failIfDue("open", mode == .read || mode == .directory(followingLink: true)
+                ? [.tooManyOpenFiles, .ioError] : [.tooManyOpenFiles, .noSpace, .ioError])
             let (parent, name) = try world.parent(of: path, in: directory)
             var number = name.isEmpty ? parent : world.inodes[parent]?.names[name]
             switch mode {
@@ -152,6 +196,12 @@ final class SimulatedFileSystem: FileSystem {
         try world.withLock { world throws(Errno) in
             let number = try world.number(of: file)
             guard var inode = world.inodes[number], !inode.isDirectory else { throw .badFileDescriptor }
+            var bytes = bytes
+            switch world.fault("pwrite", [.shortWrite, .error(.noSpace), .error(.ioError)]) {
+            case .error(let errno)?: throw errno
+            case .shortWrite?: bytes = UnsafeRawBufferPointer(rebasing: bytes.prefix(bytes.count / 2))
+            case nil: break
+            }
             if inode.bytes.count < offset + bytes.count {
                 inode.bytes += [UInt8](repeating: 0, count: offset + bytes.count - inode.bytes.count)
             }
@@ -165,6 +215,7 @@ final class SimulatedFileSystem: FileSystem {
         try world.withLock { world throws(Errno) in
             let number = try world.number(of: file)
             guard var inode = world.inodes[number] else { throw .badFileDescriptor }
+            try world.failIfDue("ftruncate", [.ioError])
             if inode.bytes.count < size {
                 inode.bytes += [UInt8](repeating: 0, count: size - inode.bytes.count)
             } else {
@@ -177,6 +228,11 @@ final class SimulatedFileSystem: FileSystem {
     func sync(_ file: FileDescriptor) throws(Errno) {
         try world.withLock { world throws(Errno) in
             let number = try world.number(of: file)
+            try world.failIfDue(world.inodes[number]?.isDirectory == true ? "fsync(directory)" : "fsync", [.ioError])
+            if world.failDirectorySync, world.inodes[number]?.isDirectory == true {
+                world.failDirectorySync = false
+                throw .ioError
+            }
             guard !lyingSync, var inode = world.inodes[number] else { return }
             inode.durableBytes = inode.bytes
             inode.durableNames = inode.names
@@ -204,6 +260,7 @@ final class SimulatedFileSystem: FileSystem {
 
     func makeDirectory(_ path: String, in directory: FileDescriptor?) throws(Errno) {
         try world.withLock { world throws(Errno) in
+            try world.failIfDue("mkdir", [.noSpace, .ioError])
             let (parent, name) = try world.parent(of: path, in: directory)
             guard world.inodes[parent]?.names[name] == nil else { throw .fileExists }
             let made = world.create(isDirectory: true)
@@ -213,6 +270,7 @@ final class SimulatedFileSystem: FileSystem {
 
     func rename(_ from: String, in fromDirectory: FileDescriptor?, to: String, in toDirectory: FileDescriptor?) throws(Errno) {
         try world.withLock { world throws(Errno) in
+            try world.failIfDue("rename", [.noSpace, .ioError])
             let (source, name) = try world.parent(of: from, in: fromDirectory)
             let (target, newName) = try world.parent(of: to, in: toDirectory)
             guard let number = world.inodes[source]?.names.removeValue(forKey: name) else { throw .noSuchFileOrDirectory }
@@ -222,6 +280,7 @@ final class SimulatedFileSystem: FileSystem {
 
     func exchange(_ first: String, _ second: String) throws(Errno) {
         try world.withLock { world throws(Errno) in
+            try world.failIfDue("renameat2", [.ioError])
             let (one, oneName) = try world.parent(of: first, in: nil)
             let (other, otherName) = try world.parent(of: second, in: nil)
             guard let a = world.inodes[one]?.names[oneName], let b = world.inodes[other]?.names[otherName] else {
@@ -234,6 +293,7 @@ final class SimulatedFileSystem: FileSystem {
 
     func link(_ existing: String, as new: String) throws(Errno) {
         try world.withLock { world throws(Errno) in
+            try world.failIfDue("link", [.noSpace, .ioError])
             let (source, name) = try world.parent(of: existing, in: nil)
             let (target, newName) = try world.parent(of: new, in: nil)
             guard let number = world.inodes[source]?.names[name] else { throw .noSuchFileOrDirectory }
@@ -288,6 +348,21 @@ final class SimulatedFileSystem: FileSystem {
 
 extension SimulatedFileSystem.World {
     mutating func next() -> UInt64 { splitMix(&random) }
+
+    /// The fault of the fallible call `call` about to run, if it is the one
+    /// set up to fail: one of `choices`, as the seed picks.
+    mutating func fault(_ call: String, _ choices: [SimulatedFileSystem.Fault]) -> SimulatedFileSystem.Fault? {
+        calls += 1
+        guard calls == failingCall, !choices.isEmpty else { return nil }
+        let fault = choices[Int(next() % UInt64(choices.count))]
+        fired.append("\(call) #\(calls): \(fault)")
+        return fault
+    }
+
+    /// Throws the fault of `call`, if it is the failing one.
+    mutating func failIfDue(_ call: String, _ errors: [Errno]) throws(Errno) {
+        if case .error(let errno)? = fault(call, errors.map { .error($0) }) { throw errno }
+    }
 
     mutating func create(isDirectory: Bool) -> Int {
         let number = nextInode
