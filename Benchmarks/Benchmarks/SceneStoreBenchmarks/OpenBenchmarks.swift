@@ -16,7 +16,7 @@ func openBenchmarks() {
             "open.\(keys)keys",
             configuration: .counts(allocations: 3, systemCalls: 2, iterations: keys >= 10_000 ? 50 : 200, warmup: 3)
         ) { benchmark in
-            let registry = try fixture.registry()
+            let registry = try await fixture.registry()
             let store = try await benchmark.measure {
                 let store = try await registry.store(for: benchmarkScene)
                 try await store.flush()

@@ -60,7 +60,7 @@ final class SceneFixture: @unchecked Sendable {
     func registry(
         savePolicy: SceneRegistry.SavePolicy = .onFlush, watcher: WatcherPreference = .none,
         clock: any Clock<Duration> = ContinuousClock()
-    ) throws -> SceneRegistry {
+    ) async throws -> SceneRegistry {
         guard let root else { fatalError("the fixture's root is made by prepare()") }
         let registry = try await SceneRegistry(
             root: root, configuration: .init(savePolicy: savePolicy, watcher: watcher, clock: clock))
