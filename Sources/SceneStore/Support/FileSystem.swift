@@ -80,24 +80,12 @@ package struct FileStatus: Sendable, Equatable {
     package var permissions: UInt32
     package var size: Int
     package var identity: FileIdentity
-
-    package init(kind: FileKind, permissions: UInt32, size: Int, identity: FileIdentity) {
-        self.kind = kind
-        self.permissions = permissions
-        self.size = size
-        self.identity = identity
-    }
 }
 
 /// A file's device and inode: which file a descriptor or a path names.
 package struct FileIdentity: Sendable, Hashable {
     package var device: UInt64
     package var inode: UInt64
-
-    package init(device: UInt64, inode: UInt64) {
-        self.device = device
-        self.inode = inode
-    }
 }
 
 /// What stands at a path.

@@ -32,18 +32,11 @@ import Testing
     /// could take the root and every scene in it, however well each file
     /// was synced. Every seed of the test above lost every key to it.
     @Test func theRootAFirstLaunchMadeSurvivesAPowerLoss() async throws {
-        let system = SimulatedFileSystem(seed: 1)
-        let root = URL(fileURLWithPath: "/home/user/scenes")
-        let configuration = SceneRegistry.Configuration(savePolicy: .onFlush, watcher: .none)
-        let registry = try await SceneRegistry(root: root, configuration: configuration, system: system)
-        let store = try await registry.store(for: "main")
-        try store.set(1, forKey: "k")
-        try await store.flush()
-        registry.abandon()
-        system.powerLoss(.dropAll)
-        let relaunched = try await SceneRegistry(root: root, configuration: configuration, system: system)
-        #expect(try await relaunched.store(for: "main").value(forKey: "k", default: 0) == 1)
-        try await relaunched.close()
+        let read = try await Self.afterAPowerLoss { system, store in
+            try store.set(1, forKey: "k")
+            try await store.flush()
+        }
+        #expect(read == 1)
     }
 
     /// Regression (the simulation's seed 116): the root's `fsync` after the
@@ -54,21 +47,31 @@ import Testing
     /// failed directory sync now syncs the directory before it returns.
     @Test(arguments: [false, true])
     func aSaveAfterAFailedDirectorySyncSurvivesAPowerLoss(_ setsAgain: Bool) async throws {
+        let read = try await Self.afterAPowerLoss { system, store in
+            try store.set(1, forKey: "k")
+            system.failNextDirectorySync()
+            await #expect(throws: SceneStoreError.self) { try await store.flush() }
+            if setsAgain { try store.set(2, forKey: "k") }
+            try await store.flush()
+        }
+        #expect(read == (setsAgain ? 2 : 1))
+    }
+
+    /// Runs `steps` on scene "main" of a first launch on a simulated disk,
+    /// loses the power (`dropAll`), and reads key "k" as a relaunch does.
+    private static func afterAPowerLoss(
+        _ steps: (SimulatedFileSystem, SceneStore) async throws -> Void
+    ) async throws -> Int {
         let system = SimulatedFileSystem(seed: 1)
         let root = URL(fileURLWithPath: "/home/user/scenes")
         let configuration = SceneRegistry.Configuration(savePolicy: .onFlush, watcher: .none)
         let registry = try await SceneRegistry(root: root, configuration: configuration, system: system)
-        let store = try await registry.store(for: "main")
-        try store.set(1, forKey: "k")
-        system.failNextDirectorySync()
-        await #expect(throws: SceneStoreError.self) { try await store.flush() }
-        if setsAgain { try store.set(2, forKey: "k") }
-        try await store.flush()
+        try await steps(system, try await registry.store(for: "main"))
         registry.abandon()
         system.powerLoss(.dropAll)
         let relaunched = try await SceneRegistry(root: root, configuration: configuration, system: system)
-        #expect(try await relaunched.store(for: "main").value(forKey: "k", default: 0) == (setsAgain ? 2 : 1))
-        try await relaunched.close()
+        defer { relaunched.abandon() }
+        return try await relaunched.store(for: "main").value(forKey: "k", default: 0)
     }
 
     /// One seed's run: what the relaunch read that contradicts what was
