@@ -244,16 +244,18 @@ extension RootLock.State {
         } catch {
             throw .io(syscall: "open", path: path, errno: error)
         }
+        let info: FileStatus
         do {
-            let info = try system.status(fd)
-            guard info.kind == .regular else {
-                throw SceneStoreError.notARegularFile(path: path, found: info.kind.description)
-            }
-            return (fd, info)
+            info = try system.status(fd)
         } catch {
             system.close(fd)
-            throw error as? SceneStoreError ?? .io(syscall: "fstat", path: path, errno: error as? Errno ?? .ioError)
+            throw .io(syscall: "fstat", path: path, errno: error)
         }
+        guard info.kind == .regular else {
+            system.close(fd)
+            throw .notARegularFile(path: path, found: info.kind.description)
+        }
+        return (fd, info)
     }
 
     /// Keeps the current descriptor for the bytes still held on it, closed
