@@ -30,12 +30,13 @@ extension SceneDirectory {
     /// is read and its frames tell, as without it.
     ///
     /// - Returns: whether it appended; `false`: nothing was written.
-    /// - Throws: when the write or the sync fails. A record cut short (a
-    ///   full disk) is taken back, the file's bytes as they were: nobody can
-    ///   have read it. A whole record
-    ///   stays, even when its sync failed: another process may have read
-    ///   it, so its generation is never written again with other values
-    ///   (the next save reads it and writes after it).
+    /// - Throws: when the write fails, or the sync and the whole write
+    ///   that then replaces the file. A record cut short (a full disk) is
+    ///   taken back, the file's bytes as they were: nobody can have read
+    ///   it. A whole record stays, even when its sync failed: another
+    ///   process may have read it, so its generation is never written
+    ///   again with other values (the next save reads it and writes after
+    ///   it, once the scene is written whole).
     func append(
         _ record: [UInt8], to id: SceneID, over version: DiskVersion, from position: LogPosition? = nil, sizeLimit: Int
     ) throws(SceneStoreError) -> Bool {
@@ -73,7 +74,13 @@ extension SceneDirectory {
                 throw error
             }
         }
-        try scene.file.syncData()
+        do {
+            try scene.file.syncData()
+        } catch {
+            // Linux may have dropped the record's pages: the file is made
+            // durable whole, before the lock goes (``unsyncedScenes``).
+            try rewrite(id)
+        }
         if directoryUnsynced.withLock({ $0 }) { try syncDirectory() }
         return true
     }

@@ -36,8 +36,24 @@ extension SceneDirectory: SceneStorage {
         // A save that found its values already on disk (written by one that
         // failed at the root's sync) writes nothing, but is durable only
         // once the root's names are.
+        if unsyncedScenes.withLock({ $0.contains(id) }) { try rewrite(id) }
         if directoryUnsynced.withLock({ $0 }) { try syncDirectory() }
         return result
+    }
+
+    /// Writes scene `id`'s file whole again, as it reads now, after a sync
+    /// of it failed; until that succeeds, the scene is in
+    /// ``unsyncedScenes``. Call holding the scene's lock.
+    func rewrite(_ id: SceneID) throws(SceneStoreError) {
+        do {
+            if case .bytes(let document) = try read(id, after: nil, holdingLock: true) {
+                discardPrevious(try write(document, for: id))
+            }
+            unsyncedScenes.withLock { _ = $0.remove(id) }
+        } catch {
+            unsyncedScenes.withLock { _ = $0.insert(id) }
+            throw error
+        }
     }
 
     /// The record appended when the scene is free and its log still ends
@@ -45,7 +61,7 @@ extension SceneDirectory: SceneStorage {
     func commit(
         _ id: SceneID, _ record: SceneFileRecord, over base: SceneFile, using writing: SaveWriting
     ) throws(SceneStoreError) -> Commit {
-        guard let lock = try lockIfFree(.scene(id)) else { return .refused }
+        guard !unsyncedScenes.withLock({ $0.contains(id) }), let lock = try lockIfFree(.scene(id)) else { return .refused }
         defer { lock.unlock() }
         let (frame, sizeLimit) = writing.encoder.withLock { $0.frame(of: record, over: base) }
         let position = writing.appending(frame.count, generation: record.generation, over: base.version)

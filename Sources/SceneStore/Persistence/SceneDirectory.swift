@@ -53,6 +53,15 @@ struct SceneDirectory: Sendable {
     let leftovers: Locked<Leftovers?>
     /// Whether the root's last `fsync` failed (``syncDirectory()``).
     let directoryUnsynced = Locked(false)
+    /// The scenes whose file's `fdatasync` failed and could not be written
+    /// whole since (``rewrite(_:)``): Linux may have dropped the dirty
+    /// pages (it marks them clean after a failed writeback), so no later
+    /// sync makes them durable, and a save that finds its values there
+    /// must not trust them. Such a scene is written whole before its next
+    /// transaction returns, and commits without the lock are refused until
+    /// then. (Another process cannot know: a writer that dies before the
+    /// rewrite succeeds leaves the record to the kernel.)
+    let unsyncedScenes = Locked<Set<SceneID>>([])
     let cleansLeftovers: Bool
     /// Where ``onOwnThread(_:)`` runs work.
     let executor: QueueExecutor

@@ -12,14 +12,16 @@ import Testing
 /// the fault is gone the next flush stores everything.
 @Suite struct FileFaultTests {
     enum Case: String, CaseIterable, Sendable {
-        case fullDiskOnAnAppend, ioErrorInAnAppendsSync, openFileLimitOnAnAppend, fullDiskOnAWholeWrite
+        case fullDiskOnAnAppend, ioErrorInAnAppendsSyncAndItsRewrite, openFileLimitOnAnAppend, fullDiskOnAWholeWrite
         case ioErrorInAWholeWritesSync, openFileLimitOnANewFile, ioErrorInTheExchange
 
         /// The fault, the call and the errno the flush reports.
         var fault: (FileFaults.Fault, FileFaults.Call, syscall: String, errno: Int32) {
             switch self {
             case .fullDiskOnAnAppend: (.space(16), .pwrite, "pwrite", ENOSPC)
-            case .ioErrorInAnAppendsSync: (.error(EIO), .fdatasync, "fdatasync", EIO)
+            // The append's fdatasync fails too (``alsoFailing``); the whole
+            // write that then replaces the file reports its fsync's error.
+            case .ioErrorInAnAppendsSyncAndItsRewrite: (.error(EIO), .fsync, "fsync", EIO)
             case .openFileLimitOnAnAppend: (.error(EMFILE), .open, "open", EMFILE)
             case .fullDiskOnAWholeWrite: (.space(100), .pwrite, "pwrite", ENOSPC)
             case .ioErrorInAWholeWritesSync: (.error(EIO), .fsync, "fsync", EIO)
@@ -32,10 +34,38 @@ import Testing
         /// of a scene does, a save over a stored version appends a record.
         var wholeWrite: Bool {
             switch self {
-            case .fullDiskOnAnAppend, .ioErrorInAnAppendsSync, .openFileLimitOnAnAppend: false
+            case .fullDiskOnAnAppend, .ioErrorInAnAppendsSyncAndItsRewrite, .openFileLimitOnAnAppend: false
             default: true
             }
         }
+
+        /// A call that fails as well, before the one whose error is reported.
+        var alsoFailing: FileFaults.Call? {
+            self == .ioErrorInAnAppendsSyncAndItsRewrite ? .fdatasync : nil
+        }
+    }
+
+    /// An append whose `fdatasync` fails is not trusted to a later sync
+    /// (Linux may have dropped its pages): the scene is written whole
+    /// under the same lock, and the flush succeeds.
+    @Test func anAppendWhoseSyncFailsIsWrittenWhole() async throws {
+        let fixture = try await SceneStoreFixture()
+        try SceneDirectory(root: fixture.root).prepare()
+        let faults = FileFaults()
+        let registry = await SceneRegistry(storage: SceneDirectory(root: fixture.root, system: FaultyFileSystem(faults)),
+            configuration: .testing(savePolicy: .onFlush))
+        let store = try await registry.store(for: "main")
+        try store.set("before", forKey: "kept")
+        try await store.flush()
+        let identity = try FileManager.default.attributesOfItem(atPath: fixture.root.appendingPathComponent("main.scene").path)[.systemFileNumber]
+        faults.inject(.error(EIO), into: .fdatasync)
+        try store.set("after", forKey: "kept")
+        try await store.flush()
+        #expect(faults.count(of: .fdatasync) > 0)
+        #expect(try FileManager.default.attributesOfItem(atPath: fixture.root.appendingPathComponent("main.scene").path)[.systemFileNumber] as? Int != identity as? Int, "not written whole")
+        try await registry.close()
+        #expect(try await Self.read(fixture.root) == ["kept": .string("after")])
+        await fixture.tearDown()
     }
 
     @Test(arguments: Case.allCases)
@@ -57,6 +87,7 @@ import Testing
 
         let (fault, call, syscall, code) = failure.fault
         faults.inject(fault, into: call)
+        if let also = failure.alsoFailing { faults.inject(fault, into: also) }
         try store.set(String(repeating: "x", count: 4096), forKey: "big")
         let thrown = await #expect(throws: SceneStoreError.self) { try await store.flush() }
         guard case .io(let name, _, let errno)? = thrown else {

@@ -57,6 +57,33 @@ import Testing
         #expect(read == (setsAgain ? 2 : 1))
     }
 
+    /// Regression (the simulation's seeds 1428, 223): an append's
+    /// `fdatasync` failed and the flush threw; the next flush (or another
+    /// process's) found the record already in the file and wrote nothing,
+    /// or appended after it. Linux marks the pages of a failed writeback
+    /// clean, so no later sync writes them: a power loss took the record
+    /// and every record after it. Now the writer, still holding the lock,
+    /// writes the scene whole at once (one failed sync: the flush
+    /// succeeds); when that fails too, the scene's next transaction does
+    /// it before it returns, and no commit appends meanwhile.
+    @Test(arguments: [(1, false), (2, false), (2, true)])
+    func aSaveAfterAFailedFileSyncSurvivesAPowerLoss(_ failures: Int, _ setsAgain: Bool) async throws {
+        let read = try await Self.afterAPowerLoss { system, store in
+            try store.set(1, forKey: "k")
+            try await store.flush()
+            try store.set(2, forKey: "k")
+            system.failNextFileSyncs(failures)
+            if failures == 1 {
+                try await store.flush()
+            } else {
+                await #expect(throws: SceneStoreError.self) { try await store.flush() }
+            }
+            if setsAgain { try store.set(3, forKey: "k") }
+            try await store.flush()
+        }
+        #expect(read == (setsAgain ? 3 : 2))
+    }
+
     /// Runs `steps` on scene "main" of a first launch on a simulated disk,
     /// loses the power (`dropAll`), and reads key "k" as a relaunch does.
     private static func afterAPowerLoss(

@@ -114,9 +114,9 @@ struct Simulation {
         let faults: [String]
         /// Saves that returned (flushes, updates, quits).
         let commits: Int
-        /// FNV-1a of the trace.
+        /// FNV-1a of the trace and the faults (which calls failed).
         var traceHash: UInt64 {
-            trace.joined(separator: "\n").utf8.reduce(0xcbf2_9ce4_8422_2325) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }
+            (trace + faults).joined(separator: "\n").utf8.reduce(0xcbf2_9ce4_8422_2325) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }
         }
     }
 
@@ -133,6 +133,9 @@ struct Simulation {
         var processes: [Process] = []
         for _ in 0..<3 { processes.append(try await launch()) }
         for step in 1...(30 + draw(50)) {
+            // A replaced version is unlinked on the library's cleanup queue;
+            // waited for, so that a launch's listing of the root never races it.
+            await withCheckedContinuation { done in SceneDirectory.cleanupQueue.async { done.resume() } }
             let index = draw(3)
             switch draw(10) {
             case 0..<5:

@@ -32,6 +32,34 @@ final class SimulatedFileSystem: FileSystem {
         var durableBytes: [UInt8] = []
         var names: [String: Int] = [:]
         var durableNames: [String: Int] = [:]
+        /// The 512-byte sectors a failed `fsync` left dirty: as Linux does
+        /// with pages whose writeback failed, they count as clean, so no
+        /// later sync writes them until they are written again (the disk
+        /// keeps what it had there).
+        var lostSectors: Set<Int> = []
+
+        /// What a sync can put on the disk: the running bytes, but the
+        /// lost sectors as the disk holds them.
+        var writable: [UInt8] {
+            guard !lostSectors.isEmpty else { return bytes }
+            var image = bytes
+            for sector in lostSectors {
+                for index in sector * 512..<min(sector * 512 + 512, image.count) {
+                    image[index] = index < durableBytes.count ? durableBytes[index] : 0
+                }
+            }
+            return image
+        }
+
+        /// A sync of this file failed: its dirty sectors are lost.
+        mutating func writebackFailed() {
+            for sector in stride(from: 0, to: bytes.count, by: 512) {
+                let end = min(sector + 512, bytes.count)
+                if end > durableBytes.count || bytes[sector..<end] != durableBytes[sector..<end] {
+                    lostSectors.insert(sector / 512)
+                }
+            }
+        }
     }
 
     struct World: Sendable {
@@ -48,8 +76,9 @@ final class SimulatedFileSystem: FileSystem {
         var failingCall: Int?
         var calls = 0
         var fired: [String] = []
-        /// Whether the next `fsync` of a directory fails (`EIO`).
-        var failDirectorySync = false
+        /// Whether the next `fsync` of a directory fails (`EIO`), and how
+        /// many of the next syncs of files do.
+        var failNextSync: (directory: Bool, files: Int) = (false, 0)
     }
 
     /// What a failing call does, as ``failCall(_:)`` sets it up.
@@ -76,7 +105,13 @@ final class SimulatedFileSystem: FileSystem {
 
     /// Makes the next `fsync` of a directory fail with `EIO`.
     func failNextDirectorySync() {
-        world.withLock { $0.failDirectorySync = true }
+        world.withLock { $0.failNextSync.directory = true }
+    }
+
+    /// Makes the next `count` syncs (`fsync`, `fdatasync`) of files fail
+    /// with `EIO`, each losing its file's dirty sectors (``Inode/lostSectors``).
+    func failNextFileSyncs(_ count: Int = 1) {
+        world.withLock { $0.failNextSync.files = count }
     }
 
     /// No call fails from now on.
@@ -108,7 +143,7 @@ final class SimulatedFileSystem: FileSystem {
                     inode.bytes = inode.durableBytes
                     inode.names = inode.durableNames
                 case .tornSectors:
-                    inode.bytes = Self.torn(inode.bytes, over: inode.durableBytes, random: &world.random)
+                    inode.bytes = Self.torn(inode.writable, over: inode.durableBytes, random: &world.random)
                     for name in Set(inode.names.keys).union(inode.durableNames.keys).sorted()
                     where inode.names[name] != inode.durableNames[name] && world.next() % 2 == 0 {
                         inode.names[name] = inode.durableNames[name]
@@ -116,6 +151,7 @@ final class SimulatedFileSystem: FileSystem {
                 }
                 inode.durableBytes = inode.bytes
                 inode.durableNames = inode.names
+                inode.lostSectors = []
                 world.inodes[number] = inode
             }
             world.open = [:]
@@ -206,6 +242,9 @@ final class SimulatedFileSystem: FileSystem {
                 inode.bytes += [UInt8](repeating: 0, count: offset + bytes.count - inode.bytes.count)
             }
             inode.bytes.replaceSubrange(offset..<offset + bytes.count, with: bytes)
+            if !inode.lostSectors.isEmpty, !bytes.isEmpty {
+                inode.lostSectors.subtract(offset / 512...(offset + bytes.count - 1) / 512)
+            }
             world.inodes[number] = inode
             return bytes.count
         }
@@ -228,13 +267,24 @@ final class SimulatedFileSystem: FileSystem {
     func sync(_ file: FileDescriptor) throws(Errno) {
         try world.withLock { world throws(Errno) in
             let number = try world.number(of: file)
-            try world.failIfDue(world.inodes[number]?.isDirectory == true ? "fsync(directory)" : "fsync", [.ioError])
-            if world.failDirectorySync, world.inodes[number]?.isDirectory == true {
-                world.failDirectorySync = false
-                throw .ioError
+            guard var inode = world.inodes[number] else { throw .badFileDescriptor }
+            do throws(Errno) {
+                try world.failIfDue(inode.isDirectory ? "fsync(directory)" : "fsync", [.ioError])
+                if inode.isDirectory, world.failNextSync.directory {
+                    world.failNextSync.directory = false
+                    throw .ioError
+                }
+                if !inode.isDirectory, world.failNextSync.files > 0 {
+                    world.failNextSync.files -= 1
+                    throw .ioError
+                }
+            } catch {
+                if !inode.isDirectory { inode.writebackFailed() }
+                world.inodes[number] = inode
+                throw error
             }
-            guard !lyingSync, var inode = world.inodes[number] else { return }
-            inode.durableBytes = inode.bytes
+            guard !lyingSync else { return }
+            inode.durableBytes = inode.writable
             inode.durableNames = inode.names
             world.inodes[number] = inode
         }
