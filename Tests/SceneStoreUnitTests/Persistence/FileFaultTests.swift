@@ -45,16 +45,21 @@ import Testing
         }
     }
 
-    /// An append whose `fdatasync` fails is not trusted to a later sync
-    /// (Linux may have dropped its pages): the scene is written whole
-    /// under the same lock, and the flush succeeds.
-    @Test func anAppendWhoseSyncFailsIsWrittenWhole() async throws {
+    /// A fresh root, and a registry on it whose calls fail as `faults` says.
+    private static func faultyRegistry() async throws -> (SceneStoreFixture, FileFaults, SceneRegistry, SceneStore) {
         let fixture = try await SceneStoreFixture()
         try SceneDirectory(root: fixture.root).prepare()
         let faults = FileFaults()
         let registry = await SceneRegistry(storage: SceneDirectory(root: fixture.root, system: FaultyFileSystem(faults)),
             configuration: .testing(savePolicy: .onFlush))
-        let store = try await registry.store(for: "main")
+        return (fixture, faults, registry, try await registry.store(for: "main"))
+    }
+
+    /// An append whose `fdatasync` fails is not trusted to a later sync
+    /// (Linux may have dropped its pages): the scene is written whole
+    /// under the same lock, and the flush succeeds.
+    @Test func anAppendWhoseSyncFailsIsWrittenWhole() async throws {
+        let (fixture, faults, registry, store) = try await Self.faultyRegistry()
         try store.set("before", forKey: "kept")
         try await store.flush()
         let identity = try FileManager.default.attributesOfItem(atPath: fixture.root.appendingPathComponent("main.scene").path)[.systemFileNumber]
@@ -70,12 +75,7 @@ import Testing
 
     @Test(arguments: Case.allCases)
     func aFailedCallFailsTheFlushAndLosesNothing(_ failure: Case) async throws {
-        let fixture = try await SceneStoreFixture()
-        try SceneDirectory(root: fixture.root).prepare()
-        let faults = FileFaults()
-        let registry = await SceneRegistry(storage: SceneDirectory(root: fixture.root, system: FaultyFileSystem(faults)),
-            configuration: .testing(savePolicy: .onFlush))
-        let store = try await registry.store(for: "main")
+        let (fixture, faults, registry, store) = try await Self.faultyRegistry()
         let stored: [String: SceneValue]
         if failure.wholeWrite {
             stored = [:]
