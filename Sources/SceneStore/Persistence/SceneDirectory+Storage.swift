@@ -33,10 +33,11 @@ extension SceneDirectory: SceneStorage {
         let lock = try lock(.scene(id))
         defer { lock.unlock() }
         let result = try await body(FileTransaction(directory: self, id: id))
+        // A scene whose file sync failed is not trusted to a later sync.
+        if unsyncedScenes.withLock({ $0.contains(id) }) { try rewrite(id) }
         // A save that found its values already on disk (written by one that
         // failed at the root's sync) writes nothing, but is durable only
         // once the root's names are.
-        if unsyncedScenes.withLock({ $0.contains(id) }) { try rewrite(id) }
         if directoryUnsynced.withLock({ $0 }) { try syncDirectory() }
         return result
     }
