@@ -221,8 +221,8 @@ private struct FileTransaction: SceneStorageTransaction {
         directory.removeTombstoneIfAlone(id)
     }
 
-    func discarded(_ incarnation: String) -> Bool {
-        directory.discardedIncarnations(id).contains(incarnation)
+    func discarded(_ incarnation: String) throws(SceneStoreError) -> Bool {
+        try directory.discardedIncarnations(id).contains(incarnation)
     }
 
     func quarantine(reason: String) throws(SceneStoreError) -> String {

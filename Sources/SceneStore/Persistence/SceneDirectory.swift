@@ -368,7 +368,7 @@ struct SceneDirectory: Sendable {
     /// atomically and durably, after the last `remembered - 1`. Call with
     /// the scene lock held, before removing the scene file.
     func writeTombstone(_ id: SceneID, incarnation: String, remembered: Int) throws(SceneStoreError) {
-        let kept = discardedIncarnations(id).filter { $0 != incarnation }.suffix(remembered - 1)
+        let kept = try discardedIncarnations(id).filter { $0 != incarnation }.suffix(remembered - 1)
         let lines = (kept + [incarnation]).map { $0 + "\n" }.joined()
         let previous = try write(Data(lines.utf8), to: tombstonePath(id), of: id)
         discardPrevious(previous)
@@ -377,11 +377,11 @@ struct SceneDirectory: Sendable {
     /// The incarnations the scene's tombstone names, oldest first; none
     /// when it is missing or not a regular file (never followed), and at
     /// most what its first 4 KiB hold.
-    func discardedIncarnations(_ id: SceneID) -> [String] {
-        let path = tombstonePath(id)
-        guard let file = try? OpenFile(path, .read, system: system), let data = try? file.read(at: 0, count: 4096)
-        else { return [] }
-        return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+    /// - Throws: when it cannot be read (an I/O error, the open-file
+    ///   limit): taken for none, it would bring a discarded scene back.
+    func discardedIncarnations(_ id: SceneID) throws(SceneStoreError) -> [String] {
+        guard let file = try openToRead(tombstonePath(id)).descriptor(), try file.status().kind == .regular else { return [] }
+        return String(decoding: try file.read(at: 0, count: 4096), as: UTF8.self).split(separator: "\n").map(String.init)
     }
 
     /// Removes the tombstone of a scene just discarded, when no other

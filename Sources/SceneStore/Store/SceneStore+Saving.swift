@@ -126,7 +126,7 @@ extension SceneStore {
         guard let written else { return }
         let (version, reload) = mutate { $0.recorded(written) }
         if let version { encoder.withLock { $0.written(version) } }
-        if reload { io.submit { await self.reloadNow() } }
+        if reload { scheduleReload() }
     }
 
     /// Returns once every value set before the call is durable on disk.

@@ -69,11 +69,11 @@ extension SceneStore {
         case .lookHoldingLock:
             // Only ever said without the lock.
             return .needsLock
-        case .checkDiscard(let replacement):
+        case .checkDiscard(let replacement, let logEnd):
             guard let transaction else { return .needsLock }
             let held = state.withLock { $0.disk.incarnation }
             let discarded = if let held { try await transaction.discarded(held) } else { false }
-            if mutate({ $0.ended(discarded: discarded, replacement: replacement) }) == .vanished {
+            if mutate({ $0.ended(discarded: discarded, replacement: replacement, logEnd: logEnd) }) == .vanished {
                 logger.warning("scene file ended without a discard; writing back from memory what the scene lacks", metadata: [
                     "scene": "\(id)", "replaced": "\(replacement != nil)",
                 ])

@@ -30,7 +30,7 @@ enum ReadVerdict: Sendable {
     /// after this store had the file: whether a discard of the incarnation
     /// it held is recorded tells another process's discard from a file
     /// that ended otherwise (``StoreState/ended(discarded:replacement:)``).
-    case checkDiscard(replacement: SceneFile?)
+    case checkDiscard(replacement: SceneFile?, logEnd: LogPosition?)
     /// Damaged under the lock: move it to quarantine, then
     /// ``StoreState/quarantined(_:)``.
     case quarantine(SceneFile.Problem)
@@ -58,13 +58,20 @@ extension StoreState {
     mutating func read(
         _ reading: SceneReadResult, logEnd: LogPosition? = nil, at site: ReadSite, writable: Bool
     ) -> ReadVerdict {
-        let verdict = verdict(on: reading, at: site, writable: writable)
-        // A file not taken yet is no place to go on reading from.
-        if case .lookHoldingLock = verdict {} else { reader.read(to: logEnd) }
+        let verdict = verdict(on: reading, logEnd: logEnd, at: site, writable: writable)
+        // A file not taken yet is no place to go on reading from; nor is a
+        // replacement until the tombstone was read (a failed read must
+        // leave memory's file with its own position, not the new file's).
+        switch verdict {
+        case .lookHoldingLock, .checkDiscard: break
+        default: reader.read(to: logEnd)
+        }
         return verdict
     }
 
-    private mutating func verdict(on reading: SceneReadResult, at site: ReadSite, writable: Bool) -> ReadVerdict {
+    private mutating func verdict(
+        on reading: SceneReadResult, logEnd: LogPosition?, at site: ReadSite, writable: Bool
+    ) -> ReadVerdict {
         switch reading {
         case .file(let file):
             if site.opening {
@@ -72,7 +79,7 @@ extension StoreState {
             } else if writable, let held = disk.incarnation, held != file.incarnation {
                 // The file this store held ended: a discard, or a
                 // quarantine and another process's new scene.
-                return site.holdingLock ? .checkDiscard(replacement: file) : .lookHoldingLock
+                return site.holdingLock ? .checkDiscard(replacement: file, logEnd: logEnd) : .lookHoldingLock
             } else if disk.isOlder(than: file.version) {
                 adopt(file, origin: .external(writerPID: file.writer.pid))
             }
@@ -83,7 +90,7 @@ extension StoreState {
             // A store that never had the file has nothing to reconcile.
             guard disk.incarnation != nil else { return .settled(base: nil) }
             guard writable else { return .settled(base: nil) }  // takes no lock; keeps what it holds
-            return site.holdingLock ? .checkDiscard(replacement: nil) : .lookHoldingLock
+            return site.holdingLock ? .checkDiscard(replacement: nil, logEnd: logEnd) : .lookHoldingLock
         case .damaged(let problem):
             guard writable else { return .leaveDamaged(problem) }
             return site.holdingLock ? .quarantine(problem) : .lookHoldingLock
@@ -103,12 +110,14 @@ extension StoreState {
         case vanished
     }
 
-    /// The answer to ``ReadVerdict/checkDiscard(replacement:)``, with
+    /// The answer to ``ReadVerdict/checkDiscard(replacement:logEnd:)``, with
     /// `discarded` telling whether a discard of the incarnation this
     /// store held is recorded; `replacement`, the scene's file now
-    /// (another incarnation), if there is one. Edits not yet saved are
+    /// (another incarnation), if there is one, whose log ends at `logEnd`
+    /// (where the next reading goes on from). Edits not yet saved are
     /// kept either way (see ``discardedElsewhere()``).
-    mutating func ended(discarded: Bool, replacement: SceneFile?) -> EndedFile {
+    mutating func ended(discarded: Bool, replacement: SceneFile?, logEnd: LogPosition? = nil) -> EndedFile {
+        reader.read(to: logEnd)
         if discarded {
             discardedElsewhere()
             if let replacement { adopt(replacement, origin: .external(writerPID: replacement.writer.pid)) }

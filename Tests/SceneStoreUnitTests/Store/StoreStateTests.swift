@@ -137,7 +137,7 @@ struct StoreStateReadingTests {
         }
         var state = Self.opened(Self.file(generation: 3, ["k": .int(1)]))
         guard case .lookHoldingLock = state.read(.missing, at: .withoutLock, writable: true),
-              case .checkDiscard(replacement: nil) = state.read(.missing, at: .holdingLock, writable: true) else {
+              case .checkDiscard(replacement: nil, _) = state.read(.missing, at: .holdingLock, writable: true) else {
             Issue.record("a missing file was not looked at under the lock")
             return
         }
@@ -168,7 +168,7 @@ struct StoreStateReadingTests {
         let replacement = Self.file(generation: 1, incarnation: "b", ["k": .int(9), "new": .int(2)])
         var state = Self.opened(Self.file(generation: 3, ["k": .int(1), "kept": .int(1)]))
         guard case .lookHoldingLock = state.read(.file(replacement), at: .withoutLock, writable: true),
-              case .checkDiscard(replacement: replacement?) = state.read(.file(replacement), at: .holdingLock, writable: true) else {
+              case .checkDiscard(replacement: replacement?, _) = state.read(.file(replacement), at: .holdingLock, writable: true) else {
             Issue.record("another incarnation was not looked at under the lock")
             return
         }

@@ -21,7 +21,8 @@ struct FaultyFileSystem: FileSystem {
     }
 
     func open(_ path: String, _ mode: OpenMode, in directory: FileDescriptor?) throws(Errno) -> FileDescriptor {
-        try failing(.open) { () throws(Errno) in try live.open(path, mode, in: directory) }
+        if case .error(let code)? = faults.take(.open, path: path) { throw Errno(rawValue: code) }
+        return try live.open(path, mode, in: directory)
     }
 
     func write(_ file: FileDescriptor, _ bytes: UnsafeRawBufferPointer, at offset: Int) throws(Errno) -> Int {
@@ -119,6 +120,8 @@ final class FileFaults: Sendable {
 
     private struct State {
         var faults: [Call: Fault] = [:]
+        /// A fault that hits only the paths ending so (`open` only).
+        var suffixes: [Call: String] = [:]
         /// The calls made, failed or not, with the threads they ran on.
         var calls: [Call: (count: Int, threads: Set<pthread_t>)] = [:]
     }
@@ -128,8 +131,11 @@ final class FileFaults: Sendable {
     init() {}
 
     /// Makes every `call` from now on fail as `fault` says.
-    func inject(_ fault: Fault, into call: Call) {
-        state.withLock { $0.faults[call] = fault }
+    func inject(_ fault: Fault, into call: Call, onlyOnPathsEndingIn suffix: String? = nil) {
+        state.withLock {
+            $0.faults[call] = fault
+            $0.suffixes[call] = suffix
+        }
     }
 
     /// Lets every call run again.
@@ -150,12 +156,13 @@ final class FileFaults: Sendable {
     /// The fault of the `call` about to run, or `nil` to run it; for a
     /// write that grows a file by `growth` bytes on a disk with space,
     /// `.space` with how many of them it may write (taken from the space).
-    func take(_ call: Call, growing growth: Int = 0) -> Fault? {
+    func take(_ call: Call, growing growth: Int = 0, path: String? = nil) -> Fault? {
         let thread = pthread_self()
         return state.withLock { state -> Fault? in
             state.calls[call, default: (0, [])].count += 1
             state.calls[call, default: (0, [])].threads.insert(thread)
             guard let fault = state.faults[call] else { return nil }
+            if let suffix = state.suffixes[call], path?.hasSuffix(suffix) != true { return nil }
             guard case .space(let left) = fault else { return fault }
             state.faults[call] = .space(left - min(left, growth))
             return .space(min(left, growth))
