@@ -95,10 +95,13 @@ extension SceneDirectory: SceneStorage {
             watch.reread(every: interval)
             return watch
         case .automatic, .inotify:
-            #if os(Linux)
+            guard let watcher = system.watcher else {
+                watch.reread(every: defaultFallbackPollingInterval)
+                return watch
+            }
             let automatic = preference == .automatic
             do {
-                let token = try InotifyWatcher.shared.watch(directory: root) { event in
+                let token = try watcher.watch(directory: root) { event in
                     switch event {
                     case .changed(let name):
                         if let id = Self.sceneID(forEventOn: name) { handler(.changed(id)) }
@@ -111,7 +114,7 @@ extension SceneDirectory: SceneStorage {
                         handler(.unavailable(reason: reason))
                     }
                 }
-                watch.watching(token)
+                watch.watching(token, of: watcher)
             } catch SceneStoreError.watcherUnavailable(let reason) where automatic {
                 watch.reread(every: defaultFallbackPollingInterval, because: reason)
             } catch {
@@ -120,9 +123,6 @@ extension SceneDirectory: SceneStorage {
                 ])
                 return nil
             }
-            #else
-            watch.reread(every: defaultFallbackPollingInterval)
-            #endif
             return watch
         }
     }
@@ -133,7 +133,7 @@ private final class FileStorageWatch: SceneStorageWatch {
     private let clock: SceneClock
     private let logger: Logger
     private let tick: @Sendable () -> Void
-    private let state = Locked<(token: FileWatchToken?, timer: RereadTimer?, cancelled: Bool)>((nil, nil, false))
+    private let state = Locked<(token: (FileWatchToken, any FileWatcher)?, timer: RereadTimer?, cancelled: Bool)>((nil, nil, false))
 
     init(clock: SceneClock, logger: Logger, tick: @escaping @Sendable () -> Void) {
         self.clock = clock
@@ -145,13 +145,13 @@ private final class FileStorageWatch: SceneStorageWatch {
         state.withLock { $0.timer }.map { .polling(interval: $0.interval) } ?? .inotify
     }
 
-    /// inotify serves the root through `token`.
-    func watching(_ token: FileWatchToken) {
+    /// `watcher` (inotify) serves the root through `token`.
+    func watching(_ token: FileWatchToken, of watcher: any FileWatcher) {
         let cancelled = state.withLock { state in
-            if !state.cancelled { state.token = token }
+            if !state.cancelled { state.token = (token, watcher) }
             return state.cancelled
         }
-        if cancelled { InotifyWatcher.shared.cancel(token) }
+        if cancelled { watcher.cancel(token) }
     }
 
     /// From now on, every open scene is re-read every `interval`; a
@@ -176,9 +176,7 @@ private final class FileStorageWatch: SceneStorageWatch {
             return (state.token, state.timer)
         }
         timer?.cancel()
-        #if os(Linux)
-        if let token { InotifyWatcher.shared.cancel(token) }
-        #endif
+        if let (token, watcher) = token { watcher.cancel(token) }
     }
 }
 

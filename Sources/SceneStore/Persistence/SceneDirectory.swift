@@ -295,13 +295,10 @@ struct SceneDirectory: Sendable {
         return linked ? previous : nil
     }
 
-    /// Unlinks the previous version's link, away from the caller's path: on
-    /// ext4 with online discard, freeing the old blocks costs about a
-    /// millisecond that no save needs to wait for.
+    /// Unlinks the previous version's link, away from the caller's path
+    /// (``FileSystem/unlinkLater(_:)``).
     func discardPrevious(_ previous: String?) {
-        guard let previous else { return }
-        let system = system
-        Self.cleanupQueue.async { try? system.unlink(previous) }
+        if let previous { system.unlinkLater(previous) }
     }
 
     /// Where ``close()`` waits for them.

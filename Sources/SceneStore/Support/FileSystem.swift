@@ -39,6 +39,10 @@ package protocol FileSystem: Sendable {
     /// `link`: a second name for the file at `existing`.
     func link(_ existing: String, as new: String) throws(Errno)
     func unlink(_ path: String) throws(Errno)
+    /// Unlinks `path` soon, off the caller's path (the replaced version of
+    /// a file: freeing its blocks costs ext4 about a millisecond with
+    /// online discard); any failure is left to the next launch's cleaning.
+    func unlinkLater(_ path: String)
     /// The names in the directory, `.` and `..` left out, nothing `stat`ed.
     func entries(ofDirectory path: String) throws(Errno) -> [String]
     /// Takes byte `byte` of the file with an open file description lock
@@ -49,6 +53,17 @@ package protocol FileSystem: Sendable {
     /// Whether another open file description holds that byte in a way an
     /// exclusive lock would conflict with (`F_OFD_GETLK`).
     func isLocked(_ file: FileDescriptor, byte: Int64) throws(Errno) -> Bool
+    /// What tells the root of other processes' changes to its names:
+    /// inotify (``InotifyWatcher/shared``) for the kernel's file systems;
+    /// `nil` where there is none (the root is re-read on a timer).
+    var watcher: (any FileWatcher)? { get }
+}
+
+extension FileSystem {
+    /// On ``SceneDirectory/cleanupQueue``.
+    package func unlinkLater(_ path: String) {
+        SceneDirectory.cleanupQueue.async { try? unlink(path) }
+    }
 }
 
 /// How the file root opens a file: each never blocks on a FIFO and is

@@ -11,6 +11,14 @@ import Glibc
 /// would copy it (one allocation, two when its length fills the copy's
 /// capacity, so a commit's count would depend on the root's path).
 package struct LiveFileSystem: FileSystem {
+    package var watcher: (any FileWatcher)? {
+        #if os(Linux)
+        InotifyWatcher.shared
+        #else
+        nil
+        #endif
+    }
+
     package init() {}
 
     package func open(_ path: String, _ mode: OpenMode, in directory: FileDescriptor?) throws(Errno) -> FileDescriptor {

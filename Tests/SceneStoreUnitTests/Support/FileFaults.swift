@@ -15,6 +15,8 @@ struct FaultyFileSystem: FileSystem {
         self.faults = faults
     }
 
+    var watcher: (any FileWatcher)? { live.watcher }
+
     private func failing<Result>(_ call: FileFaults.Call, _ run: () throws(Errno) -> Result) throws(Errno) -> Result {
         if case .error(let code)? = faults.take(call) { throw Errno(rawValue: code) }
         return try run()

@@ -24,6 +24,23 @@ struct RelocatedFileSystem: FileSystem {
         return realRoot + path.dropFirst(virtualRoot.count)
     }
 
+    /// inotify, on the real directory.
+    var watcher: (any FileWatcher)? {
+        live.watcher.map { RelocatedWatcher(live: $0, relocated: self) }
+    }
+
+    private struct RelocatedWatcher: FileWatcher {
+        let live: any FileWatcher
+        let relocated: RelocatedFileSystem
+        var kind: WatcherKind { live.kind }
+
+        func watch(directory: URL, handler: @escaping @Sendable (FileWatchEvent) -> Void) throws -> FileWatchToken {
+            try live.watch(directory: URL(fileURLWithPath: relocated.real(directory.path)), handler: handler)
+        }
+
+        func cancel(_ token: FileWatchToken) { live.cancel(token) }
+    }
+
     private func real(_ file: FileDescriptor) -> FileDescriptor { FileDescriptor(rawValue: file.rawValue - Self.offset) }
     private func real(_ file: FileDescriptor?) -> FileDescriptor? { file.map(real) }
 

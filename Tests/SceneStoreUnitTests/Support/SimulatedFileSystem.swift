@@ -76,9 +76,17 @@ final class SimulatedFileSystem: FileSystem {
         var failingCall: Int?
         var calls = 0
         var fired: [String] = []
+        /// What each open descriptor was opened as, and whether it wrote.
+        var openedAs: [CInt: (parent: Int, name: String, written: Bool)] = [:]
+        /// The simulated inotify's watches (SimulatedInotify.swift).
+        var watches: [UInt64: SimulatedInotify.Watch] = [:]
+        var nextWatch: UInt64 = 1
         /// Whether the next `fsync` of a directory fails (`EIO`), and how
         /// many of the next syncs of files do.
         var failNextSync: (directory: Bool, files: Int) = (false, 0)
+        /// Replaced versions to unlink (``unlinkLater(_:)``), when the
+        /// simulation says (``unlinkDeferred()``).
+        var deferredUnlinks: [String] = []
     }
 
     /// What a failing call does, as ``failCall(_:)`` sets it up.
@@ -122,58 +130,21 @@ final class SimulatedFileSystem: FileSystem {
     /// The faults that fired, each with its call.
     var firedFaults: [String] { world.withLock { $0.fired } }
 
-    private let world: Locked<World>
+    let world: Locked<World>
     let lyingSync: Bool
     static let device: UInt64 = 0x5eed
 
-    init(seed: UInt64, lyingSync: Bool = false) {
+    /// Whether the simulated inotify drops one of the events it delivers
+    /// without telling (no overflow): a bug the checker must catch.
+    let lossyInotify: Bool
+
+    init(seed: UInt64, lyingSync: Bool = false, lossyInotify: Bool = false) {
         world = Locked(World(random: seed))
         self.lyingSync = lyingSync
+        self.lossyInotify = lossyInotify
     }
 
-    // MARK: Power
-
-    /// Every process dies and the disk comes back as `mode` leaves it.
-    func powerLoss(_ mode: KillMode) {
-        world.withLock { world in
-            for number in world.inodes.keys.sorted() {
-                guard var inode = world.inodes[number] else { continue }
-                switch mode {
-                case .dropAll:
-                    inode.bytes = inode.durableBytes
-                    inode.names = inode.durableNames
-                case .tornSectors:
-                    inode.bytes = Self.torn(inode.writable, over: inode.durableBytes, random: &world.random)
-                    for name in Set(inode.names.keys).union(inode.durableNames.keys).sorted()
-                    where inode.names[name] != inode.durableNames[name] && world.next() % 2 == 0 {
-                        inode.names[name] = inode.durableNames[name]
-                    }
-                }
-                inode.durableBytes = inode.bytes
-                inode.durableNames = inode.names
-                inode.lostSectors = []
-                world.inodes[number] = inode
-            }
-            world.open = [:]
-            world.locks = [:]
-        }
-    }
-
-    /// `durable` with each 512-byte sector where `current` differs taken
-    /// from `current` or not, and the length of one of the two.
-    private static func torn(_ current: [UInt8], over durable: [UInt8], random: inout UInt64) -> [UInt8] {
-        guard current != durable else { return current }
-        var result = durable
-        let length = splitMix(&random) % 2 == 0 ? current.count : durable.count
-        if result.count < length { result += [UInt8](repeating: 0, count: length - result.count) }
-        result.removeSubrange(min(length, result.count)...)
-        for sector in stride(from: 0, to: length, by: 512) where splitMix(&random) % 2 == 0 {
-            for index in sector..<min(sector + 512, length) {
-                result[index] = index < current.count ? current[index] : 0
-            }
-        }
-        return result
-    }
+    var watcher: (any FileWatcher)? { SimulatedInotify(system: self) }
 
     // MARK: FileSystem
 
@@ -190,6 +161,7 @@ final class SimulatedFileSystem: FileSystem {
                 if number == nil {
                     let made = world.create(isDirectory: false)
                     world.inodes[parent]?.names[name] = made
+                    world.changed(parent, name)
                     number = made
                 }
             case .read, .write, .directory:
@@ -204,6 +176,7 @@ final class SimulatedFileSystem: FileSystem {
             let descriptor = world.nextDescriptor
             world.nextDescriptor += 1
             world.open[descriptor] = number
+            world.openedAs[descriptor] = (parent, name, false)
             return FileDescriptor(rawValue: descriptor)
         }
     }
@@ -211,6 +184,9 @@ final class SimulatedFileSystem: FileSystem {
     func close(_ file: FileDescriptor) {
         world.withLock { world in
             guard let number = world.open.removeValue(forKey: file.rawValue) else { return }
+            if let (parent, name, written) = world.openedAs.removeValue(forKey: file.rawValue), written {
+                world.changed(parent, name)  // IN_CLOSE_WRITE
+            }
             for byte in world.locks[number]?.keys.sorted() ?? [] { world.locks[number]?[byte]?[file.rawValue] = nil }
         }
     }
@@ -242,6 +218,7 @@ final class SimulatedFileSystem: FileSystem {
                 inode.bytes += [UInt8](repeating: 0, count: offset + bytes.count - inode.bytes.count)
             }
             inode.bytes.replaceSubrange(offset..<offset + bytes.count, with: bytes)
+            world.openedAs[file.rawValue]?.written = true
             if !inode.lostSectors.isEmpty, !bytes.isEmpty {
                 inode.lostSectors.subtract(offset / 512...(offset + bytes.count - 1) / 512)
             }
@@ -325,6 +302,8 @@ final class SimulatedFileSystem: FileSystem {
             let (target, newName) = try world.parent(of: to, in: toDirectory)
             guard let number = world.inodes[source]?.names.removeValue(forKey: name) else { throw .noSuchFileOrDirectory }
             world.inodes[target]?.names[newName] = number
+            world.changed(source, name)
+            world.changed(target, newName)
         }
     }
 
@@ -338,6 +317,8 @@ final class SimulatedFileSystem: FileSystem {
             }
             world.inodes[one]?.names[oneName] = b
             world.inodes[other]?.names[otherName] = a
+            world.changed(one, oneName)
+            world.changed(other, otherName)
         }
     }
 
@@ -349,6 +330,20 @@ final class SimulatedFileSystem: FileSystem {
             guard let number = world.inodes[source]?.names[name] else { throw .noSuchFileOrDirectory }
             guard world.inodes[target]?.names[newName] == nil else { throw .fileExists }
             world.inodes[target]?.names[newName] = number
+            world.changed(target, newName)
+        }
+    }
+
+    /// Kept until ``unlinkDeferred()``: the library's cleanup queue would
+    /// unlink at a moment no seed decides.
+    func unlinkLater(_ path: String) {
+        world.withLock { $0.deferredUnlinks.append(path) }
+    }
+
+    /// Unlinks what ``unlinkLater(_:)`` kept, in the order it was asked.
+    func unlinkDeferred() {
+        for path in world.withLock({ world in defer { world.deferredUnlinks = [] }; return world.deferredUnlinks }) {
+            try? unlink(path)
         }
     }
 
@@ -358,6 +353,7 @@ final class SimulatedFileSystem: FileSystem {
             guard let number = world.inodes[parent]?.names[name] else { throw .noSuchFileOrDirectory }
             guard world.inodes[number]?.isDirectory == false else { throw .isDirectory }
             world.inodes[parent]?.names[name] = nil
+            world.changed(parent, name)
         }
     }
 
@@ -367,7 +363,10 @@ final class SimulatedFileSystem: FileSystem {
             guard let number = name.isEmpty ? parent : world.inodes[parent]?.names[name],
                   let inode = world.inodes[number] else { throw .noSuchFileOrDirectory }
             guard inode.isDirectory else { throw .notDirectory }
-            return inode.names.keys.sorted()
+            // In the order the files were made (as ext4's readdir often
+            // is): not by name, which holds a random token for temporary
+            // files, so one seed lists (and cleans) in one order.
+            return inode.names.sorted { ($0.value, $0.key) < ($1.value, $1.key) }.map(\.key)
         }
     }
 
