@@ -123,7 +123,8 @@ import Testing
             }
         }
         registry.abandon()
-        let mode = SimulatedFileSystem.KillMode.allCases[Int(splitMix(&random) % 2)]
+        let modes = SimulatedFileSystem.KillMode.allCases
+        let mode = modes[Int(splitMix(&random) % UInt64(modes.count))]
         system.powerLoss(mode)
 
         let relaunched = try await SceneRegistry(root: root, configuration: configuration, system: system)

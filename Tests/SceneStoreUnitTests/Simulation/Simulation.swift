@@ -84,7 +84,13 @@ struct Simulation {
                 trace.append("events \(delivery)")
             case 12: await discard(&processes[index], index)
             default:
-                if draw(2) == 0 {
+                let ending = draw(3)
+                if ending == 2 {
+                    // Mid-run, right after a failed sync, a record may be torn.
+                    try await powerLoss(&processes)
+                    continue
+                }
+                if ending == 0 {
                     processes[index].registry.abandon()
                     trace.append("p\(index) crashed, \(processes[index].pending.count) unsaved")
                 } else {
@@ -99,7 +105,7 @@ struct Simulation {
         var problems = await converge(&processes)
         for process in processes { process.registry.abandon() }
         if draw(2) == 0 {
-            let mode = SimulatedFileSystem.KillMode.allCases[draw(2)]
+            let mode = SimulatedFileSystem.KillMode.allCases[draw(SimulatedFileSystem.KillMode.allCases.count)]
             system.powerLoss(mode)
             trace.append("power loss, \(mode)")
         }
@@ -197,6 +203,16 @@ struct Simulation {
             process.retained[key] = nil
             maybe[key, default: []].insert(value)
         }
+    }
+
+    /// The power fails under every process (the disk as a kill mode the
+    /// seed draws leaves it), and each starts again.
+    mutating func powerLoss(_ processes: inout [Process]) async throws {
+        for process in processes { process.registry.abandon() }
+        let mode = SimulatedFileSystem.KillMode.allCases[draw(SimulatedFileSystem.KillMode.allCases.count)]
+        system.powerLoss(mode)
+        trace.append("power loss, \(mode)")
+        for index in processes.indices { processes[index] = try await launch(index) }
     }
 
     /// A process started on the root, retried once when the fault hit its start.

@@ -9,10 +9,11 @@ import Testing
 /// overflow; one fallible system call the seed picks fails (a full disk,
 /// an I/O error, the open-file limit, a short write, a failed sync). With
 /// the faults gone, every process flushes and must then show the same
-/// values; in half the seeds the power fails. A fresh registry must then
-/// read, for every key, the value of the last save that returned, or one
-/// whose save failed after it (a failed save may have reached the disk),
-/// and no file may be quarantined.
+/// values; in half the seeds the power fails then, and in some mid-run
+/// too (where a failed sync may have left a record unsynced). A fresh
+/// registry must then read, for every key, the value of the last save
+/// that returned, or one whose save failed after it (a failed save may
+/// have reached the disk), and no file may be quarantined.
 ///
 /// * `SIMULATION_SEED=N swift test --filter SimulationTests` replays seed
 ///   N alone and prints its trace and the trace's hash.

@@ -24,6 +24,10 @@ final class SimulatedFileSystem: FileSystem {
         /// Each unsynced 512-byte sector of a file, and each unsynced change
         /// of a directory's names, survives or not, as the seed says.
         case tornSectors
+        /// As ``tornSectors``, but an unsynced sector that does not survive
+        /// holds random bytes (FoundationDB's full corruption): only a
+        /// checksum tells a record torn so from a whole one.
+        case scribbled
     }
 
     struct Inode: Sendable {
