@@ -227,34 +227,15 @@ extension SceneStore {
     func reloadNow() async {
         guard state.withLock({ $0.reloadStarts() }) else { return }
         do throws(SceneStoreError) {
-            if case .needsLock = try await synchronize(.withoutLock, in: nil) {
-                let written = try await storage.transaction(id) { (transaction) async throws(SceneStoreError) -> StoreState.SavedWrite? in
-                    try await saveHoldingLock(transaction)
-                }
-                record(written)
+            guard case .needsLock = try await synchronize(.withoutLock, in: nil) else { return }
+            let written = try await storage.transaction(id) { (transaction) async throws(SceneStoreError) -> StoreState.SavedWrite? in
+                try await saveHoldingLock(transaction)
             }
-            state.withLock { $0.failedReloads = 0 }
+            record(written)
         } catch {
             logger.warning("reload failed", metadata: ["scene": "\(id)", "error": "\(error)"])
             // What a recovery marked for writing is never left unscheduled.
             perform(state.withLock { $0.saveRequested(at: clock.now) })
-            retryReload()
-        }
-    }
-
-    /// Reads again after a reload failed, after the saves' back-off (1 s,
-    /// 2 s ... 64 s for failures in a row): no later event may come to
-    /// tell the store what it missed. A reload that reads counts again from 1.
-    private func retryReload() {
-        let failures = state.withLock { state in
-            state.failedReloads += 1
-            return state.failedReloads
-        }
-        let deadline = clock.now + .seconds(1 << min(failures - 1, 6))
-        Task {
-            // Never cancelled: a store that closed meanwhile reads nothing.
-            try? await clock.sleep(until: deadline)
-            scheduleReload()
         }
     }
 }

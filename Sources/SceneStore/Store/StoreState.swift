@@ -40,8 +40,6 @@ struct StoreState: Sendable {
     var lastSaveError: SceneStoreError?
     /// How many background saves in a row failed (for the retry pause).
     var failedSaves = 0
-    /// How many reloads in a row failed (for the retry pause).
-    var failedReloads = 0
     var broadcast = Broadcast()
 
     init(savePolicy: SceneRegistry.SavePolicy, phase: Phase = .open) {

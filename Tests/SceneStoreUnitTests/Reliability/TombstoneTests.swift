@@ -45,37 +45,6 @@ import Testing
         await fixture.tearDown()
     }
 
-    /// A reload that failed (the tombstone unreadable) was never tried
-    /// again: the store showed the discarded values until another process
-    /// happened to write (the simulation, seed 777 of the contended runs).
-    /// It is retried after the saves' back-off (1 s, 2 s ... 64 s).
-    @Test func aReloadThatFailedIsTriedAgainAfterABackOff() async throws {
-        let fixture = try await SceneStoreFixture(configuration: .init(savePolicy: .onFlush, watcher: .none))
-        let faults = FileFaults()
-        var configuration = SceneRegistry.Configuration(savePolicy: .onFlush, watcher: .none)
-        let clock = ManualClock()
-        configuration.clock = clock
-        let heard = try await SceneRegistry(root: fixture.root, configuration: configuration, system: FaultyFileSystem(faults))
-        let store = try await heard.store(for: "main")
-        try store.set(1, forKey: "discarded")
-        try await store.flush()
-        try await fixture.registry.discard("main")
-        let other = try await fixture.registry.store(for: "main")
-        try other.set(2, forKey: "savedAfterTheDiscard")
-        try await other.flush()
-
-        let changes = store.changes()
-        faults.inject(.error(EIO), into: .open, onlyOnPathsEndingIn: "~discarded")
-        await store.reloadNow()
-        faults.clear()
-        #expect(store.snapshot == ["discarded": .int(1)])
-        await clock.advance(by: .seconds(1))
-        _ = await changes.first { $0.key == "savedAfterTheDiscard" }
-        #expect(store.snapshot == ["savedAfterTheDiscard": .int(2)])
-        try await heard.close()
-        await fixture.tearDown()
-    }
-
     @Test func theLastDiscardsAreRememberedAcrossNewIncarnations() async throws {
         let fixture = try await SceneStoreFixture()
         let directory = SceneDirectory(root: fixture.root)

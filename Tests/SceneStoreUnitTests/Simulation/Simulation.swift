@@ -11,19 +11,17 @@ struct Simulation {
     var random: UInt64
     let system: SimulatedFileSystem
     let root = URL(fileURLWithPath: "/home/user/scenes")
-    /// inotify simulated, and a clock that moves only once the faults
-    /// stopped, so that no timer (a failed save's or reload's retry) runs
-    /// between the steps: the steps alone make the calls, and one seed
-    /// gives one trace.
-    let clock = ManualClock()
-    var configuration: SceneRegistry.Configuration {
+    /// inotify simulated, and a clock that never moves, so that no timer (a
+    /// failed save's retry) runs between the steps: the steps alone make
+    /// the calls, and one seed gives one trace.
+    let configuration: SceneRegistry.Configuration = {
         var configuration = SceneRegistry.Configuration(savePolicy: .onFlush, watcher: .automatic)
-        configuration.clock = clock
+        configuration.clock = ManualClock()
         // The faults' warnings are the point of the run: printed only with
         // SIMULATION_LOG set (each with the process that logged it).
         configuration.logger.logLevel = ProcessInfo.processInfo.environment["SIMULATION_LOG"] != nil ? .debug : .critical
         return configuration
-    }
+    }()
     static let keys = (0..<4).map { "k\($0)" }
     /// The key whose value is text of 0.5 to 2 KB (``text(_:)``), so its
     /// records span sectors a power loss can tear.
@@ -89,8 +87,6 @@ struct Simulation {
             let index = draw(3)
             switch draw(14) {
             case 0..<5: edit(&processes[index], index, step, remove: draw(5) == 0)
-            case 5..<8 where draw(3) == 0:
-                await contend(&processes, index, (index + 1 + draw(2)) % 3)
             case 5..<8:
                 let succeeded = await save(&processes[index]) { try await $0.store.flush() }
                 trace.append("p\(index) flush \(succeeded ? "ok" : "failed")")
@@ -268,29 +264,21 @@ struct Simulation {
     mutating func save(_ process: inout Process, _ body: (Process) async throws -> Void) async -> Bool {
         do {
             try await body(process)
-            book(&process, saved: true)
+            for (key, value) in process.pending {
+                saved[key] = value
+                maybe[key] = []
+            }
+            for (key, value) in process.retained { maybe[key, default: []].insert(value) }
+            process.pending = [:]
+            process.retained = [:]
+            commits += 1
             return true
         } catch {
-            book(&process, saved: false)
-            return false
-        }
-    }
-
-    mutating func book(_ process: inout Process, saved succeeded: Bool) {
-        guard succeeded else {
             for (key, value) in process.pending.merging(process.retained, uniquingKeysWith: { first, _ in first }) {
                 maybe[key, default: []].insert(value)
             }
-            return
+            return false
         }
-        for (key, value) in process.pending {
-            saved[key] = value
-            maybe[key] = []
-        }
-        for (key, value) in process.retained { maybe[key, default: []].insert(value) }
-        process.pending = [:]
-        process.retained = [:]
-        commits += 1
     }
 
     // MARK: Checks
@@ -299,13 +287,6 @@ struct Simulation {
     /// saves: each must then show the same values (inotify, dropping and
     /// merging as it may, must not leave one behind).
     mutating func converge(_ processes: inout [Process]) async -> [String] {
-        // The reloads that failed are tried again (after at most 64 s).
-        await clock.advance(by: .seconds(64))
-        for index in processes.indices {
-            while processes[index].store.state.withLock({ $0.failedReloads > 0 }) { await settle(&processes[index]) }
-            // Once the retry ended, what it wrote is booked.
-            await settle(&processes[index])
-        }
         for index in processes.indices {
             let succeeded = await save(&processes[index]) { try await $0.store.flush() }
             if !succeeded { return ["p\(index) could not flush once the faults stopped"] }

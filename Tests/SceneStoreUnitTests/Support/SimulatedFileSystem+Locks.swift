@@ -6,19 +6,13 @@ import SystemPackage
 // holds the other calls).
 
 extension SimulatedFileSystem {
-    /// Refused while another holds the byte, unless that other is a paused
-    /// process (``waitedForPaused()``): then tried again once it is done.
     func lock(_ file: FileDescriptor, byte: Int64, exclusive: Bool) throws(Errno) -> Bool {
-        gate()
-        while true {
-            let granted = try world.withLock { world throws(Errno) in
-                let number = try world.number(of: file)
-                let others = (world.locks[number]?[byte] ?? [:]).filter { $0.key != file.rawValue }
-                guard !others.values.contains(true), !(exclusive && !others.isEmpty) else { return false }
-                world.locks[number, default: [:]][byte, default: [:]][file.rawValue] = exclusive
-                return true
-            }
-            if granted || !waitedForPaused() { return granted }
+        try world.withLock { world throws(Errno) in
+            let number = try world.number(of: file)
+            let others = (world.locks[number]?[byte] ?? [:]).filter { $0.key != file.rawValue }
+            guard !others.values.contains(true), !(exclusive && !others.isEmpty) else { return false }
+            world.locks[number, default: [:]][byte, default: [:]][file.rawValue] = exclusive
+            return true
         }
     }
 

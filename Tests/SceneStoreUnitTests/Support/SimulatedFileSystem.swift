@@ -30,6 +30,42 @@ final class SimulatedFileSystem: FileSystem {
         case scribbled
     }
 
+    struct Inode: Sendable {
+        var isDirectory: Bool
+        var bytes: [UInt8] = []
+        var durableBytes: [UInt8] = []
+        var names: [String: Int] = [:]
+        var durableNames: [String: Int] = [:]
+        /// The 512-byte sectors a failed `fsync` left dirty: as Linux does
+        /// with pages whose writeback failed, they count as clean, so no
+        /// later sync writes them until they are written again (the disk
+        /// keeps what it had there).
+        var lostSectors: Set<Int> = []
+
+        /// What a sync can put on the disk: the running bytes, but the
+        /// lost sectors as the disk holds them.
+        var writable: [UInt8] {
+            guard !lostSectors.isEmpty else { return bytes }
+            var image = bytes
+            for sector in lostSectors {
+                for index in sector * 512..<min(sector * 512 + 512, image.count) {
+                    image[index] = index < durableBytes.count ? durableBytes[index] : 0
+                }
+            }
+            return image
+        }
+
+        /// A sync of this file failed: its dirty sectors are lost.
+        mutating func writebackFailed() {
+            for sector in stride(from: 0, to: bytes.count, by: 512) {
+                let end = min(sector + 512, bytes.count)
+                if end > durableBytes.count || bytes[sector..<end] != durableBytes[sector..<end] {
+                    lostSectors.insert(sector / 512)
+                }
+            }
+        }
+    }
+
     struct World: Sendable {
         var inodes: [Int: Inode] = [1: Inode(isDirectory: true)]
         var nextInode = 2
@@ -106,10 +142,6 @@ final class SimulatedFileSystem: FileSystem {
     var firedFaults: [String] { world.withLock { $0.fired } }
 
     let world: Locked<World>
-    /// A pause in the middle of a save (SimulatedFileSystem+Pause.swift).
-    let pausing = Locked(Pause())
-    let resumed = DispatchSemaphore(value: 0)
-    let unblocked = DispatchSemaphore(value: 0)
     let lyingSync: Bool
     static let device: UInt64 = 0x5eed
 
@@ -128,8 +160,7 @@ final class SimulatedFileSystem: FileSystem {
     // MARK: FileSystem
 
     func open(_ path: String, _ mode: OpenMode, in directory: FileDescriptor?) throws(Errno) -> FileDescriptor {
-        gate()
-        return try world.withLock { world throws(Errno) in
+        try world.withLock { world throws(Errno) in
             try world.failIfDue("open", mode == .read || mode == .directory(followingLink: true)
                 ? [.tooManyOpenFiles, .ioError] : [.tooManyOpenFiles, .noSpace, .ioError])
             let (parent, name) = try world.parent(of: path, in: directory)
@@ -172,8 +203,7 @@ final class SimulatedFileSystem: FileSystem {
     }
 
     func read(_ file: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer, at offset: Int) throws(Errno) -> Int {
-        gate()
-        return try world.withLock { world throws(Errno) in
+        try world.withLock { world throws(Errno) in
             let inode = try world.inode(of: file)
             guard !inode.isDirectory else { throw .isDirectory }
             guard offset < inode.bytes.count else { return 0 }
@@ -186,8 +216,7 @@ final class SimulatedFileSystem: FileSystem {
     }
 
     func write(_ file: FileDescriptor, _ bytes: UnsafeRawBufferPointer, at offset: Int) throws(Errno) -> Int {
-        gate()
-        return try world.withLock { world throws(Errno) in
+        try world.withLock { world throws(Errno) in
             let number = try world.number(of: file)
             guard var inode = world.inodes[number], !inode.isDirectory else { throw .badFileDescriptor }
             var bytes = bytes
@@ -210,7 +239,6 @@ final class SimulatedFileSystem: FileSystem {
     }
 
     func resize(_ file: FileDescriptor, to size: Int) throws(Errno) {
-        gate()
         try world.withLock { world throws(Errno) in
             let number = try world.number(of: file)
             guard var inode = world.inodes[number] else { throw .badFileDescriptor }
@@ -225,7 +253,6 @@ final class SimulatedFileSystem: FileSystem {
     }
 
     func sync(_ file: FileDescriptor) throws(Errno) {
-        gate()
         try world.withLock { world throws(Errno) in
             let number = try world.number(of: file)
             guard var inode = world.inodes[number] else { throw .badFileDescriptor }
@@ -258,13 +285,11 @@ final class SimulatedFileSystem: FileSystem {
     }
 
     func status(_ file: FileDescriptor) throws(Errno) -> FileStatus {
-        gate()
-        return try world.withLock { world throws(Errno) in world.status(try world.number(of: file)) }
+        try world.withLock { world throws(Errno) in world.status(try world.number(of: file)) }
     }
 
     func status(_ path: String, followingLinks: Bool) throws(Errno) -> FileStatus {
-        gate()
-        return try world.withLock { world throws(Errno) in
+        try world.withLock { world throws(Errno) in
             let (parent, name) = try world.parent(of: path, in: nil)
             guard let number = name.isEmpty ? parent : world.inodes[parent]?.names[name] else {
                 throw .noSuchFileOrDirectory
@@ -274,7 +299,6 @@ final class SimulatedFileSystem: FileSystem {
     }
 
     func makeDirectory(_ path: String, in directory: FileDescriptor?) throws(Errno) {
-        gate()
         try world.withLock { world throws(Errno) in
             try world.failIfDue("mkdir", [.noSpace, .ioError])
             let (parent, name) = try world.parent(of: path, in: directory)
@@ -285,7 +309,6 @@ final class SimulatedFileSystem: FileSystem {
     }
 
     func rename(_ from: String, in fromDirectory: FileDescriptor?, to: String, in toDirectory: FileDescriptor?) throws(Errno) {
-        gate()
         try world.withLock { world throws(Errno) in
             try world.failIfDue("rename", [.noSpace, .ioError])
             let (source, name) = try world.parent(of: from, in: fromDirectory)
@@ -298,7 +321,6 @@ final class SimulatedFileSystem: FileSystem {
     }
 
     func exchange(_ first: String, _ second: String) throws(Errno) {
-        gate()
         try world.withLock { world throws(Errno) in
             try world.failIfDue("renameat2", [.ioError])
             let (one, oneName) = try world.parent(of: first, in: nil)
@@ -314,7 +336,6 @@ final class SimulatedFileSystem: FileSystem {
     }
 
     func link(_ existing: String, as new: String) throws(Errno) {
-        gate()
         try world.withLock { world throws(Errno) in
             try world.failIfDue("link", [.noSpace, .ioError])
             let (source, name) = try world.parent(of: existing, in: nil)
@@ -340,7 +361,6 @@ final class SimulatedFileSystem: FileSystem {
     }
 
     func unlink(_ path: String) throws(Errno) {
-        gate()
         try world.withLock { world throws(Errno) in
             let (parent, name) = try world.parent(of: path, in: nil)
             guard let number = world.inodes[parent]?.names[name] else { throw .noSuchFileOrDirectory }
@@ -352,8 +372,7 @@ final class SimulatedFileSystem: FileSystem {
     }
 
     func entries(ofDirectory path: String) throws(Errno) -> [String] {
-        gate()
-        return try world.withLock { world throws(Errno) in
+        try world.withLock { world throws(Errno) in
             let (parent, name) = try world.parent(of: path, in: nil)
             guard let number = name.isEmpty ? parent : world.inodes[parent]?.names[name],
                   let inode = world.inodes[number] else { throw .noSuchFileOrDirectory }
