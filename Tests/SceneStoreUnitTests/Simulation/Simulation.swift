@@ -23,9 +23,6 @@ struct Simulation {
         return configuration
     }()
     static let keys = (0..<4).map { "k\($0)" }
-    /// The key whose value is text of 0.5 to 2 KB (``text(_:)``), so its
-    /// records span sectors a power loss can tear.
-    static let textKey = "k3"
     /// The model's value of a key that is not there.
     static let absent = -1
 
@@ -36,8 +33,6 @@ struct Simulation {
     var maybe: [String: Set<Int>] = [:]
     var trace: [String] = []
     var commits = 0
-    /// What a process read after a power loss that no save wrote.
-    var damaged: [String] = []
 
     struct Process {
         var registry: SceneRegistry
@@ -70,19 +65,11 @@ struct Simulation {
 
     mutating func run() async throws -> Run {
         system.failCall(1 + draw(150))
-        // In half the seeds the power fails after a call, mid-save perhaps:
-        // any fallible call, or a write (where a record can tear).
-        switch draw(4) {
-        case 0: system.failPower(afterCall: 1 + draw(300))
-        case 1: system.failPower(afterCall: 1 + draw(10), writesOnly: true)
-        default: break
-        }
         var processes: [Process] = []
         for index in 0..<3 { processes.append(try await launch(index)) }
         for step in 1...(30 + draw(50)) {
             // What the last step started (a reload after a save) ends first.
             for index in processes.indices { await settle(&processes[index]) }
-            if system.poweredOff { try await powerLoss(&processes) }
             system.unlinkDeferred()
             let index = draw(3)
             switch draw(14) {
@@ -111,14 +98,11 @@ struct Simulation {
                     trace.append("p\(index) quit \(succeeded ? "ok" : "failed")")
                     if !succeeded { processes[index].registry.abandon() }
                 }
-                // The power failed in the quit: every process starts again.
-                if system.poweredOff { try await powerLoss(&processes) } else { processes[index] = try await launch(index) }
+                processes[index] = try await launch(index)
             }
         }
-        for index in processes.indices { await settle(&processes[index]) }
-        if system.poweredOff { try await powerLoss(&processes) }
         system.stopFaults()
-        var problems = damaged + (await converge(&processes))
+        var problems = await converge(&processes)
         for process in processes { process.registry.abandon() }
         if draw(2) == 0 {
             let mode = SimulatedFileSystem.KillMode.allCases[draw(SimulatedFileSystem.KillMode.allCases.count)]
@@ -140,11 +124,7 @@ struct Simulation {
             return
         }
         do {
-            if key == Self.textKey {
-                try process.store.set(Self.text(step), forKey: key)
-            } else {
-                try process.store.set(step, forKey: key)
-            }
+            try process.store.set(step, forKey: key)
             process.pending[key] = step
             trace.append("p\(index) set \(key)=\(step)")
         } catch {
@@ -153,7 +133,7 @@ struct Simulation {
     }
 
     mutating func update(_ process: inout Process, _ index: Int) async {
-        let key = Self.keys[draw(Self.keys.count - 1)]
+        let key = Self.keys[draw(Self.keys.count)]
         // Only over a value the model knows and nothing pending.
         guard process.pending.isEmpty, process.retained.isEmpty, maybe[key, default: []].isEmpty else { return }
         let next = max(saved[key] ?? 0, 0) + 1
@@ -232,20 +212,11 @@ struct Simulation {
         let mode = SimulatedFileSystem.KillMode.allCases[draw(SimulatedFileSystem.KillMode.allCases.count)]
         system.powerLoss(mode)
         trace.append("power loss, \(mode)")
-        for index in processes.indices {
-            processes[index] = try await launch(index)
-            // A reader never sees half a save: no torn record is read.
-            if let text = processes[index].store.value(forKey: Self.textKey, as: String.self), !Self.isWhole(text) {
-                damaged.append("p\(index) read damaged text after a power loss: \(text.prefix(40))…")
-            }
-        }
+        for index in processes.indices { processes[index] = try await launch(index) }
     }
 
-    /// A process started on the root, retried once when the fault hit its
-    /// start (the power does not fail meanwhile).
+    /// A process started on the root, retried once when the fault hit its start.
     mutating func launch(_ index: Int) async throws -> Process {
-        let power = system.holdPowerFailure()
-        defer { system.resumePowerFailure(power) }
         for attempt in 0..<2 {
             do {
                 var configuration = configuration
@@ -314,13 +285,7 @@ struct Simulation {
         var problems: [String] = []
         if let quarantined = store.lastQuarantined { problems.append("quarantined: \(quarantined)") }
         for key in Self.keys {
-            let read: Int
-            if key == Self.textKey, let text = store.value(forKey: key, as: String.self) {
-                read = Int(text.prefix { $0 != "," }) ?? Self.absent
-                if !Self.isWhole(text) { problems.append("\(key) reads damaged text: \(text.prefix(40))…") }
-            } else {
-                read = store.value(forKey: key, as: Int.self) ?? Self.absent
-            }
+            let read = store.value(forKey: key, as: Int.self) ?? Self.absent
             let allowed = maybe[key, default: []].union([saved[key] ?? Self.absent])
             if !allowed.contains(read) {
                 problems.append("\(key) reads \(read); saved \(saved[key] ?? Self.absent), maybe \(maybe[key, default: []].sorted())")
@@ -328,15 +293,4 @@ struct Simulation {
         }
         return problems
     }
-
-    /// The text key `textKey` holds for `value`: `value` and its digits
-    /// repeated to between 512 and 2,000 bytes.
-    static func isWhole(_ text: String) -> Bool {
-        Int(text.prefix { $0 != "," }).map { text == Self.text($0) } ?? false
-    }
-
-    static func text(_ value: Int) -> String {
-        "\(value)," + String(repeating: "\(value % 10)", count: 512 + (value &* 389) % 1_488)
-    }
-
 }

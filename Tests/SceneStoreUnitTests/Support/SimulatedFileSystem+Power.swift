@@ -31,37 +31,11 @@ extension SimulatedFileSystem {
             world.openedAs = [:]
             world.locks = [:]
             world.watches = [:]
-            world.poweredOff = false
-            world.powerFailsAt = nil
         }
-    }
-
-    /// Makes the power fail right after the `number`th fallible call from
-    /// now (with `writesOnly`, the `number`th write): that call is made,
-    /// every later one fails with `EIO` and changes nothing, until
-    /// ``powerLoss(_:)`` brings the disk back.
-    func failPower(afterCall number: Int, writesOnly: Bool = false) {
-        world.withLock { world in world.powerFailsAt = (world.powerCalls + number, writesOnly) }
-    }
-
-    /// Whether the power failed (``failPower(afterCall:)``).
-    var poweredOff: Bool { world.withLock { $0.poweredOff } }
-
-    /// Puts the power failure off: the calls made until
-    /// ``resumePowerFailure(_:)`` (a launch's) do not count.
-    func holdPowerFailure() -> (call: Int, writesOnly: Bool)? {
-        world.withLock { world in
-            defer { world.powerFailsAt = nil }
-            return world.powerFailsAt.map { ($0.call - world.powerCalls, $0.writesOnly) }
-        }
-    }
-
-    func resumePowerFailure(_ remaining: (call: Int, writesOnly: Bool)?) {
-        world.withLock { world in world.powerFailsAt = remaining.map { (world.powerCalls + $0.call, $0.writesOnly) } }
     }
 
     /// `durable` with each 512-byte sector where `current` differs taken
-    /// from `current` or not (or, `scribbling`, its changed bytes random),
+    /// from `current` or not (or, `scribbling`, filled with random bytes),
     /// and the length of one of the two.
     private static func torn(_ current: [UInt8], over durable: [UInt8], scribbling: Bool, random: inout UInt64) -> [UInt8] {
         guard current != durable else { return current }
@@ -76,12 +50,7 @@ extension SimulatedFileSystem {
             if splitMix(&random) % 2 == 0 {
                 for index in range { result[index] = index < current.count ? current[index] : 0 }
             } else if scribbling {
-                // Only the bytes the sector's unsynced writes changed: the
-                // ones it shares with synced data stay (SQLite's powersafe
-                // overwrite, which a drive with atomic sector writes gives).
-                for index in range where index >= durable.count || index >= current.count || current[index] != durable[index] {
-                    result[index] = UInt8(truncatingIfNeeded: splitMix(&random))
-                }
+                for index in range { result[index] = UInt8(truncatingIfNeeded: splitMix(&random)) }
             }
         }
         return result

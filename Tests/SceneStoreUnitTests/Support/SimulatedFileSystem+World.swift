@@ -10,18 +10,7 @@ extension SimulatedFileSystem.World {
     /// The fault of the fallible call `call` about to run, if it is the one
     /// set up to fail: one of `choices`, as the seed picks.
     mutating func fault(_ call: String, _ choices: [SimulatedFileSystem.Fault]) -> SimulatedFileSystem.Fault? {
-        // A machine whose power failed does nothing more.
-        if poweredOff { return .error(.ioError) }
         calls += 1
-        if let power = powerFailsAt, !power.writesOnly || call == "pwrite" {
-            powerCalls += 1
-            if powerCalls == power.call {
-                // The call is made (a write reaches the page cache), then the power fails.
-                poweredOff = true
-                fired.append("\(call) #\(calls): power fails after it")
-                return nil
-            }
-        }
         guard calls == failingCall, !choices.isEmpty else { return nil }
         let fault = choices[Int(next() % UInt64(choices.count))]
         fired.append("\(call) #\(calls): \(fault)")

@@ -78,10 +78,6 @@ final class SimulatedFileSystem: FileSystem {
         /// The fallible call (open, write, resize, a sync, mkdir, rename,
         /// exchange, link) that fails, counted from 1; the faults fired.
         var failingCall: Int?
-        /// The fallible call after which the power fails (``failPower(afterCall:)``).
-        var powerFailsAt: (call: Int, writesOnly: Bool)?
-        var powerCalls = 0
-        var poweredOff = false
         var calls = 0
         var fired: [String] = []
         /// What each open descriptor was opened as, and whether it wrote.
@@ -130,12 +126,9 @@ final class SimulatedFileSystem: FileSystem {
         world.withLock { $0.failNextSync.files = count }
     }
 
-    /// No call fails from now on, nor does the power.
+    /// No call fails from now on.
     func stopFaults() {
-        world.withLock { world in
-            world.failingCall = nil
-            world.powerFailsAt = nil
-        }
+        world.withLock { $0.failingCall = nil }
     }
 
     /// The faults that fired, each with its call.
@@ -256,8 +249,6 @@ final class SimulatedFileSystem: FileSystem {
         try world.withLock { world throws(Errno) in
             let number = try world.number(of: file)
             guard var inode = world.inodes[number] else { throw .badFileDescriptor }
-            // A dead machine's page cache is what the power loss tears.
-            guard !world.poweredOff else { throw .ioError }
             do throws(Errno) {
                 try world.failIfDue(inode.isDirectory ? "fsync(directory)" : "fsync", [.ioError])
                 if inode.isDirectory, world.failNextSync.directory {
@@ -365,7 +356,6 @@ final class SimulatedFileSystem: FileSystem {
             let (parent, name) = try world.parent(of: path, in: nil)
             guard let number = world.inodes[parent]?.names[name] else { throw .noSuchFileOrDirectory }
             guard world.inodes[number]?.isDirectory == false else { throw .isDirectory }
-            guard !world.poweredOff else { throw .ioError }
             world.inodes[parent]?.names[name] = nil
             world.changed(parent, name)
         }
@@ -381,6 +371,30 @@ final class SimulatedFileSystem: FileSystem {
             // is): not by name, which holds a random token for temporary
             // files, so one seed lists (and cleans) in one order.
             return inode.names.sorted { ($0.value, $0.key) < ($1.value, $1.key) }.map(\.key)
+        }
+    }
+
+    func lock(_ file: FileDescriptor, byte: Int64, exclusive: Bool) throws(Errno) -> Bool {
+        try world.withLock { world throws(Errno) in
+            let number = try world.number(of: file)
+            let others = (world.locks[number]?[byte] ?? [:]).filter { $0.key != file.rawValue }
+            guard !others.values.contains(true), !(exclusive && !others.isEmpty) else { return false }
+            world.locks[number, default: [:]][byte, default: [:]][file.rawValue] = exclusive
+            return true
+        }
+    }
+
+    func unlock(_ file: FileDescriptor, byte: Int64) {
+        world.withLock { world in
+            guard let number = world.open[file.rawValue] else { return }
+            world.locks[number]?[byte]?[file.rawValue] = nil
+        }
+    }
+
+    func isLocked(_ file: FileDescriptor, byte: Int64) throws(Errno) -> Bool {
+        try world.withLock { world throws(Errno) in
+            let number = try world.number(of: file)
+            return (world.locks[number]?[byte] ?? [:]).contains { $0.key != file.rawValue }
         }
     }
 }
